@@ -1,0 +1,15 @@
+# Install target, CMake package config (find_package(ringkernel)) and pkg-config file.
+include(CMakePackageConfigHelpers)
+install(TARGETS ringkernel EXPORT ringkernelTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY include/ringkernel DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT ringkernelTargets NAMESPACE ringkernel:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ringkernel)
+configure_package_config_file(cmake/ringkernelConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/ringkernelConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ringkernel)
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/ringkernelConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/ringkernelConfig.cmake ${CMAKE_BINARY_DIR}/ringkernelConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ringkernel)
+configure_file(cmake/ringkernel.pc.in ${CMAKE_BINARY_DIR}/ringkernel.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/ringkernel.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,232 @@
+/* The kernel DSL: the functions a ringkernel kernel may call.
+ *
+ * A kernel written against this header is ordinary C11. Compiled for the CPU
+ * backend, each call goes to the CPU executor, which runs every block's
+ * threads as fibers so that sync_threads() is a real barrier. Compiled by
+ * NVRTC/nvcc (the CUDA backend includes this header too), each call is the
+ * CUDA intrinsic. The transpiler maps the same names to CUDA, WGSL and MSL.
+ *
+ *   RK_KERNEL void vector_scale(float *data, float scale, int n) {
+ *       int idx = block_idx_x() * block_dim_x() + thread_idx_x();
+ *       if (idx >= n) return;
+ *       data[idx] = data[idx] * scale;
+ *   }
+ *
+ * Self-contained on purpose: backends embed it and compile kernels against
+ * it without the rest of the library's headers.
+ */
+#ifndef RINGKERNEL_DSL_H
+#define RINGKERNEL_DSL_H
+
+/* =========================================================================
+ * CUDA (nvcc or NVRTC)
+ * ========================================================================= */
+#if defined(__CUDACC__)
+
+#if defined(__CUDACC_RTC__)
+/* NVRTC has no C library headers: give kernels the fixed-width types. */
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+typedef unsigned long long size_t_rk_;
+#define RK_STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#include <stdint.h>
+#define RK_STATIC_ASSERT(c, m) static_assert(c, m)
+#endif
+
+#define RK_DSL_CUDA 1
+#define RK_KERNEL extern "C" __global__
+#define RK_HANDLER __device__
+#define RK_DEVICE __device__ static inline
+#define RK_SHARED __shared__
+#define RK_RESTRICT __restrict__
+
+__device__ static inline int thread_idx_x(void) { return (int)threadIdx.x; }
+__device__ static inline int thread_idx_y(void) { return (int)threadIdx.y; }
+__device__ static inline int thread_idx_z(void) { return (int)threadIdx.z; }
+__device__ static inline int block_idx_x(void) { return (int)blockIdx.x; }
+__device__ static inline int block_idx_y(void) { return (int)blockIdx.y; }
+__device__ static inline int block_idx_z(void) { return (int)blockIdx.z; }
+__device__ static inline int block_dim_x(void) { return (int)blockDim.x; }
+__device__ static inline int block_dim_y(void) { return (int)blockDim.y; }
+__device__ static inline int block_dim_z(void) { return (int)blockDim.z; }
+__device__ static inline int grid_dim_x(void) { return (int)gridDim.x; }
+__device__ static inline int grid_dim_y(void) { return (int)gridDim.y; }
+__device__ static inline int grid_dim_z(void) { return (int)gridDim.z; }
+__device__ static inline int warp_size(void) { return 32; }
+__device__ static inline int lane_id(void) { return (int)(threadIdx.x & 31u); }
+
+__device__ static inline void sync_threads(void) { __syncthreads(); }
+__device__ static inline void thread_fence(void) { __threadfence(); }
+__device__ static inline void thread_fence_block(void) { __threadfence_block(); }
+__device__ static inline void *dynamic_shared(void) {
+    extern __shared__ unsigned char rk_dynamic_shared_[];
+    return rk_dynamic_shared_;
+}
+
+__device__ static inline int atomic_add_i32(int *p, int v) { return atomicAdd(p, v); }
+__device__ static inline unsigned atomic_add_u32(unsigned *p, unsigned v) { return atomicAdd(p, v); }
+__device__ static inline uint64_t atomic_add_u64(uint64_t *p, uint64_t v) {
+    return (uint64_t)atomicAdd((unsigned long long *)p, (unsigned long long)v);
+}
+__device__ static inline float atomic_add_f32(float *p, float v) { return atomicAdd(p, v); }
+__device__ static inline int atomic_sub_i32(int *p, int v) { return atomicSub(p, v); }
+__device__ static inline int atomic_min_i32(int *p, int v) { return atomicMin(p, v); }
+__device__ static inline int atomic_max_i32(int *p, int v) { return atomicMax(p, v); }
+__device__ static inline unsigned atomic_and_u32(unsigned *p, unsigned v) { return atomicAnd(p, v); }
+__device__ static inline unsigned atomic_or_u32(unsigned *p, unsigned v) { return atomicOr(p, v); }
+__device__ static inline unsigned atomic_xor_u32(unsigned *p, unsigned v) { return atomicXor(p, v); }
+__device__ static inline int atomic_exch_i32(int *p, int v) { return atomicExch(p, v); }
+__device__ static inline int atomic_cas_i32(int *p, int expected, int desired) {
+    return atomicCAS(p, expected, desired);
+}
+__device__ static inline unsigned atomic_cas_u32(unsigned *p, unsigned expected, unsigned desired) {
+    return atomicCAS(p, expected, desired);
+}
+
+__device__ static inline float shfl_f32(float v, int src_lane) { return __shfl_sync(0xffffffffu, v, src_lane); }
+__device__ static inline int shfl_i32(int v, int src_lane) { return __shfl_sync(0xffffffffu, v, src_lane); }
+__device__ static inline float shfl_down_f32(float v, int delta) { return __shfl_down_sync(0xffffffffu, v, (unsigned)delta); }
+__device__ static inline int shfl_down_i32(int v, int delta) { return __shfl_down_sync(0xffffffffu, v, (unsigned)delta); }
+__device__ static inline float shfl_xor_f32(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
+__device__ static inline int shfl_xor_i32(int v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
+__device__ static inline int warp_any(int pred) { return __any_sync(0xffffffffu, pred); }
+__device__ static inline int warp_all(int pred) { return __all_sync(0xffffffffu, pred); }
+__device__ static inline unsigned warp_ballot(int pred) { return __ballot_sync(0xffffffffu, pred); }
+
+/* =========================================================================
+ * CPU: plain C11, driven by the CPU backend's executor
+ * ========================================================================= */
+#else
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RK_DSL_CPU 1
+#define RK_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#define RK_EXPORT_ __attribute__((visibility("default")))
+#define RK_KERNEL RK_EXPORT_
+#define RK_HANDLER RK_EXPORT_
+#define RK_DEVICE static inline
+/* Per-block shared memory. A worker runs one block at a time and all threads
+ * of a block on the same OS thread, so thread-local static storage is exactly
+ * per-block storage. */
+#define RK_SHARED static _Thread_local
+#define RK_RESTRICT restrict
+
+/* Where a CPU "thread" is in the grid. Filled in by the executor. */
+typedef struct rk_dsl_thread {
+    unsigned thread_idx[3], block_idx[3], block_dim[3], grid_dim[3];
+    void *dynamic_shared;
+} rk_dsl_thread;
+
+/* What the executor provides. Kernels reach it through rk__dsl_runtime. */
+typedef struct rk_dsl_runtime {
+    unsigned abi_version; /* RK_DSL_ABI_VERSION */
+    rk_dsl_thread *(*self)(void);
+    void (*sync_threads)(void);
+    /* Warp operations over the 32 lanes of the calling thread's warp.
+     * mode: 0 = from lane src, 1 = down by src, 2 = xor with src. */
+    uint32_t (*shfl)(uint32_t bits, int src, int mode);
+    uint32_t (*ballot)(int pred);
+} rk_dsl_runtime;
+
+#define RK_DSL_ABI_VERSION 1u
+
+/* Defined by the library for kernels compiled into the host program; a
+ * module built by the CPU backend (RK_CPU_MODULE) has its own copy that the
+ * loader fills in. */
+#if defined(RK_CPU_MODULE)
+RK_EXPORT_ const rk_dsl_runtime *rk__dsl_runtime = 0;
+#else
+extern const rk_dsl_runtime *rk__dsl_runtime;
+#endif
+
+static inline rk_dsl_thread *rk_dsl_self_(void) { return rk__dsl_runtime->self(); }
+
+static inline int thread_idx_x(void) { return (int)rk_dsl_self_()->thread_idx[0]; }
+static inline int thread_idx_y(void) { return (int)rk_dsl_self_()->thread_idx[1]; }
+static inline int thread_idx_z(void) { return (int)rk_dsl_self_()->thread_idx[2]; }
+static inline int block_idx_x(void) { return (int)rk_dsl_self_()->block_idx[0]; }
+static inline int block_idx_y(void) { return (int)rk_dsl_self_()->block_idx[1]; }
+static inline int block_idx_z(void) { return (int)rk_dsl_self_()->block_idx[2]; }
+static inline int block_dim_x(void) { return (int)rk_dsl_self_()->block_dim[0]; }
+static inline int block_dim_y(void) { return (int)rk_dsl_self_()->block_dim[1]; }
+static inline int block_dim_z(void) { return (int)rk_dsl_self_()->block_dim[2]; }
+static inline int grid_dim_x(void) { return (int)rk_dsl_self_()->grid_dim[0]; }
+static inline int grid_dim_y(void) { return (int)rk_dsl_self_()->grid_dim[1]; }
+static inline int grid_dim_z(void) { return (int)rk_dsl_self_()->grid_dim[2]; }
+static inline int warp_size(void) { return 32; }
+static inline int lane_id(void) {
+    rk_dsl_thread *t = rk_dsl_self_();
+    unsigned linear = t->thread_idx[0] +
+                      t->block_dim[0] * (t->thread_idx[1] + t->block_dim[1] * t->thread_idx[2]);
+    return (int)(linear & 31u);
+}
+
+static inline void sync_threads(void) { rk__dsl_runtime->sync_threads(); }
+static inline void thread_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void thread_fence_block(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void *dynamic_shared(void) { return rk_dsl_self_()->dynamic_shared; }
+
+/* Atomics return the old value, as CUDA's do. */
+static inline int atomic_add_i32(int *p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+static inline unsigned atomic_add_u32(unsigned *p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+static inline uint64_t atomic_add_u64(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+static inline int atomic_sub_i32(int *p, int v) { return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); }
+static inline unsigned atomic_and_u32(unsigned *p, unsigned v) { return __atomic_fetch_and(p, v, __ATOMIC_RELAXED); }
+static inline unsigned atomic_or_u32(unsigned *p, unsigned v) { return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }
+static inline unsigned atomic_xor_u32(unsigned *p, unsigned v) { return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }
+static inline int atomic_exch_i32(int *p, int v) { return __atomic_exchange_n(p, v, __ATOMIC_RELAXED); }
+static inline int atomic_cas_i32(int *p, int expected, int desired) {
+    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    return expected;
+}
+static inline unsigned atomic_cas_u32(unsigned *p, unsigned expected, unsigned desired) {
+    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    return expected;
+}
+static inline int atomic_min_i32(int *p, int v) {
+    int old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v < old && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+static inline int atomic_max_i32(int *p, int v) {
+    int old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v > old && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+static inline float atomic_add_f32(float *p, float v) {
+    union { float f; uint32_t u; } old, upd;
+    old.u = __atomic_load_n((uint32_t *)(void *)p, __ATOMIC_RELAXED);
+    do {
+        upd.f = old.f + v;
+    } while (!__atomic_compare_exchange_n((uint32_t *)(void *)p, &old.u, upd.u, 1, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
+    return old.f;
+}
+
+static inline uint32_t rk_f32_bits_(float f) { union { float f; uint32_t u; } c; c.f = f; return c.u; }
+static inline float rk_bits_f32_(uint32_t u) { union { float f; uint32_t u; } c; c.u = u; return c.f; }
+static inline float shfl_f32(float v, int src_lane) { return rk_bits_f32_(rk__dsl_runtime->shfl(rk_f32_bits_(v), src_lane, 0)); }
+static inline int shfl_i32(int v, int src_lane) { return (int)rk__dsl_runtime->shfl((uint32_t)v, src_lane, 0); }
+static inline float shfl_down_f32(float v, int delta) { return rk_bits_f32_(rk__dsl_runtime->shfl(rk_f32_bits_(v), delta, 1)); }
+static inline int shfl_down_i32(int v, int delta) { return (int)rk__dsl_runtime->shfl((uint32_t)v, delta, 1); }
+static inline float shfl_xor_f32(float v, int mask) { return rk_bits_f32_(rk__dsl_runtime->shfl(rk_f32_bits_(v), mask, 2)); }
+static inline int shfl_xor_i32(int v, int mask) { return (int)rk__dsl_runtime->shfl((uint32_t)v, mask, 2); }
+static inline unsigned warp_ballot(int pred) { return rk__dsl_runtime->ballot(pred); }
+static inline int warp_any(int pred) { return rk__dsl_runtime->ballot(pred) != 0u; }
+static inline int warp_all(int pred) { return rk__dsl_runtime->ballot(!pred) == 0u; }
+
+#endif /* CPU */
+
+#endif /* RINGKERNEL_DSL_H */

@@ -1,0 +1,162 @@
+/* ringkernel: GPU-native persistent actors.
+ *
+ * A ring kernel is launched once and then takes messages from the host
+ * through a lock-free input queue, runs a user handler on each, and puts the
+ * replies on an output queue. The same API runs on every backend: persistent
+ * where the backend has persistent kernels (CPU, CUDA), event-driven relaunch
+ * where it does not (WebGPU, Metal), and launch-per-command ("traditional")
+ * on request.
+ *
+ * Threading: one thread at a time may send to a kernel and one thread at a
+ * time may receive from it (the queues are single-producer/single-consumer);
+ * they may be different threads. Lifecycle calls may come from either.
+ */
+#ifndef RINGKERNEL_RINGKERNEL_H
+#define RINGKERNEL_RINGKERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RK_VERSION_MAJOR 0
+#define RK_VERSION_MINOR 1
+#define RK_VERSION_PATCH 0
+const char *rk_version(void);
+
+/* Timeouts are in nanoseconds. */
+#define RK_NO_WAIT ((uint64_t)0)
+#define RK_WAIT_FOREVER UINT64_MAX
+
+/* ---- runtime: a chosen backend and an open context ---------------------- */
+
+typedef struct rk_runtime rk_runtime;
+
+typedef struct rk_runtime_desc {
+    const char *backend; /* "auto" or NULL (honours RK_BACKEND), "cpu", "cuda:0", ... */
+} rk_runtime_desc;
+
+/* desc may be NULL: automatic selection. */
+rk_status rk_runtime_create(const rk_runtime_desc *desc, rk_runtime **out);
+rk_status rk_runtime_destroy(rk_runtime *rt);
+rk_context *rk_runtime_context(rk_runtime *rt);
+const char *rk_runtime_backend_name(const rk_runtime *rt);
+
+/* ---- ring kernels ---------------------------------------------------------- */
+
+typedef struct rk_kernel rk_kernel;
+
+/* A handler reads one request and writes one reply of the kernel's fixed
+ * sizes. state points at the kernel's private state_size bytes (kept on the
+ * device between messages; NULL when state_size is 0). Return 0 on success;
+ * a negative value marks the message as failed: the reply is still delivered,
+ * with that value in rk_reply_info.status, and errors_encountered counts it.
+ * In DSL source write it as
+ *     RK_HANDLER int name(const Req *req, Resp *resp, State *state) { ... }   */
+typedef int (*rk_handler_fn)(const void *request, void *reply, void *state);
+
+typedef enum rk_exec_mode {
+    RK_MODE_DEFAULT = 0,  /* persistent where the backend supports it, else relaunch */
+    RK_MODE_PERSISTENT,   /* one launch; the kernel polls its input queue */
+    RK_MODE_TRADITIONAL,  /* copy in, launch, copy out for every batch of commands */
+    RK_MODE_GRAPH,        /* traditional, replayed as a CUDA graph (CUDA only) */
+} rk_exec_mode;
+
+const char *rk_exec_mode_name(rk_exec_mode mode);
+
+typedef struct rk_kernel_desc {
+    const char *name;            /* for logs and statistics; NULL = "kernel" */
+    /* The handler: DSL source plus the function's name, or (CPU backend only)
+     * a host function pointer. Exactly one of handler_source / handler. */
+    const char *handler_source;
+    const char *handler_name;
+    rk_handler_fn handler;
+    const rk_compile_options *compile_options; /* for handler_source; may be NULL */
+    uint32_t message_size;       /* request bytes, 1 .. 65536 */
+    uint32_t reply_size;         /* reply bytes, 0 .. 65536 */
+    uint32_t state_size;         /* per-kernel handler state, zeroed at launch */
+    uint32_t queue_capacity;     /* slots per queue: a non-zero power of two */
+    rk_exec_mode mode;
+    uint32_t workers;            /* CPU threads / GPU blocks; 0 = backend default */
+} rk_kernel_desc;
+
+typedef enum rk_kernel_state {
+    RK_KERNEL_LAUNCHED = 1,  /* running but inactive: messages queue up */
+    RK_KERNEL_ACTIVE,        /* processing messages */
+    RK_KERNEL_TERMINATING,   /* should_terminate set; draining accepted messages */
+    RK_KERNEL_TERMINATED,    /* has_terminated seen; replies may still be received */
+    RK_KERNEL_FAILED,        /* the device faulted or hung; see rk_kernel_stats.failure */
+} rk_kernel_state;
+
+const char *rk_kernel_state_name(rk_kernel_state state);
+
+/* Per-reply metadata. id is the value rk_kernel_send returned for the request. */
+typedef struct rk_reply_info {
+    uint64_t id;
+    int32_t status;   /* handler's return value: 0 = success */
+    uint32_t reserved;
+} rk_reply_info;
+
+typedef struct rk_kernel_stats {
+    rk_kernel_state state;
+    bool is_active, should_terminate, has_terminated; /* the control block */
+    uint64_t messages_sent;       /* accepted by send */
+    uint64_t messages_processed;  /* handled by the device */
+    uint64_t errors_encountered;  /* handler errors and faults */
+    uint64_t replies_received;    /* taken by receive */
+    uint64_t launches;            /* kernel launches so far (1 for persistent) */
+    uint32_t input_depth, output_depth; /* messages waiting in each queue */
+    rk_status failure;            /* why the kernel is FAILED, else RK_OK */
+} rk_kernel_stats;
+
+/* Builds the handler, allocates the queues and launches the kernel, inactive.
+ * Messages sent before rk_kernel_activate wait in the queue. */
+rk_status rk_kernel_launch(rk_runtime *rt, const rk_kernel_desc *desc, rk_kernel **out);
+rk_status rk_kernel_activate(rk_kernel *k);
+rk_status rk_kernel_deactivate(rk_kernel *k);
+
+/* Sets should_terminate and waits up to timeout_ns for has_terminated. Every
+ * accepted message is processed first (an inactive kernel is activated to
+ * drain); replies stay receivable afterwards. RK_TIMEOUT leaves the kernel
+ * terminating: call again. */
+rk_status rk_kernel_terminate(rk_kernel *k, uint64_t timeout_ns);
+
+/* Terminates (if still running) and frees everything. Replies not yet
+ * received are dropped. */
+rk_status rk_kernel_destroy(rk_kernel *k);
+
+/* Queues one request of size <= message_size (shorter ones are zero-padded).
+ * Waits up to timeout_ns for a free slot (RK_TIMEOUT, nothing queued). *id
+ * (may be NULL) receives the request's id. */
+rk_status rk_kernel_send(rk_kernel *k, const void *message, size_t size, uint64_t timeout_ns,
+                         uint64_t *id);
+
+/* Queues count requests of message_size bytes each, stride bytes apart.
+ * Returns after all are queued or the timeout passes; *sent says how many
+ * were accepted (ids first_id .. first_id + *sent - 1). */
+rk_status rk_kernel_send_batch(rk_kernel *k, const void *messages, size_t stride, size_t count,
+                               uint64_t timeout_ns, size_t *sent, uint64_t *first_id);
+
+/* Takes one reply (reply_size bytes into reply, which holds capacity bytes).
+ * Waits up to timeout_ns (RK_TIMEOUT when none came). info may be NULL. */
+rk_status rk_kernel_receive(rk_kernel *k, void *reply, size_t capacity, rk_reply_info *info,
+                            uint64_t timeout_ns);
+
+/* Takes up to max replies, stride bytes apart; waits up to timeout_ns for
+ * the first one, then returns what is there. infos may be NULL. */
+rk_status rk_kernel_receive_batch(rk_kernel *k, void *replies, size_t stride, rk_reply_info *infos,
+                                  size_t max, uint64_t timeout_ns, size_t *received);
+
+rk_status rk_kernel_stats_get(rk_kernel *k, rk_kernel_stats *out);
+rk_kernel_state rk_kernel_get_state(rk_kernel *k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,179 @@
+/* What a backend implements. Internal: only src/ includes this.
+ *
+ * Objects follow ggml's {iface, parent, impl} shape by embedding: a backend's
+ * own struct starts with the public base struct (struct rk_context, ...), and
+ * the base's iface points at the backend's vtable. The core (src/core/device.c)
+ * validates every argument before calling a slot, so slots may assume non-NULL
+ * handles, in-range offsets and launch dimensions within the device's limits.
+ * Optional slots may be NULL: the core then returns RK_UNSUPPORTED.
+ */
+#ifndef RK_BACKEND_IMPL_H
+#define RK_BACKEND_IMPL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ringkernel/device.h"
+#include "ringkernel/ringkernel.h"
+
+typedef struct rk__context_iface rk__context_iface;
+typedef struct rk__ring_iface rk__ring_iface;
+
+/* ---- backend ------------------------------------------------------------- */
+
+typedef struct rk__backend_iface {
+    /* Loads libraries and counts devices. Called once (the registry caches the
+     * answer). On failure write why into reason (one line) and return
+     * RK_BACKEND_UNAVAILABLE. */
+    rk_status (*probe)(uint32_t *device_count, char *reason, size_t reason_size);
+    rk_status (*device_info)(uint32_t device, rk_device_info *out);
+    rk_status (*context_create)(const rk_backend *backend, uint32_t device, rk_context **out);
+} rk__backend_iface;
+
+struct rk_backend {
+    const char *name;
+    const rk__backend_iface *iface;
+};
+
+/* ---- device objects ------------------------------------------------------ */
+
+struct rk_context {
+    const rk__context_iface *iface;
+    const rk_backend *backend;
+    uint32_t device;
+    rk_device_info info; /* filled by the core after context_create */
+};
+
+struct rk_buffer {
+    rk_context *ctx;
+    size_t size;
+};
+
+struct rk_stream {
+    rk_context *ctx;
+};
+
+struct rk_module {
+    rk_context *ctx;
+};
+
+struct rk_function {
+    rk_module *module;
+    const char *name;
+};
+
+struct rk__context_iface {
+    void (*destroy)(rk_context *ctx);
+    rk_status (*synchronize)(rk_context *ctx);
+
+    rk_status (*buffer_alloc)(rk_context *ctx, size_t size, rk_buffer **out);
+    void (*buffer_free)(rk_buffer *buffer);
+    rk_status (*copy_to_device)(rk_context *ctx, rk_buffer *dst, size_t dst_offset, const void *src,
+                                size_t size, rk_stream *stream);
+    rk_status (*copy_to_host)(rk_context *ctx, void *dst, const rk_buffer *src, size_t src_offset,
+                              size_t size, rk_stream *stream);
+    rk_status (*copy_device_to_device)(rk_context *ctx, rk_buffer *dst, size_t dst_offset,
+                                       const rk_buffer *src, size_t src_offset, size_t size,
+                                       rk_stream *stream);
+
+    rk_status (*stream_create)(rk_context *ctx, rk_stream **out);
+    rk_status (*stream_synchronize)(rk_stream *stream);
+    void (*stream_destroy)(rk_stream *stream);
+
+    rk_status (*module_compile)(rk_context *ctx, const char *source, const rk_compile_options *opts,
+                                rk_module **out);
+    rk_status (*module_from_host_kernels)(rk_context *ctx, const rk_host_kernel *kernels,
+                                          size_t count, rk_module **out); /* optional */
+    void (*module_destroy)(rk_module *module);
+    rk_status (*module_get_function)(rk_module *module, const char *name, rk_function **out);
+
+    rk_status (*launch)(rk_function *function, const rk_launch_desc *desc);
+
+    /* Ring kernels on this backend; NULL = none. */
+    const rk__ring_iface *ring;
+};
+
+/* ---- ring kernels (actor layer) -------------------------------------------
+ *
+ * The core (src/core/kernel.c) owns validation, the lifecycle state machine,
+ * request ids, waiting with timeouts and host-side statistics. A backend moves
+ * messages and runs the handler. Each queued message carries its id; each
+ * reply carries the request's id and the handler's status.
+ */
+
+typedef struct rk__control {
+    bool is_active, should_terminate, has_terminated;
+    uint64_t messages_processed;
+    uint64_t errors_encountered;
+    uint64_t launches;
+    uint32_t input_depth, output_depth;
+    rk_status failure; /* RK_OK, or why the kernel can no longer run */
+} rk__control;
+
+struct rk_kernel {
+    rk_runtime *runtime;
+    rk_context *ctx;
+    const rk__ring_iface *ring;
+    void *impl;                 /* the backend's per-kernel state */
+    rk_kernel_desc desc;        /* strings below are owned copies */
+    char *name, *handler_source, *handler_name;
+    rk_exec_mode mode;          /* resolved: never RK_MODE_DEFAULT */
+    _Atomic int state;          /* rk_kernel_state */
+    uint64_t next_id;           /* sender side only */
+    _Atomic uint64_t messages_sent;
+    _Atomic uint64_t replies_received;
+    /* Replies taken off the device while terminating, held for receive. */
+    unsigned char *held_replies;
+    rk_reply_info *held_infos;
+    size_t held_count, held_first, held_capacity;
+};
+
+struct rk__ring_iface {
+    /* Resolves RK_MODE_DEFAULT and refuses modes the backend lacks. */
+    rk_status (*resolve_mode)(rk_context *ctx, rk_exec_mode requested, rk_exec_mode *out);
+    /* Builds the handler, allocates queues and launches the kernel inactive.
+     * Sets k->impl. On failure everything it made is freed. */
+    rk_status (*start)(rk_kernel *k);
+    /* Non-blocking. Queues up to count messages (each desc.message_size bytes,
+     * stride apart; ids first_id, first_id+1, ...). *accepted may be 0. */
+    rk_status (*try_send)(rk_kernel *k, const void *messages, size_t stride, size_t count,
+                          uint64_t first_id, size_t *accepted);
+    /* Non-blocking. Takes up to max replies (desc.reply_size bytes each). */
+    rk_status (*try_receive)(rk_kernel *k, void *replies, size_t stride, rk_reply_info *infos,
+                             size_t max, size_t *received);
+    rk_status (*set_active)(rk_kernel *k, bool active);
+    rk_status (*request_terminate)(rk_kernel *k);
+    /* Reads the control block (and, for relaunch backends, makes progress). */
+    rk_status (*poll)(rk_kernel *k, rk__control *out);
+    /* Frees everything; the kernel has terminated or failed, or is stopped forcibly. */
+    void (*destroy)(rk_kernel *k);
+};
+
+/* ---- helpers shared by backends -------------------------------------------- */
+
+/* Records details for rk_last_error() and returns status, so a backend can
+ * write `return rk__fail(RK_IO_ERROR, "dlopen %s: %s", path, dlerror());`. */
+rk_status rk__fail(rk_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends more text (e.g. a compiler log) to the current error details. */
+void rk__fail_append(const char *text);
+void rk__clear_error(void);
+void rk__log(rk_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Monotonic clock in nanoseconds. */
+uint64_t rk__now_ns(void);
+
+/* Registered backends, defined by each backend's source. */
+extern const rk_backend rk__cpu_backend;
+#ifdef RK_HAVE_CUDA
+extern const rk_backend rk__cuda_backend;
+#endif
+#ifdef RK_HAVE_METAL
+extern const rk_backend rk__metal_backend;
+#endif
+#ifdef RK_HAVE_WEBGPU
+extern const rk_backend rk__webgpu_backend;
+#endif
+
+#endif
