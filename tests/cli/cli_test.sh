@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Checks the rk command's behaviour that scripts rely on: help, exit codes,
+# backend listing, the demo's verified run and parseable JSON.
+#   cli_test.sh CASE PATH/TO/rk
+# Exit 0 pass, 1 fail, 77 skip.
+set -uo pipefail
+
+case_name="$1"
+rk="$2"
+out="$(mktemp)" err="$(mktemp)"
+trap 'rm -f "$out" "$err"' EXIT
+
+fail() {
+    echo "FAIL ($case_name): $*" >&2
+    echo "--- stdout" >&2; cat "$out" >&2
+    echo "--- stderr" >&2; cat "$err" >&2
+    exit 1
+}
+
+# run EXPECTED_EXIT ARGS...: runs rk, checks its exit code.
+run() {
+    local want="$1"; shift
+    "$rk" "$@" >"$out" 2>"$err"
+    local got=$?
+    [[ "$got" == "$want" ]] || fail "rk $* exited $got, expected $want"
+}
+
+contains() { grep -q -- "$2" "$1" || fail "expected $(basename "$1") to contain '$2'"; }
+
+# json_check PYTHON_EXPRESSION: parses stdout as JSON (as d) and asserts the expression.
+json_check() {
+    command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+    python3 - "$out" "$1" <<'PY' || fail "JSON check failed: $1"
+import json, sys
+with open(sys.argv[1]) as f:
+    d = json.load(f)
+ok = eval(sys.argv[2], {"d": d})
+if not ok:
+    print("JSON assertion false:", sys.argv[2], file=sys.stderr)
+    sys.exit(1)
+PY
+}
+
+case "$case_name" in
+help)
+    run 0 --help; contains "$out" "usage: rk"
+    for c in info demo bench transpile; do
+        run 0 "$c" --help; contains "$out" "usage: rk $c"
+    done
+    run 0 help demo; contains "$out" "usage: rk demo"
+    run 0 --version; contains "$out" "rk 0."
+    ;;
+usage-errors)
+    run 2
+    run 2 no-such-command; contains "$err" "unknown command"
+    run 2 info --no-such-option; contains "$err" "unknown option"
+    run 2 demo --seconds abc; contains "$err" "seconds"
+    run 2 demo --mode nope; contains "$err" "mode"
+    run 2 bench no-such-group
+    ;;
+info)
+    run 0 info; contains "$out" "cpu"; contains "$out" "automatic selection"
+    run 0 info --json
+    json_check 'any(b["name"] == "cpu" and b["available"] and len(b["devices"]) >= 1 for b in d["backends"]) and d["selected"] is not None'
+    RK_BACKEND=cpu "$rk" info --json >"$out" 2>"$err" || fail "RK_BACKEND=cpu rk info failed"
+    json_check 'd["selected"] == "cpu:0" and d["rk_backend_env"] == "cpu"'
+    ;;
+demo-unknown-backend)
+    RK_BACKEND=nope "$rk" demo --seconds 0.2 >"$out" 2>"$err"
+    rc=$?
+    [[ $rc == 2 ]] || fail "RK_BACKEND=nope rk demo exited $rc, expected 2"
+    contains "$err" "nope"
+    run 2 demo --backend nope --seconds 0.2; contains "$err" "nope"
+    ;;
+demo-unavailable-backend)
+    # A built-in backend that cannot run here must give 77 with the reason.
+    run 0 info --json
+    name="$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(next((b["name"] for b in d["backends"] if not b["available"]), ""))' "$out")"
+    [[ -n "$name" ]] || { echo "SKIP: every built-in backend is available here"; exit 77; }
+    run 77 demo --backend "$name" --seconds 0.2; contains "$err" "$name"
+    ;;
+demo-cpu)
+    run 0 demo --seconds 1 --backend cpu
+    contains "$out" "rk demo summary"
+    grep -Eq '^  errors +0$' "$out" || fail "summary does not report zero errors"
+    run 0 demo --seconds 1 --backend cpu --json
+    json_check 'd["errors"] == 0 and d["replies_verified"] == d["messages_sent"] > 0 and d["backend"] == "cpu" and d["probes"] > 0 and d["round_trip_p50_ns"] > 0'
+    run 0 demo --messages 1000 --backend cpu --json
+    json_check 'd["messages_sent"] == 1000 and d["replies_verified"] == 1000'
+    ;;
+bench-json)
+    run 0 bench --json --quick
+    json_check 'd["commit"] and d["date"] and d["build_type"] and len(d["results"]) > 0 and all("name" in r for r in d["results"])'
+    ;;
+*)
+    echo "unknown case '$case_name'" >&2
+    exit 1
+    ;;
+esac
+echo "PASS ($case_name)"

@@ -1,0 +1,70 @@
+/* rk: the ringkernel command-line tool. Dispatches to one cmd_*.c per command. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"info", rk_cmd_info, "list backends, their devices, and why a backend is unavailable"},
+    {"demo", rk_cmd_demo, "run a persistent ring kernel on the best backend and check every reply"},
+    {"bench", rk_cmd_bench, "queue, actor, CUDA and transpiler benchmarks (table or --json)"},
+    {"transpile", rk_cmd_transpile, "translate DSL C kernels to CUDA C, WGSL or MSL"},
+};
+enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
+
+static void print_usage(FILE *out) {
+    fprintf(out,
+            "usage: rk <command> [options]\n"
+            "       rk <command> --help\n"
+            "       rk --version\n\n"
+            "ringkernel %s: GPU-native persistent actors on CUDA, WebGPU, Metal and the CPU.\n\n"
+            "commands:\n",
+            rk_version());
+    for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\nenvironment:\n"
+            "  RK_BACKEND   backend for automatic selection (cpu, cuda, cuda:1, webgpu, ...)\n"
+            "\nexit codes: 0 success, 1 failure, 2 usage error, 77 requested backend unavailable\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        print_usage(stderr);
+        return RK_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
+        print_usage(stdout);
+        return RK_EXIT_OK;
+    }
+    if (strcmp(name, "help") == 0) {
+        if (argc < 3) {
+            print_usage(stdout);
+            return RK_EXIT_OK;
+        }
+        /* "rk help demo" is "rk demo --help". */
+        for (size_t i = 0; i < COMMAND_COUNT; i++) {
+            if (strcmp(argv[2], commands[i].name) == 0) {
+                char *help_argv[] = {argv[2], "--help", NULL};
+                return commands[i].run(2, help_argv);
+            }
+        }
+        fprintf(stderr, "rk: no command '%s' (try 'rk --help')\n", argv[2]);
+        return RK_EXIT_USAGE;
+    }
+    if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0) {
+        printf("rk %s (commit %s, %s build)\n", rk_version(), cli_git_describe(), cli_build_type());
+        return RK_EXIT_OK;
+    }
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (strcmp(name, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "rk: unknown command '%s' (try 'rk --help')\n", name);
+    return RK_EXIT_USAGE;
+}
