@@ -1,0 +1,57 @@
+/* rk bench's results: each benchmark group adds rows; the report prints them
+ * as a table or as JSON with the facts needed to reproduce them (device,
+ * date, commit, build type). */
+#ifndef RK_TOOL_BENCH_REPORT_H
+#define RK_TOOL_BENCH_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct bench_row {
+    char group[16];        /* "queue", "kernel", "cuda", "transpile" */
+    char name[64];         /* what was measured */
+    char backend[32];      /* "cpu:0", "cuda:0", or "" for host-only */
+    uint64_t messages;     /* items processed; 0 when not a message benchmark */
+    double seconds;
+    double rate;           /* items per second; NAN when not meaningful */
+    double bytes_per_second; /* NAN when not meaningful */
+    double p50_us, p99_us; /* NAN unless a latency benchmark */
+    uint64_t errors;       /* wrong results: must be 0 */
+    uint64_t launches;     /* device launches (ring kernels); 0 when not applicable */
+    char note[96];
+} bench_row;
+
+typedef struct bench_config {
+    bool quick;            /* small counts: a smoke test, not figures */
+    bool json;
+    const char *backend;   /* for ring-kernel groups; NULL = cpu unless RK_BACKEND */
+    uint64_t messages;     /* 0 = each benchmark's default */
+} bench_config;
+
+typedef struct bench_report {
+    bench_row *rows;
+    size_t count, capacity;
+    char device[320];      /* the device the kernel benchmarks ran on */
+    char host_cpu[256];    /* the CPU the host side ran on */
+} bench_report;
+
+/* A row with every figure unset (NAN), for a group to fill in. */
+bench_row bench_row_make(const char *group, const char *name);
+bool bench_report_add(bench_report *r, const bench_row *row);
+void bench_report_print_table(const bench_report *r, const char *date);
+void bench_report_print_json(const bench_report *r, const char *date);
+void bench_report_free(bench_report *r);
+
+/* Progress to stderr ("running queue: spsc 64 B ...") unless quiet. */
+void bench_note(const bench_config *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Each group runs its benchmarks and adds rows. Returns an rk exit code:
+ * 0, 1 (a benchmark failed or gave wrong results) or 77 (its device is
+ * unavailable). `requested` is true when the user named the group. */
+int bench_group_queue(const bench_config *cfg, bench_report *rep, bool requested);
+int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requested);
+int bench_group_cuda(const bench_config *cfg, bench_report *rep, bool requested);
+int bench_group_transpile(const bench_config *cfg, bench_report *rep, bool requested);
+
+#endif
