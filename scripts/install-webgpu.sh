@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Installs what the WebGPU backend needs on Debian 12 (bookworm):
+#   - Mesa 25's Vulkan drivers (lavapipe, a CPU Vulkan driver) from
+#     bookworm-backports: Debian 12's own Mesa 22 is rejected by Dawn, which
+#     then silently offers only its Null adapter;
+#   - the Vulkan loader (libvulkan1);
+#   - the Dawn build shipped in the npm package bun-webgpu-linux-x64, unpacked
+#     into .deps/webgpu/ inside the source tree (gitignored).
+# Idempotent: a second run changes nothing. Needs root (or sudo) for apt.
+# The backports source takes its mirror from the machine's own Debian source,
+# so no mirror host is named here.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DEST="$ROOT/.deps/webgpu"
+NPM_PACKAGE="bun-webgpu-linux-x64@0.1.7"
+LIB="$DEST/package/libwebgpu_wrapper.so"
+BACKPORTS_FILE=/etc/apt/sources.list.d/ringkernel-bookworm-backports.sources
+MIN_MESA_MAJOR=25
+
+say() { printf 'install-webgpu: %s\n' "$*"; }
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    say "not root and no sudo: cannot install system packages"; exit 1
+  fi
+fi
+
+apt_updated=0
+apt_update() {
+  if [ "$apt_updated" -eq 0 ]; then
+    $SUDO apt-get update -qq
+    apt_updated=1
+  fi
+}
+
+installed_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
+
+# The first URI of the stanza (deb822) or line (one-line format) that serves
+# the plain "bookworm" suite.
+debian_mirror() {
+  local f uri
+  for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    uri="$(awk '
+      /^[[:space:]]*$/ { if (u != "" && s) { print u; exit } u = ""; s = 0; next }
+      /^URIs:/   { u = $2 }
+      /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "bookworm") s = 1 }
+      END { if (u != "" && s) print u }' "$f" | head -n1)"
+    if [ -n "$uri" ]; then printf '%s\n' "$uri"; return 0; fi
+  done
+  if [ -f /etc/apt/sources.list ]; then
+    uri="$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' /etc/apt/sources.list)"
+    if [ -n "$uri" ]; then printf '%s\n' "$uri"; return 0; fi
+  fi
+  return 1
+}
+
+have_backports_source() {
+  grep -rqs --include='*.sources' --include='*.list' 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/
+}
+
+# ---- Mesa 25 Vulkan drivers and the loader --------------------------------
+mesa="$(installed_version mesa-vulkan-drivers)"
+if [ -n "$mesa" ] && [ "${mesa%%.*}" -ge "$MIN_MESA_MAJOR" ] 2>/dev/null; then
+  say "mesa-vulkan-drivers $mesa already installed"
+else
+  if ! have_backports_source; then
+    mirror="$(debian_mirror)" || { say "cannot find the Debian mirror (URIs: of the bookworm suite)"; exit 1; }
+    say "adding bookworm-backports from the machine's own mirror"
+    printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      "$mirror" | $SUDO tee "$BACKPORTS_FILE" >/dev/null
+  fi
+  apt_update
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -t bookworm-backports mesa-vulkan-drivers
+  say "mesa-vulkan-drivers $(installed_version mesa-vulkan-drivers) installed"
+fi
+
+if [ -z "$(installed_version libvulkan1)" ]; then
+  apt_update
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libvulkan1
+fi
+
+# ---- Dawn (webgpu.h) from the npm package -----------------------------------
+if [ -f "$LIB" ]; then
+  say "Dawn already unpacked: $LIB"
+else
+  if ! command -v npm >/dev/null 2>&1; then
+    apt_update
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
+  fi
+  mkdir -p "$DEST"
+  tmp="$(mktemp -d)"
+  trap 'rm -rf "$tmp"' EXIT
+  (cd "$tmp" && npm pack --silent "$NPM_PACKAGE" >/dev/null)
+  tarball="$(ls "$tmp"/*.tgz | head -n1)"
+  tar -xzf "$tarball" -C "$DEST"
+  [ -f "$LIB" ] || { say "the package did not contain package/libwebgpu_wrapper.so"; exit 1; }
+  say "Dawn unpacked: $LIB"
+fi

@@ -1,0 +1,464 @@
+/* Ring kernels on WebGPU by event-driven relaunch.
+ *
+ * A running dispatch cannot see host writes, so the kernel is not resident:
+ * try_send stages messages in a host-side ring, and a worker thread, while
+ * the kernel is active (or terminating) and messages are staged, runs one
+ * dispatch per batch: write the batch, dispatch the ring template with the
+ * handler, copy replies, statuses and counters into a mapped staging buffer,
+ * read them back. The replies then become receivable. Messages that arrive
+ * during a dispatch form the next batch.
+ *
+ * The control block keeps the other backends' meaning: is_active gates
+ * dispatches, should_terminate drains every accepted message (active or not)
+ * and then sets has_terminated. messages_processed and errors_encountered are
+ * 64-bit sums of each dispatch's 32-bit device counters.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "webgpu_internal.h"
+
+extern const char rk__webgpu_ring_template[];
+
+enum { PARALLEL_WORKGROUP = 64, MAX_BATCH = 4096, COUNTERS_BYTES = 16 };
+
+typedef struct wg_ring {
+    wg_context *c;
+    uint32_t req_words, resp_words, state_words;
+    uint32_t cap, max_batch;
+    bool sequential;
+
+    WGPUShaderModule shader;
+    WGPUComputePipeline pipeline;
+    WGPUBindGroup group;
+    WGPUBuffer in, out, status, state, counters, readback;
+    uint64_t status_off, reply_off; /* in readback; counters at 0 */
+
+    pthread_t worker;
+    bool worker_started;
+
+    /* Everything below is guarded by mu. */
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* wakes the worker */
+    unsigned char *in_msgs; /* host input ring: cap slots of message_size bytes */
+    uint64_t *in_ids;
+    uint64_t in_head, in_tail;
+    uint32_t in_flight;
+    unsigned char *out_msgs; /* host output ring: cap replies */
+    rk_reply_info *out_infos;
+    uint64_t out_head, out_tail;
+    bool active, should_terminate, has_terminated, stop;
+    uint64_t processed, errors, launches;
+    rk_status failure;
+
+    /* Worker-only scratch. */
+    uint32_t *batch;       /* [count, requests...] */
+    uint64_t *batch_ids;
+    unsigned char *result; /* copy of the mapped readback */
+} wg_ring;
+
+static wg_ring *ring_of(rk_kernel *k) { return k->impl; }
+
+/* ---- the handler as WGSL ------------------------------------------------------------ */
+
+/* DSL C handlers (they carry RK_HANDLER) go through the transpiler; any
+ * other source is taken as WGSL that defines
+ *     fn NAME(req: u32, resp: u32) -> i32
+ * reading its request from rk_in[req ..] and writing its reply to
+ * rk_out[resp ..] (word indexes), with its state in rk_state. */
+static rk_status handler_wgsl(rk_kernel *k, char **wgsl, char **entry) {
+    const char *src = k->desc.handler_source;
+    if (strstr(src, "RK_HANDLER"))
+        return rk__fail(RK_UNSUPPORTED,
+                        "rk_kernel_launch: DSL handlers need the WGSL emitter, which this build lacks; pass the "
+                        "handler as WGSL (fn %s(req: u32, resp: u32) -> i32)",
+                        k->desc.handler_name ? k->desc.handler_name : "NAME");
+    *wgsl = strdup(src);
+    *entry = strdup(k->desc.handler_name);
+    if (!*wgsl || !*entry) {
+        free(*wgsl);
+        free(*entry);
+        return rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
+    }
+    return RK_OK;
+}
+
+static char *ring_source(const wg_ring *r, const char *handler, const char *entry) {
+    const char *fmt = "const RK_REQ_WORDS: u32 = %uu;\n"
+                      "const RK_RESP_WORDS: u32 = %uu;\n"
+                      "fn rk_call_handler(req: u32, resp: u32) -> i32 { return %s(req, resp); }\n"
+                      "%s\n"
+                      "// ---- handler ----\n%s\n";
+    size_t len = strlen(fmt) + strlen(entry) + strlen(rk__webgpu_ring_template) + strlen(handler) + 64;
+    char *out = malloc(len);
+    if (out) snprintf(out, len, fmt, r->req_words, r->resp_words, entry, rk__webgpu_ring_template, handler);
+    return out;
+}
+
+/* ---- device objects --------------------------------------------------------------- */
+
+static void release_device(wg_ring *r) {
+    const rk__wgpu_api *W = r->c->W;
+    WGPUBuffer *bufs[] = {&r->in, &r->out, &r->status, &r->state, &r->counters, &r->readback};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
+        if (*bufs[i]) {
+            W->BufferDestroy(*bufs[i]);
+            W->BufferRelease(*bufs[i]);
+            *bufs[i] = NULL;
+        }
+    }
+    if (r->group) W->BindGroupRelease(r->group);
+    if (r->pipeline) W->ComputePipelineRelease(r->pipeline);
+    if (r->shader) W->ShaderModuleRelease(r->shader);
+    r->group = NULL;
+    r->pipeline = NULL;
+    r->shader = NULL;
+}
+
+static rk_status create_device(wg_ring *r, const char *code) {
+    wg_context *c = r->c;
+    const WGPUFlags storage = WGPU_BUFFER_USAGE_STORAGE | WGPU_BUFFER_USAGE_COPY_DST | WGPU_BUFFER_USAGE_COPY_SRC;
+    uint64_t reply_bytes = (uint64_t)r->max_batch * r->resp_words * 4u;
+    r->status_off = COUNTERS_BYTES;
+    r->reply_off = (r->status_off + (uint64_t)r->max_batch * 4u + 7u) & ~(uint64_t)7u;
+    rk_status s = rk__wg_build_pipeline(c, code, r->sequential ? "rk_ring_sequential" : "rk_ring_parallel",
+                                        &r->shader, &r->pipeline);
+    if (s == RK_OK)
+        s = rk__wg_create_buffer(c, 4u + (uint64_t)r->max_batch * r->req_words * 4u, storage, "rk ring in", &r->in);
+    if (s == RK_OK) s = rk__wg_create_buffer(c, reply_bytes ? reply_bytes : 4, storage, "rk ring out", &r->out);
+    if (s == RK_OK) s = rk__wg_create_buffer(c, (uint64_t)r->max_batch * 4u, storage, "rk ring status", &r->status);
+    if (s == RK_OK) s = rk__wg_create_buffer(c, (uint64_t)r->state_words * 4u, storage, "rk ring state", &r->state);
+    if (s == RK_OK) s = rk__wg_create_buffer(c, COUNTERS_BYTES, storage, "rk ring counters", &r->counters);
+    if (s == RK_OK)
+        s = rk__wg_create_buffer(c, r->reply_off + (reply_bytes ? reply_bytes : 4),
+                                 WGPU_BUFFER_USAGE_MAP_READ | WGPU_BUFFER_USAGE_COPY_DST, "rk ring readback",
+                                 &r->readback);
+    if (s != RK_OK) return s;
+    WGPUBindGroupLayout layout = c->W->ComputePipelineGetBindGroupLayout(r->pipeline, 0);
+    WGPUBuffer bufs[5] = {r->in, r->out, r->status, r->state, r->counters};
+    WGPUBindGroupEntry e[5];
+    for (uint32_t i = 0; i < 5; i++)
+        e[i] = (WGPUBindGroupEntry){.binding = i, .buffer = bufs[i], .offset = 0, .size = WGPU_WHOLE_SIZE};
+    WGPUBindGroupDescriptor bd = {.layout = layout, .entryCount = 5, .entries = e};
+    rk__wg_scope_push(c);
+    r->group = c->W->DeviceCreateBindGroup(c->device, &bd);
+    s = rk__wg_scope_pop(c, RK_INTERNAL, "ring kernel bind group");
+    c->W->BindGroupLayoutRelease(layout);
+    return s;
+}
+
+/* ---- one batch: write, dispatch, read back ------------------------------------------- */
+
+typedef struct map_result {
+    WGPUEnum status;
+} map_result;
+
+static void on_map(WGPUEnum status, WGPUStringView message, void *u1, void *u2) {
+    (void)message;
+    (void)u2;
+    ((map_result *)u1)->status = status;
+}
+
+/* Runs a batch of n staged requests (already in r->batch). Expects c->lock. */
+static rk_status run_batch(wg_ring *r, uint32_t n) {
+    wg_context *c = r->c;
+    const rk__wgpu_api *W = c->W;
+    r->batch[0] = n;
+    W->QueueWriteBuffer(c->queue, r->in, 0, r->batch, 4u + (size_t)n * r->req_words * 4u);
+    WGPUCommandEncoder enc = W->DeviceCreateCommandEncoder(c->device, NULL);
+    W->CommandEncoderClearBuffer(enc, r->counters, 0, COUNTERS_BYTES);
+    WGPUComputePassEncoder pass = W->CommandEncoderBeginComputePass(enc, NULL);
+    W->ComputePassEncoderSetPipeline(pass, r->pipeline);
+    W->ComputePassEncoderSetBindGroup(pass, 0, r->group, 0, NULL);
+    W->ComputePassEncoderDispatchWorkgroups(pass, r->sequential ? 1 : (n + PARALLEL_WORKGROUP - 1) / PARALLEL_WORKGROUP,
+                                            1, 1);
+    W->ComputePassEncoderEnd(pass);
+    uint64_t reply_bytes = (uint64_t)n * r->resp_words * 4u;
+    W->CommandEncoderCopyBufferToBuffer(enc, r->counters, 0, r->readback, 0, COUNTERS_BYTES);
+    W->CommandEncoderCopyBufferToBuffer(enc, r->status, 0, r->readback, r->status_off, (uint64_t)n * 4u);
+    if (reply_bytes) W->CommandEncoderCopyBufferToBuffer(enc, r->out, 0, r->readback, r->reply_off, reply_bytes);
+    WGPUCommandBuffer cmd = W->CommandEncoderFinish(enc, NULL);
+    W->QueueSubmit(c->queue, 1, &cmd);
+    W->CommandBufferRelease(cmd);
+    W->ComputePassEncoderRelease(pass);
+    W->CommandEncoderRelease(enc);
+
+    size_t span = (size_t)(r->reply_off + (reply_bytes ? reply_bytes : 4));
+    map_result m = {0};
+    WGPUBufferMapCallbackInfo cb = {.mode = WGPU_CALLBACK_MODE_WAIT_ANY_ONLY, .callback = on_map, .userdata1 = &m};
+    rk_status s = rk__wg_wait(c, W->BufferMapAsync(r->readback, WGPU_MAP_MODE_READ, 0, span, cb), UINT64_MAX,
+                              "ring kernel batch");
+    if (s != RK_OK) return s;
+    if (m.status != WGPU_STATUS_SUCCESS) {
+        s = rk__wg_check(c, "ring kernel batch");
+        return s != RK_OK ? s : rk__fail(RK_DEVICE_FAULT, "ring kernel batch: mapping the results failed");
+    }
+    const void *p = W->BufferGetConstMappedRange(r->readback, 0, span);
+    if (p) memcpy(r->result, p, span);
+    W->BufferUnmap(r->readback);
+    if (!p) return rk__fail(RK_INTERNAL, "ring kernel batch: wgpuBufferGetConstMappedRange returned NULL");
+    return rk__wg_check(c, "ring kernel batch");
+}
+
+/* ---- the worker ------------------------------------------------------------------------ */
+
+static bool runnable(const wg_ring *r) {
+    uint64_t staged = r->in_tail - r->in_head;
+    uint64_t room = r->cap - (r->out_tail - r->out_head);
+    return staged && room && (r->active || r->should_terminate);
+}
+
+static void *worker_main(void *arg) {
+    rk_kernel *k = arg;
+    wg_ring *r = ring_of(k);
+    const uint32_t msz = k->desc.message_size, rsz = k->desc.reply_size;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        if (r->stop || r->failure != RK_OK) break;
+        if (r->should_terminate && r->in_tail == r->in_head) {
+            r->has_terminated = true;
+            break;
+        }
+        if (!runnable(r)) {
+            pthread_cond_wait(&r->cv, &r->mu);
+            continue;
+        }
+        uint64_t staged = r->in_tail - r->in_head;
+        uint64_t room = r->cap - (r->out_tail - r->out_head);
+        uint32_t n = (uint32_t)(staged < room ? staged : room);
+        if (n > r->max_batch) n = r->max_batch;
+        unsigned char *words = (unsigned char *)(r->batch + 1);
+        size_t stride = (size_t)r->req_words * 4u;
+        memset(words, 0, (size_t)n * stride);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t slot = (r->in_head + i) & (r->cap - 1);
+            memcpy(words + i * stride, r->in_msgs + slot * msz, msz);
+            r->batch_ids[i] = r->in_ids[slot];
+        }
+        r->in_head += n;
+        r->in_flight = n;
+        pthread_mutex_unlock(&r->mu);
+
+        pthread_mutex_lock(&r->c->lock);
+        rk_status s = run_batch(r, n);
+        pthread_mutex_unlock(&r->c->lock);
+
+        pthread_mutex_lock(&r->mu);
+        r->in_flight = 0;
+        r->launches++;
+        if (s != RK_OK) {
+            r->failure = s;
+            rk__log(RK_LOG_ERROR, "webgpu ring kernel '%s' failed: %s", k->desc.name ? k->desc.name : "kernel",
+                    rk_last_error());
+            break;
+        }
+        const uint32_t *counters = (const uint32_t *)r->result;
+        const int32_t *status = (const int32_t *)(r->result + r->status_off);
+        const unsigned char *replies = r->result + r->reply_off;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t slot = (r->out_tail + i) & (r->cap - 1);
+            if (rsz) memcpy(r->out_msgs + slot * rsz, replies + (size_t)i * r->resp_words * 4u, rsz);
+            r->out_infos[slot] = (rk_reply_info){.id = r->batch_ids[i], .status = status[i]};
+        }
+        r->out_tail += n;
+        r->processed += counters[0];
+        r->errors += counters[1];
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+/* ---- the ring interface ------------------------------------------------------------------ */
+
+static rk_status resolve_mode(rk_context *ctx, rk_exec_mode requested, rk_exec_mode *out) {
+    (void)ctx;
+    if (requested == RK_MODE_DEFAULT || requested == RK_MODE_TRADITIONAL) {
+        *out = RK_MODE_TRADITIONAL;
+        return RK_OK;
+    }
+    return rk__fail(RK_UNSUPPORTED,
+                    "the webgpu backend runs ring kernels by relaunch per batch (RK_MODE_TRADITIONAL): a running "
+                    "WebGPU dispatch cannot see host writes, so %s is not available",
+                    rk_exec_mode_name(requested));
+}
+
+static void free_ring(wg_ring *r) {
+    if (r->c) {
+        pthread_mutex_lock(&r->c->lock);
+        release_device(r);
+        pthread_mutex_unlock(&r->c->lock);
+    }
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->cv);
+    free(r->in_msgs);
+    free(r->in_ids);
+    free(r->out_msgs);
+    free(r->out_infos);
+    free(r->batch);
+    free(r->batch_ids);
+    free(r->result);
+    free(r);
+}
+
+static rk_status start(rk_kernel *k) {
+    const rk_kernel_desc *d = &k->desc;
+    if (d->handler || !d->handler_source || !d->handler_name)
+        return rk__fail(RK_UNSUPPORTED, "rk_kernel_launch: the webgpu backend runs handlers given as source "
+                                        "(handler_source and handler_name); host function handlers run on the CPU "
+                                        "backend only");
+    wg_ring *r = calloc(1, sizeof *r);
+    if (!r) return rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->cv, NULL);
+    r->c = wg_ctx(k->ctx);
+    r->cap = d->queue_capacity;
+    r->req_words = (d->message_size + 3u) / 4u;
+    r->resp_words = (d->reply_size + 3u) / 4u;
+    r->state_words = d->state_size ? (d->state_size + 3u) / 4u : 1u;
+    r->sequential = d->state_size > 0;
+    r->max_batch = r->cap < MAX_BATCH ? r->cap : MAX_BATCH;
+    uint64_t binding_max = r->c->limits.maxStorageBufferBindingSize;
+    while (r->max_batch > 1 && (4u + (uint64_t)r->max_batch * r->req_words * 4u > binding_max ||
+                                (uint64_t)r->max_batch * r->resp_words * 4u > binding_max))
+        r->max_batch /= 2;
+    r->failure = RK_OK;
+    size_t result_size = 64 + (size_t)r->max_batch * 4u + (size_t)r->max_batch * r->resp_words * 4u;
+    r->in_msgs = calloc(r->cap, d->message_size);
+    r->in_ids = calloc(r->cap, sizeof *r->in_ids);
+    r->out_msgs = calloc(r->cap, d->reply_size ? d->reply_size : 1);
+    r->out_infos = calloc(r->cap, sizeof *r->out_infos);
+    r->batch = calloc(1 + (size_t)r->max_batch * r->req_words, 4);
+    r->batch_ids = calloc(r->max_batch, sizeof *r->batch_ids);
+    r->result = calloc(1, result_size);
+    if (!r->in_msgs || !r->in_ids || !r->out_msgs || !r->out_infos || !r->batch || !r->batch_ids || !r->result) {
+        free_ring(r);
+        return rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory for %u-slot queues", r->cap);
+    }
+    char *handler = NULL, *entry = NULL, *code = NULL;
+    rk_status s = handler_wgsl(k, &handler, &entry);
+    if (s == RK_OK && !(code = ring_source(r, handler, entry)))
+        s = rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
+    if (s == RK_OK) {
+        pthread_mutex_lock(&r->c->lock);
+        s = create_device(r, code);
+        pthread_mutex_unlock(&r->c->lock);
+    }
+    free(handler);
+    free(entry);
+    free(code);
+    if (s == RK_OK) {
+        k->impl = r;
+        if (pthread_create(&r->worker, NULL, worker_main, k) != 0) {
+            k->impl = NULL;
+            s = rk__fail(RK_IO_ERROR, "rk_kernel_launch: cannot start the ring kernel's worker thread");
+        } else {
+            r->worker_started = true;
+        }
+    }
+    if (s != RK_OK) {
+        free_ring(r);
+        return s;
+    }
+    return RK_OK;
+}
+
+static rk_status try_send(rk_kernel *k, const void *messages, size_t stride, size_t count, uint64_t first_id,
+                          size_t *accepted) {
+    wg_ring *r = ring_of(k);
+    const uint32_t msz = k->desc.message_size;
+    pthread_mutex_lock(&r->mu);
+    size_t room = (size_t)(r->cap - (r->in_tail - r->in_head));
+    size_t n = count < room ? count : room;
+    if (r->should_terminate || r->failure != RK_OK) n = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t slot = (r->in_tail + i) & (r->cap - 1);
+        memcpy(r->in_msgs + slot * msz, (const unsigned char *)messages + i * stride, msz);
+        r->in_ids[slot] = first_id + i;
+    }
+    r->in_tail += n;
+    rk_status s = r->failure;
+    if (n) pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    *accepted = n;
+    if (s != RK_OK) return rk__fail(s, "the webgpu ring kernel has failed");
+    return RK_OK;
+}
+
+static rk_status try_receive(rk_kernel *k, void *replies, size_t stride, rk_reply_info *infos, size_t max,
+                             size_t *received) {
+    wg_ring *r = ring_of(k);
+    const uint32_t rsz = k->desc.reply_size;
+    pthread_mutex_lock(&r->mu);
+    size_t ready = (size_t)(r->out_tail - r->out_head);
+    size_t n = max < ready ? max : ready;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t slot = (r->out_head + i) & (r->cap - 1);
+        if (rsz && replies) memcpy((unsigned char *)replies + i * stride, r->out_msgs + slot * rsz, rsz);
+        if (infos) infos[i] = r->out_infos[slot];
+    }
+    r->out_head += n;
+    if (n) pthread_cond_signal(&r->cv); /* room for the next batch's replies */
+    pthread_mutex_unlock(&r->mu);
+    *received = n;
+    return RK_OK;
+}
+
+static rk_status set_active(rk_kernel *k, bool active) {
+    wg_ring *r = ring_of(k);
+    pthread_mutex_lock(&r->mu);
+    r->active = active;
+    pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return RK_OK;
+}
+
+static rk_status request_terminate(rk_kernel *k) {
+    wg_ring *r = ring_of(k);
+    pthread_mutex_lock(&r->mu);
+    r->should_terminate = true;
+    pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return RK_OK;
+}
+
+static rk_status poll(rk_kernel *k, rk__control *out) {
+    wg_ring *r = ring_of(k);
+    pthread_mutex_lock(&r->mu);
+    *out = (rk__control){
+        .is_active = r->active,
+        .should_terminate = r->should_terminate,
+        .has_terminated = r->has_terminated,
+        .messages_processed = r->processed,
+        .errors_encountered = r->errors,
+        .launches = r->launches,
+        .input_depth = (uint32_t)(r->in_tail - r->in_head) + r->in_flight,
+        .output_depth = (uint32_t)(r->out_tail - r->out_head),
+        .failure = r->failure,
+    };
+    pthread_mutex_unlock(&r->mu);
+    return RK_OK;
+}
+
+static void destroy(rk_kernel *k) {
+    wg_ring *r = ring_of(k);
+    if (!r) return;
+    pthread_mutex_lock(&r->mu);
+    r->stop = true;
+    pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    if (r->worker_started) pthread_join(r->worker, NULL);
+    free_ring(r);
+    k->impl = NULL;
+}
+
+const rk__ring_iface rk__webgpu_ring_iface = {
+    .resolve_mode = resolve_mode,
+    .start = start,
+    .try_send = try_send,
+    .try_receive = try_receive,
+    .set_active = set_active,
+    .request_terminate = request_terminate,
+    .poll = poll,
+    .destroy = destroy,
+};
