@@ -110,6 +110,10 @@ typedef struct rk__control {
     uint64_t launches;
     uint32_t input_depth, output_depth;
     rk_status failure; /* RK_OK, or why the kernel can no longer run */
+    /* One line saying what failed ("handler crashed with SIGSEGV ..."). The
+     * core zeroes the struct before poll, so a backend may leave it empty
+     * and the status's generic message is used. */
+    char failure_reason[192];
 } rk__control;
 
 struct rk_kernel {
@@ -144,8 +148,14 @@ struct rk__ring_iface {
     rk_status (*try_receive)(rk_kernel *k, void *replies, size_t stride, rk_reply_info *infos,
                              size_t max, size_t *received);
     rk_status (*set_active)(rk_kernel *k, bool active);
+    /* Sets should_terminate. Called once, after set_active(k, true) and once
+     * no try_send is in flight (the core refuses new sends first): the kernel
+     * processes every queued message, then sets has_terminated. While it
+     * drains, the core keeps taking replies with try_receive. */
     rk_status (*request_terminate)(rk_kernel *k);
-    /* Reads the control block (and, for relaunch backends, makes progress). */
+    /* Reads the control block (and, for relaunch backends, makes progress).
+     * The core serializes poll calls; one may run beside try_send (sender
+     * thread) or try_receive (receiver thread). */
     rk_status (*poll)(rk_kernel *k, rk__control *out);
     /* Frees everything; the kernel has terminated or failed, or is stopped forcibly. */
     void (*destroy)(rk_kernel *k);
