@@ -1,0 +1,122 @@
+/* What the CUDA backend's files share: the objects behind the public
+ * handles, context binding, pinned-memory pooling and cached compilation. */
+#ifndef RK_CUDA_INTERNAL_H
+#define RK_CUDA_INTERNAL_H
+
+#include <pthread.h>
+
+#include "core/backend_impl.h"
+#include "cuda/cuda_api.h"
+
+typedef struct rk__cuda_stream {
+    struct rk_stream base;
+    CUstream stream;
+    struct rk__cuda_stream *next; /* in the context's list, for rk_context_synchronize */
+} rk__cuda_stream;
+
+typedef struct rk__cuda_buffer {
+    struct rk_buffer base;
+    CUdeviceptr ptr;
+} rk__cuda_buffer;
+
+typedef struct rk__cuda_function {
+    struct rk_function base;
+    CUfunction fn;
+    char *name;
+    struct rk__cuda_function *next;
+} rk__cuda_function;
+
+typedef struct rk__cuda_module {
+    struct rk_module base;
+    CUmodule module;
+    rk__cuda_function *functions; /* looked up so far; freed with the module */
+    pthread_mutex_t lock;
+} rk__cuda_module;
+
+/* A freed pinned block kept for reuse: freeing pinned memory can wait for
+ * every kernel of the context, which never happens while a persistent ring
+ * kernel runs. Pooled blocks are returned to the driver with the context. */
+typedef struct rk__cuda_pinned {
+    void *host;
+    CUdeviceptr device;
+    size_t size;
+    struct rk__cuda_pinned *next;
+} rk__cuda_pinned;
+
+/* Ring-kernel modules loaded in this context, by source hash. Kept until
+ * the context is destroyed, for the same reason as pinned blocks. */
+typedef struct rk__cuda_loaded_module {
+    uint64_t key[2];
+    CUmodule module;
+    struct rk__cuda_loaded_module *next;
+} rk__cuda_loaded_module;
+
+typedef struct rk__cuda_context {
+    struct rk_context base;
+    CUdevice device;
+    CUcontext cu;
+    CUstream default_stream; /* non-blocking: never waits behind ring kernels */
+    bool async_alloc;        /* cuMemAllocAsync: allocation that never synchronizes */
+    int driver_version;
+    int sm_count;
+    char arch[16];           /* "sm_90" */
+    pthread_mutex_t lock;    /* streams, pinned pool, ring modules */
+    rk__cuda_stream *streams;
+    rk__cuda_pinned *pinned_free;
+    rk__cuda_pinned *pinned_used;
+    rk__cuda_loaded_module *ring_modules;
+} rk__cuda_context;
+
+static inline rk__cuda_context *rk__cuda_ctx(rk_context *ctx) { return (rk__cuda_context *)ctx; }
+
+/* Context slots defined in cuda_backend.c; the vtable is in cuda_device.c. */
+void rk__cuda_context_destroy(rk_context *ctx);
+rk_status rk__cuda_context_synchronize(rk_context *ctx);
+extern const rk__context_iface rk__cuda_context_iface;
+
+/* Makes the context current on the calling thread (CUDA contexts are per thread). */
+rk_status rk__cuda_bind(rk__cuda_context *ctx);
+
+/* The stream to use for a possibly-NULL rk_stream. */
+CUstream rk__cuda_stream_of(rk__cuda_context *ctx, rk_stream *stream);
+
+/* Pinned, device-mapped, zeroed host memory from the context's pool. */
+rk_status rk__cuda_pinned_alloc(rk__cuda_context *ctx, size_t size, void **host, CUdeviceptr *device);
+void rk__cuda_pinned_free(rk__cuda_context *ctx, void *host);
+
+/* Device memory that never synchronizes the device (stream-ordered where the
+ * driver allows), zeroed. Free with rk__cuda_device_free. */
+rk_status rk__cuda_device_alloc(rk__cuda_context *ctx, size_t size, CUdeviceptr *out);
+void rk__cuda_device_free(rk__cuda_context *ctx, CUdeviceptr ptr);
+
+/* Compiles CUDA C for the context's device through the disk cache
+ * ($RK_CACHE_DIR, else ~/.cache/ringkernel; key: source, options,
+ * architecture, driver and NVRTC versions) and loads it. */
+rk_status rk__cuda_build_module(rk__cuda_context *ctx, const char *source, const char *name,
+                                const char *const *options, size_t option_count, CUmodule *out);
+
+/* Looks a kernel up and loads it now (never lazily: see facts/h100.md). */
+rk_status rk__cuda_get_function(CUmodule module, const char *name, CUfunction *out);
+
+/* A module for a ring kernel, built once per context and source. */
+rk_status rk__cuda_ring_module(rk__cuda_context *ctx, const char *source, const char *const *options,
+                               size_t option_count, CUmodule *out);
+
+/* 128-bit hash of several byte strings, for cache keys. */
+void rk__cuda_hash(const void *const *parts, const size_t *sizes, size_t count, uint64_t out[2]);
+
+/* The disk cache: a compiled image for a key, or RK_NOT_FOUND. */
+rk_status rk__cuda_cache_load(const uint64_t key[2], char **image, size_t *size);
+void rk__cuda_cache_store(const uint64_t key[2], const char *image, size_t size);
+
+/* Module and launch slots (cuda_module.c). */
+rk_status rk__cuda_module_compile(rk_context *ctx, const char *source, const rk_compile_options *opts,
+                                  rk_module **out);
+void rk__cuda_module_destroy(rk_module *module);
+rk_status rk__cuda_module_get_function(rk_module *module, const char *name, rk_function **out);
+rk_status rk__cuda_launch(rk_function *function, const rk_launch_desc *desc);
+
+/* Ring kernels on CUDA. */
+extern const rk__ring_iface rk__cuda_ring_iface;
+
+#endif

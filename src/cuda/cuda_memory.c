@@ -1,0 +1,204 @@
+/* Device buffers, copies, and the pinned host memory behind ring kernels.
+ *
+ * Nothing here may wait for the whole device: a persistent ring kernel never
+ * finishes, so cuMemFree (which can synchronize the context) is avoided in
+ * favour of stream-ordered frees, and pinned blocks are pooled rather than
+ * returned to the driver while the context lives. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/cuda_internal.h"
+
+rk_status rk__cuda_device_alloc(rk__cuda_context *ctx, size_t size, CUdeviceptr *out) {
+    rk_status s = rk__cuda_bind(ctx);
+    if (s != RK_OK) return s;
+    CUdeviceptr ptr = 0;
+    CUresult r = ctx->async_alloc ? rk__cuda.cuMemAllocAsync(&ptr, size, ctx->default_stream)
+                                  : rk__cuda.cuMemAlloc(&ptr, size);
+    if (r != RK_CUDA_SUCCESS) return rk__cuda_fail(r, RK_OUT_OF_MEMORY, "allocating device memory");
+    r = rk__cuda.cuMemsetD8Async(ptr, 0, size, ctx->default_stream);
+    /* Stream-ordered memory becomes usable from other streams once its stream reaches it. */
+    if (r == RK_CUDA_SUCCESS) r = rk__cuda.cuStreamSynchronize(ctx->default_stream);
+    if (r != RK_CUDA_SUCCESS) {
+        s = rk__cuda_fail(r, RK_INTERNAL, "zeroing device memory");
+        rk__cuda_device_free(ctx, ptr);
+        return s;
+    }
+    *out = ptr;
+    return RK_OK;
+}
+
+void rk__cuda_device_free(rk__cuda_context *ctx, CUdeviceptr ptr) {
+    if (!ptr || rk__cuda_bind(ctx) != RK_OK) return;
+    if (ctx->async_alloc)
+        rk__cuda.cuMemFreeAsync(ptr, ctx->default_stream);
+    else
+        rk__cuda.cuMemFree(ptr);
+}
+
+rk_status rk__cuda_pinned_alloc(rk__cuda_context *ctx, size_t size, void **host, CUdeviceptr *device) {
+    rk_status s = rk__cuda_bind(ctx);
+    if (s != RK_OK) return s;
+    size = (size + 4095) & ~(size_t)4095;
+    pthread_mutex_lock(&ctx->lock);
+    rk__cuda_pinned **best = NULL;
+    /* Reuse a pooled block that is big enough but not wastefully so. */
+    for (rk__cuda_pinned **p = &ctx->pinned_free; *p; p = &(*p)->next)
+        if ((*p)->size >= size && (*p)->size <= 2 * size && (!best || (*p)->size < (*best)->size)) best = p;
+    rk__cuda_pinned *block = NULL;
+    if (best) {
+        block = *best;
+        *best = block->next;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (!block) {
+        block = calloc(1, sizeof *block);
+        if (!block) return rk__fail(RK_OUT_OF_MEMORY, "out of memory");
+        CUresult r = rk__cuda.cuMemHostAlloc(&block->host, size, RK_CU_MEMHOSTALLOC_DEVICEMAP | RK_CU_MEMHOSTALLOC_PORTABLE);
+        if (r == RK_CUDA_SUCCESS) r = rk__cuda.cuMemHostGetDevicePointer(&block->device, block->host, 0);
+        if (r != RK_CUDA_SUCCESS) {
+            if (block->host) rk__cuda.cuMemFreeHost(block->host);
+            free(block);
+            return rk__cuda_fail(r, RK_OUT_OF_MEMORY, "allocating pinned host memory (cuMemHostAlloc)");
+        }
+        block->size = size;
+    }
+    memset(block->host, 0, block->size);
+    pthread_mutex_lock(&ctx->lock);
+    block->next = ctx->pinned_used;
+    ctx->pinned_used = block;
+    pthread_mutex_unlock(&ctx->lock);
+    *host = block->host;
+    *device = block->device;
+    return RK_OK;
+}
+
+void rk__cuda_pinned_free(rk__cuda_context *ctx, void *host) {
+    if (!host) return;
+    pthread_mutex_lock(&ctx->lock);
+    for (rk__cuda_pinned **p = &ctx->pinned_used; *p; p = &(*p)->next) {
+        if ((*p)->host == host) {
+            rk__cuda_pinned *block = *p;
+            *p = block->next;
+            block->next = ctx->pinned_free;
+            ctx->pinned_free = block;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+/* ---- rk_buffer ------------------------------------------------------------ */
+
+static rk_status buffer_alloc(rk_context *base, size_t size, rk_buffer **out) {
+    rk__cuda_buffer *b = calloc(1, sizeof *b);
+    if (!b) return rk__fail(RK_OUT_OF_MEMORY, "rk_buffer_alloc: out of memory");
+    rk_status s = rk__cuda_device_alloc(rk__cuda_ctx(base), size, &b->ptr);
+    if (s != RK_OK) {
+        free(b);
+        return s;
+    }
+    *out = &b->base;
+    return RK_OK;
+}
+
+static void buffer_free(rk_buffer *base) {
+    rk__cuda_buffer *b = (rk__cuda_buffer *)base;
+    rk__cuda_device_free(rk__cuda_ctx(base->ctx), b->ptr);
+    free(b);
+}
+
+static CUdeviceptr device_ptr(const rk_buffer *b, size_t offset) { return ((const rk__cuda_buffer *)b)->ptr + offset; }
+
+static rk_status copy_to_device(rk_context *base, rk_buffer *dst, size_t dst_offset, const void *src, size_t size,
+                                rk_stream *stream) {
+    rk__cuda_context *ctx = rk__cuda_ctx(base);
+    rk_status s = rk__cuda_bind(ctx);
+    if (s != RK_OK) return s;
+    CUresult r = rk__cuda.cuMemcpyHtoDAsync(device_ptr(dst, dst_offset), src, size, rk__cuda_stream_of(ctx, stream));
+    return r == RK_CUDA_SUCCESS ? RK_OK : rk__cuda_fail(r, RK_INTERNAL, "rk_copy_to_device (cuMemcpyHtoDAsync)");
+}
+
+static rk_status copy_to_host(rk_context *base, void *dst, const rk_buffer *src, size_t src_offset, size_t size,
+                              rk_stream *stream) {
+    rk__cuda_context *ctx = rk__cuda_ctx(base);
+    rk_status s = rk__cuda_bind(ctx);
+    if (s != RK_OK) return s;
+    CUresult r = rk__cuda.cuMemcpyDtoHAsync(dst, device_ptr(src, src_offset), size, rk__cuda_stream_of(ctx, stream));
+    return r == RK_CUDA_SUCCESS ? RK_OK : rk__cuda_fail(r, RK_INTERNAL, "rk_copy_to_host (cuMemcpyDtoHAsync)");
+}
+
+static rk_status copy_device_to_device(rk_context *base, rk_buffer *dst, size_t dst_offset, const rk_buffer *src,
+                                       size_t src_offset, size_t size, rk_stream *stream) {
+    rk__cuda_context *ctx = rk__cuda_ctx(base);
+    rk_status s = rk__cuda_bind(ctx);
+    if (s != RK_OK) return s;
+    CUresult r = rk__cuda.cuMemcpyDtoDAsync(device_ptr(dst, dst_offset), device_ptr(src, src_offset), size,
+                                            rk__cuda_stream_of(ctx, stream));
+    return r == RK_CUDA_SUCCESS ? RK_OK : rk__cuda_fail(r, RK_INTERNAL, "rk_copy_device_to_device (cuMemcpyDtoDAsync)");
+}
+
+/* ---- streams ------------------------------------------------------------- */
+
+static rk_status stream_create(rk_context *base, rk_stream **out) {
+    rk__cuda_context *ctx = rk__cuda_ctx(base);
+    rk_status s = rk__cuda_bind(ctx);
+    if (s != RK_OK) return s;
+    rk__cuda_stream *st = calloc(1, sizeof *st);
+    if (!st) return rk__fail(RK_OUT_OF_MEMORY, "rk_stream_create: out of memory");
+    CUresult r = rk__cuda.cuStreamCreate(&st->stream, RK_CU_STREAM_NON_BLOCKING);
+    if (r != RK_CUDA_SUCCESS) {
+        free(st);
+        return rk__cuda_fail(r, RK_INTERNAL, "rk_stream_create (cuStreamCreate)");
+    }
+    pthread_mutex_lock(&ctx->lock);
+    st->next = ctx->streams;
+    ctx->streams = st;
+    pthread_mutex_unlock(&ctx->lock);
+    *out = &st->base;
+    return RK_OK;
+}
+
+static rk_status stream_synchronize(rk_stream *base) {
+    rk__cuda_context *ctx = rk__cuda_ctx(base->ctx);
+    rk_status s = rk__cuda_bind(ctx);
+    if (s != RK_OK) return s;
+    CUresult r = rk__cuda.cuStreamSynchronize(((rk__cuda_stream *)base)->stream);
+    return r == RK_CUDA_SUCCESS ? RK_OK : rk__cuda_fail(r, RK_INTERNAL, "rk_stream_synchronize (cuStreamSynchronize)");
+}
+
+static void stream_destroy(rk_stream *base) {
+    rk__cuda_context *ctx = rk__cuda_ctx(base->ctx);
+    rk__cuda_stream *st = (rk__cuda_stream *)base;
+    pthread_mutex_lock(&ctx->lock);
+    for (rk__cuda_stream **p = &ctx->streams; *p; p = &(*p)->next) {
+        if (*p == st) {
+            *p = st->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (rk__cuda_bind(ctx) == RK_OK) rk__cuda.cuStreamDestroy(st->stream);
+    free(st);
+}
+
+/* ---- the vtable ------------------------------------------------------------ */
+
+const rk__context_iface rk__cuda_context_iface = {
+    .destroy = rk__cuda_context_destroy,
+    .synchronize = rk__cuda_context_synchronize,
+    .buffer_alloc = buffer_alloc,
+    .buffer_free = buffer_free,
+    .copy_to_device = copy_to_device,
+    .copy_to_host = copy_to_host,
+    .copy_device_to_device = copy_device_to_device,
+    .stream_create = stream_create,
+    .stream_synchronize = stream_synchronize,
+    .stream_destroy = stream_destroy,
+    .module_compile = rk__cuda_module_compile,
+    .module_from_host_kernels = NULL,
+    .module_destroy = rk__cuda_module_destroy,
+    .module_get_function = rk__cuda_module_get_function,
+    .launch = rk__cuda_launch,
+    .ring = &rk__cuda_ring_iface,
+};

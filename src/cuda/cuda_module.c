@@ -1,0 +1,194 @@
+/* Modules compiled from CUDA C with NVRTC, their functions, and launches
+ * (ordinary and cooperative). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/cuda_internal.h"
+
+rk_status rk__cuda_module_compile(rk_context *base, const char *source, const rk_compile_options *opts,
+                                  rk_module **out) {
+    rk__cuda_context *ctx = rk__cuda_ctx(base);
+    size_t count = opts->include_dir_count + opts->define_count + 2;
+    char **options = calloc(count, sizeof *options);
+    rk__cuda_module *m = calloc(1, sizeof *m);
+    rk_status s = RK_OK;
+    size_t n = 0;
+    if (!options || !m) {
+        s = rk__fail(RK_OUT_OF_MEMORY, "rk_module_compile: out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < opts->include_dir_count && s == RK_OK; i++) {
+        if (!opts->include_dirs[i] || asprintf(&options[n++], "-I%s", opts->include_dirs[i]) < 0)
+            s = rk__fail(RK_NULL_ARGUMENT, "rk_module_compile: include directory %zu is NULL", i);
+    }
+    for (size_t i = 0; i < opts->define_count && s == RK_OK; i++) {
+        if (!opts->defines[i] || asprintf(&options[n++], "-D%s", opts->defines[i]) < 0)
+            s = rk__fail(RK_NULL_ARGUMENT, "rk_module_compile: define %zu is NULL", i);
+    }
+    if (s == RK_OK && opts->debug_info && asprintf(&options[n++], "--device-debug") < 0)
+        s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
+    if (s == RK_OK && opts->optimization_level > 0 &&
+        asprintf(&options[n++], "--ptxas-options=-O%d", opts->optimization_level > 3 ? 3 : opts->optimization_level) < 0)
+        s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
+    if (s == RK_OK) s = rk__cuda_build_module(ctx, source, "module.cu", (const char *const *)options, n, &m->module);
+    if (s == RK_OK) {
+        pthread_mutex_init(&m->lock, NULL);
+        *out = &m->base;
+        m = NULL;
+    }
+done:
+    for (size_t i = 0; options && i < n; i++) free(options[i]);
+    free(options);
+    free(m);
+    return s;
+}
+
+void rk__cuda_module_destroy(rk_module *base) {
+    rk__cuda_module *m = (rk__cuda_module *)base;
+    for (rk__cuda_function *f = m->functions, *next; f; f = next) {
+        next = f->next;
+        free(f->name);
+        free(f);
+    }
+    if (rk__cuda_bind(rk__cuda_ctx(base->ctx)) == RK_OK) rk__cuda.cuModuleUnload(m->module);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+rk_status rk__cuda_module_get_function(rk_module *base, const char *name, rk_function **out) {
+    rk__cuda_module *m = (rk__cuda_module *)base;
+    rk_status s = rk__cuda_bind(rk__cuda_ctx(base->ctx));
+    if (s != RK_OK) return s;
+    pthread_mutex_lock(&m->lock);
+    for (rk__cuda_function *f = m->functions; f; f = f->next) {
+        if (strcmp(f->name, name) == 0) {
+            pthread_mutex_unlock(&m->lock);
+            *out = &f->base;
+            return RK_OK;
+        }
+    }
+    rk__cuda_function *f = calloc(1, sizeof *f);
+    if (f) f->name = strdup(name);
+    if (!f || !f->name) {
+        pthread_mutex_unlock(&m->lock);
+        if (f) free(f);
+        return rk__fail(RK_OUT_OF_MEMORY, "rk_module_get_function: out of memory");
+    }
+    s = rk__cuda_get_function(m->module, name, &f->fn);
+    if (s != RK_OK) {
+        pthread_mutex_unlock(&m->lock);
+        free(f->name);
+        free(f);
+        return s;
+    }
+    f->base.name = f->name;
+    f->next = m->functions;
+    m->functions = f;
+    pthread_mutex_unlock(&m->lock);
+    *out = &f->base;
+    return RK_OK;
+}
+
+static size_t arg_size(rk_arg_kind kind) {
+    switch (kind) {
+    case RK_ARG_I32:
+    case RK_ARG_U32:
+    case RK_ARG_F32:
+        return 4;
+    default:
+        return 8;
+    }
+}
+
+/* Where the driver can tell us the kernel's parameters, check count and sizes. */
+static rk_status check_arguments(CUfunction fn, const char *name, const rk_launch_desc *desc) {
+    if (!rk__cuda.cuFuncGetParamInfo) return RK_OK;
+    size_t offset = 0, size = 0;
+    for (size_t i = 0; i < desc->arg_count; i++) {
+        if (rk__cuda.cuFuncGetParamInfo(fn, i, &offset, &size) != RK_CUDA_SUCCESS)
+            return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: kernel '%s' takes %zu argument(s), %zu given", name, i,
+                            desc->arg_count);
+        if (size != arg_size(desc->args[i].kind))
+            return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: argument %zu of '%s' is %zu bytes in the kernel, %zu given",
+                            i, name, size, arg_size(desc->args[i].kind));
+    }
+    if (rk__cuda.cuFuncGetParamInfo(fn, desc->arg_count, &offset, &size) == RK_CUDA_SUCCESS)
+        return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: kernel '%s' takes more than the %zu argument(s) given", name,
+                        desc->arg_count);
+    return RK_OK;
+}
+
+typedef union arg_value {
+    CUdeviceptr ptr;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+} arg_value;
+
+enum { MAX_ARGS = 64, DEFAULT_SHARED_LIMIT = 48 * 1024 };
+
+rk_status rk__cuda_launch(rk_function *base, const rk_launch_desc *desc) {
+    rk__cuda_function *f = (rk__cuda_function *)base;
+    rk__cuda_context *ctx = rk__cuda_ctx(base->module->ctx);
+    rk_status s = rk__cuda_bind(ctx);
+    if (s != RK_OK) return s;
+    if (desc->arg_count > MAX_ARGS)
+        return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: %zu arguments (at most %d)", desc->arg_count, MAX_ARGS);
+    s = check_arguments(f->fn, f->name, desc);
+    if (s != RK_OK) return s;
+
+    arg_value values[MAX_ARGS];
+    void *params[MAX_ARGS + 1];
+    for (size_t i = 0; i < desc->arg_count; i++) {
+        const rk_arg *a = &desc->args[i];
+        switch (a->kind) {
+        case RK_ARG_BUFFER: values[i].ptr = ((rk__cuda_buffer *)a->value.buffer)->ptr; break;
+        case RK_ARG_I32: values[i].i32 = a->value.i32; break;
+        case RK_ARG_U32: values[i].u32 = a->value.u32; break;
+        case RK_ARG_I64: values[i].i64 = a->value.i64; break;
+        case RK_ARG_U64: values[i].u64 = a->value.u64; break;
+        case RK_ARG_F32: values[i].f32 = a->value.f32; break;
+        case RK_ARG_F64: values[i].f64 = a->value.f64; break;
+        }
+        params[i] = &values[i];
+    }
+    params[desc->arg_count] = NULL;
+
+    unsigned threads = desc->block.x * desc->block.y * desc->block.z;
+    CUresult r;
+    if (desc->shared_memory > DEFAULT_SHARED_LIMIT) {
+        r = rk__cuda.cuFuncSetAttribute(f->fn, RK_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        (int)desc->shared_memory);
+        if (r != RK_CUDA_SUCCESS) return rk__cuda_fail(r, RK_BAD_LAUNCH_CONFIG, "rk_launch: raising the shared-memory limit");
+    }
+    CUstream stream = rk__cuda_stream_of(ctx, desc->stream);
+    if (desc->cooperative) {
+        /* A grid-synchronizing kernel whose blocks cannot all be resident would
+         * deadlock: refuse it before anything runs. */
+        int per_sm = 0;
+        r = rk__cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f->fn, (int)threads, desc->shared_memory);
+        if (r != RK_CUDA_SUCCESS) return rk__cuda_fail(r, RK_BAD_LAUNCH_CONFIG, "rk_launch: occupancy query");
+        uint64_t blocks = (uint64_t)desc->grid.x * desc->grid.y * desc->grid.z;
+        uint64_t resident = (uint64_t)per_sm * (uint64_t)ctx->sm_count;
+        if (blocks > resident)
+            return rk__fail(RK_BAD_LAUNCH_CONFIG,
+                            "rk_launch: cooperative grid of %llu blocks cannot be co-resident: '%s' fits %d block(s) of "
+                            "%u threads per SM x %d SMs = %llu; not launched",
+                            (unsigned long long)blocks, f->name, per_sm, threads, ctx->sm_count,
+                            (unsigned long long)resident);
+        r = rk__cuda.cuLaunchCooperativeKernel(f->fn, desc->grid.x, desc->grid.y, desc->grid.z, desc->block.x,
+                                               desc->block.y, desc->block.z, (unsigned)desc->shared_memory, stream,
+                                               params);
+    } else {
+        r = rk__cuda.cuLaunchKernel(f->fn, desc->grid.x, desc->grid.y, desc->grid.z, desc->block.x, desc->block.y,
+                                    desc->block.z, (unsigned)desc->shared_memory, stream, params, NULL);
+    }
+    if (r == 701 /* LAUNCH_OUT_OF_RESOURCES */ || r == 720 /* COOPERATIVE_LAUNCH_TOO_LARGE */)
+        return rk__cuda_fail(r, RK_BAD_LAUNCH_CONFIG, "rk_launch");
+    if (r != RK_CUDA_SUCCESS) return rk__cuda_fail(r, RK_INTERNAL, "rk_launch (cuLaunchKernel)");
+    return RK_OK;
+}

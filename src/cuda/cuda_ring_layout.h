@@ -1,0 +1,67 @@
+/* The ring-kernel layout shared by the host side and the CUDA template
+ * (src/device/cuda/ring.cu): queue slot sizes, control words, kernel
+ * arguments. Change both together. */
+#ifndef RK_CUDA_RING_LAYOUT_H
+#define RK_CUDA_RING_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ringkernel/ringkernel.h"
+
+#define RK__CUDA_API __attribute__((visibility("default")))
+
+enum {
+    RK_CUDA_WARPS_PER_BLOCK = 8,  /* worker warps per block; one more warp hosts the control thread */
+    RK_CUDA_DEFAULT_BLOCKS = 4,
+    RK_CUDA_MAX_CHUNK = 32,       /* positions a warp takes per pass: one per lane */
+    RK_CUDA_SHARED_STAGING = 48 * 1024,
+    /* Control words: host-written ones on their own 64-byte lines. */
+    RK_HCTL_ACTIVE = 0,
+    RK_HCTL_TERMINATE = 8,
+    RK_HCTL_PROCESSED = 16,
+    RK_HCTL_ERRORS = 17,
+    RK_HCTL_HEARTBEAT = 18,
+    RK_HCTL_TERMINATED = 24,
+    RK_HCTL_WORDS = 32,
+    RK_DCTL_WORDS = 32,
+};
+
+/* Sizes derived from the kernel's message, reply and state sizes. Every
+ * queue word is 8 bytes: 4 payload bytes and a 4-byte tag. */
+typedef struct rk__cuda_ring_layout {
+    uint32_t msg_bytes, reply_bytes, state_bytes;
+    uint32_t in_ll, out_ll;        /* words per input / output slot (even) */
+    uint32_t in_stage, out_stage;  /* staging bytes per message / reply (multiples of 16) */
+} rk__cuda_ring_layout;
+
+static inline uint32_t rk__round_up(uint32_t v, uint32_t to) { return (v + to - 1) / to * to; }
+
+static inline rk__cuda_ring_layout rk__cuda_ring_layout_of(uint32_t msg, uint32_t reply, uint32_t state) {
+    rk__cuda_ring_layout l;
+    l.msg_bytes = msg;
+    l.reply_bytes = reply;
+    l.state_bytes = state;
+    l.in_ll = rk__round_up((msg + 3) / 4, 2);
+    l.out_ll = rk__round_up((reply + 3) / 4 + 1, 2); /* + the status word */
+    l.in_stage = rk__round_up(l.in_ll * 4, 16);
+    l.out_stage = rk__round_up(l.out_ll * 4, 16);
+    return l;
+}
+
+/* The persistent kernel's only argument, byte for byte rk_ring_args in ring.cu. */
+typedef struct rk__cuda_ring_args {
+    uint64_t in, out, hctl, dctl, counts, stage, state; /* device addresses */
+    uint64_t capacity_mask;
+    uint32_t log2_capacity;
+    uint32_t chunk;
+    uint32_t log2_chunk;
+    uint32_t worker_warps;
+} rk__cuda_ring_args;
+
+/* The full NVRTC source for a handler: layout defines, dsl.h, the handler,
+ * the template. handler_name must be a C identifier. Free with free(). */
+RK__CUDA_API rk_status rk__cuda_ring_source(const char *handler_source, const char *handler_name,
+                                            const rk__cuda_ring_layout *layout, char **out);
+
+#endif

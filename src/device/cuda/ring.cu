@@ -1,0 +1,325 @@
+/* Ring-kernel template for CUDA, compiled by NVRTC after the user's handler.
+ *
+ * The host prepends:
+ *   #define RK_MSG_BYTES / RK_REPLY_BYTES / RK_STATE_BYTES   desc sizes
+ *   #define RK_IN_LL / RK_OUT_LL        8-byte words per input / output slot
+ *   #define RK_IN_STAGE / RK_OUT_STAGE  staging bytes per message / reply
+ *   #define RK_WARPS_PER_BLOCK          worker warps in each block
+ *   #define RK_HANDLER_FN name          the handler
+ * then dsl.h and the handler source. Two kernels follow: rk_ring_persistent
+ * (launched once, fed through host-mapped memory) and rk_ring_batch (one
+ * launch per batch: the traditional and CUDA-graph patterns).
+ *
+ * Message path (see docs/cuda.md and facts/h100.md):
+ *  - Queues live in pinned host memory that the GPU reads and writes over
+ *    PCIe. Position p of a queue uses slot p % capacity. Every 8-byte word of
+ *    a slot carries 4 payload bytes and, in its upper half, the tag
+ *    (p / capacity) + 1. A reader knows a word is current when its tag
+ *    matches, so neither side needs fences or a shared tail pointer: each
+ *    word has one writer and is written whole.
+ *  - Positions are dealt out in chunks of `chunk` consecutive positions;
+ *    worker warp w owns chunks w, w + W, w + 2W, ... Each warp polls only its
+ *    own slots (distinct lines, never a word that many blocks poll), loads a
+ *    window of up to a whole chunk per pass with coalesced 16-byte loads, runs
+ *    the handler on one lane per message and writes the replies back as
+ *    tagged words into the same position of the output queue.
+ *  - The host never sends position p before it has taken reply p - capacity,
+ *    so an output slot is always free when its reply is written.
+ *  - One control thread (block 0, the warp after the workers) is the only
+ *    reader of the host's control words; it republishes them in device
+ *    memory for the workers and writes counters, a heartbeat and
+ *    has_terminated back to the host.
+ */
+
+typedef unsigned long long rk_u64;
+typedef unsigned int rk_u32;
+
+/* ---- the handler's types, from its signature ------------------------------ */
+
+template <typename F> struct rk_handler_sig_;
+template <typename R, typename P, typename S> struct rk_handler_sig_<int(const R *, P *, S *)> {
+    typedef R req;
+    typedef P resp;
+    typedef S state;
+};
+template <typename R, typename P, typename S> struct rk_handler_sig_<int(R *, P *, S *)> {
+    typedef R req;
+    typedef P resp;
+    typedef S state;
+};
+template <typename T> struct rk_size_ { static const unsigned long long value = sizeof(T); };
+template <> struct rk_size_<void> { static const unsigned long long value = 0; };
+template <> struct rk_size_<const void> { static const unsigned long long value = 0; };
+
+typedef rk_handler_sig_<decltype(RK_HANDLER_FN)> rk_sig_;
+typedef typename rk_sig_::req rk_req_t;
+typedef typename rk_sig_::resp rk_resp_t;
+typedef typename rk_sig_::state rk_state_t;
+
+static_assert(rk_size_<rk_req_t>::value <= RK_MSG_BYTES,
+              "the handler's request type is larger than the kernel's message_size");
+static_assert(rk_size_<rk_resp_t>::value <= (RK_REPLY_BYTES > 0 ? RK_REPLY_BYTES : 16),
+              "the handler's reply type is larger than the kernel's reply_size");
+static_assert(rk_size_<rk_state_t>::value <= (RK_STATE_BYTES > 0 ? RK_STATE_BYTES : 16),
+              "the handler's state type is larger than the kernel's state_size");
+
+__device__ __forceinline__ int rk_call_handler(const unsigned char *req, unsigned char *resp, unsigned char *state) {
+    return RK_HANDLER_FN((const rk_req_t *)req, (rk_resp_t *)resp, (rk_state_t *)state);
+}
+
+/* ---- shared layout (mirrored in src/cuda/cuda_ring_layout.h) -------------- */
+
+struct rk_ring_args {
+    rk_u64 *in;            /* host-mapped input queue: capacity * RK_IN_LL words */
+    rk_u64 *out;           /* host-mapped output queue: capacity * RK_OUT_LL words */
+    rk_u64 *hctl;          /* host-mapped control words */
+    rk_u64 *dctl;          /* device control words */
+    rk_u64 *counts;        /* device: {processed, errors} per worker warp */
+    unsigned char *stage;  /* device staging when it does not fit in shared memory, else 0 */
+    unsigned char *state;  /* the handler's state */
+    rk_u64 capacity_mask;
+    rk_u32 log2_capacity;
+    rk_u32 chunk;          /* positions per chunk: a power of two <= 32 */
+    rk_u32 log2_chunk;
+    rk_u32 worker_warps;
+};
+
+/* Control word indices: see cuda_ring_layout.h. */
+#define RK_HCTL_ACTIVE 0
+#define RK_HCTL_TERMINATE 8   /* 0, or 1 + the number of messages to finish */
+#define RK_HCTL_PROCESSED 16
+#define RK_HCTL_ERRORS 17
+#define RK_HCTL_HEARTBEAT 18
+#define RK_HCTL_TERMINATED 24
+#define RK_DCTL_ACTIVE 0
+#define RK_DCTL_TERMINATE 1
+#define RK_DCTL_EXITED 16
+
+/* ---- memory access helpers -------------------------------------------------- */
+
+/* Volatile accesses go to memory every time, in program order, and are never
+ * split: what the tag protocol needs from host-mapped memory. */
+__device__ __forceinline__ void rk_load2(const rk_u64 *p, rk_u64 &a, rk_u64 &b) {
+    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p));
+}
+__device__ __forceinline__ void rk_store2(rk_u64 *p, rk_u64 a, rk_u64 b) {
+    asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+}
+__device__ __forceinline__ rk_u64 rk_load(const rk_u64 *p) { return *(const volatile rk_u64 *)p; }
+__device__ __forceinline__ void rk_store(rk_u64 *p, rk_u64 v) { *(volatile rk_u64 *)p = v; }
+
+__device__ __forceinline__ rk_u32 rk_warp_or(rk_u32 v) {
+#if __CUDA_ARCH__ >= 800
+    return __reduce_or_sync(0xffffffffu, v);
+#else
+    for (int d = 16; d > 0; d >>= 1) v |= __shfl_xor_sync(0xffffffffu, v, d);
+    return v;
+#endif
+}
+
+__device__ __forceinline__ rk_u32 rk_tag(rk_u64 pos, rk_u32 log2_capacity) {
+    return (rk_u32)(pos >> log2_capacity) + 1u;
+}
+
+/* Bits lo .. hi-1 of a 32-bit mask (hi <= 32). */
+__device__ __forceinline__ rk_u32 rk_bits(rk_u32 lo, rk_u32 hi) {
+    rk_u32 upto = hi >= 32 ? 0xffffffffu : ((1u << hi) - 1u);
+    return upto & ~((1u << lo) - 1u);
+}
+
+extern __shared__ __align__(16) unsigned char rk_ring_smem[];
+
+#define RK_IN_UNITS (RK_IN_LL / 2)    /* 16-byte units per input slot */
+#define RK_OUT_UNITS (RK_OUT_LL / 2)  /* 16-byte units per output slot */
+#define RK_LOADS_IN_FLIGHT 8          /* 16-byte loads per lane issued before the first is used */
+
+/* ---- worker warps ------------------------------------------------------------ */
+
+/* Issues one round of up to 32 * RK_LOADS_IN_FLIGHT coalesced 16-byte loads
+ * over the window's slots, without waiting for any of them. */
+__device__ __forceinline__ void rk_issue_loads(const rk_ring_args &a, rk_u64 chunk_pos, rk_u32 first, rk_u32 units,
+                                               rk_u32 round, rk_u32 lane, rk_u64 (&x)[RK_LOADS_IN_FLIGHT],
+                                               rk_u64 (&y)[RK_LOADS_IN_FLIGHT]) {
+#pragma unroll
+    for (int k = 0; k < RK_LOADS_IN_FLIGHT; k++) {
+        rk_u32 u = round + k * 32 + lane;
+        x[k] = y[k] = 0;
+        if (u < units) {
+            rk_u32 off = first + u / RK_IN_UNITS, w = u % RK_IN_UNITS;
+            rk_u64 pos = chunk_pos + off;
+            rk_load2(a.in + (pos & a.capacity_mask) * RK_IN_LL + 2 * w, x[k], y[k]);
+        }
+    }
+}
+
+/* Checks a round's tags; stages current words, returns the positions with a stale word. */
+__device__ __forceinline__ rk_u32 rk_check_loads(const rk_ring_args &a, rk_u64 chunk_pos, rk_u32 first, rk_u32 units,
+                                                 rk_u32 round, rk_u32 lane, const rk_u64 (&x)[RK_LOADS_IN_FLIGHT],
+                                                 const rk_u64 (&y)[RK_LOADS_IN_FLIGHT], unsigned char *stage_in) {
+    rk_u32 bad = 0;
+#pragma unroll
+    for (int k = 0; k < RK_LOADS_IN_FLIGHT; k++) {
+        rk_u32 u = round + k * 32 + lane;
+        if (u < units) {
+            rk_u32 off = first + u / RK_IN_UNITS, w = u % RK_IN_UNITS;
+            rk_u32 tag = rk_tag(chunk_pos + off, a.log2_capacity);
+            if ((rk_u32)(x[k] >> 32) != tag || (rk_u32)(y[k] >> 32) != tag) {
+                bad |= 1u << off;
+            } else {
+                rk_u32 *dst = (rk_u32 *)(stage_in + off * RK_IN_STAGE) + 2 * w;
+                dst[0] = (rk_u32)x[k];
+                dst[1] = (rk_u32)y[k];
+            }
+        }
+    }
+    return bad;
+}
+
+__device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 local_warp) {
+    const rk_u32 P = a.chunk;
+    const rk_u32 full = rk_bits(0, P);
+    const size_t per_warp = (size_t)P * (RK_IN_STAGE + RK_OUT_STAGE);
+    unsigned char *stage_in = a.stage ? a.stage + (size_t)gw * per_warp : rk_ring_smem + (size_t)local_warp * per_warp;
+    unsigned char *stage_out = stage_in + (size_t)P * RK_IN_STAGE;
+
+    rk_u64 chunk_pos = (rk_u64)gw << a.log2_chunk;
+    const rk_u64 step = (rk_u64)a.worker_warps << a.log2_chunk;
+    rk_u32 done = 0, window = 1; /* invariant: done != full at the top of the loop */
+    rk_u64 processed = 0, errors = 0;
+
+    for (;;) {
+        /* The control words (device memory) and the first round of slot loads
+         * (host memory) are all in flight before any of them is used. */
+        rk_u64 active = rk_load(a.dctl + RK_DCTL_ACTIVE);
+        rk_u64 term = rk_load(a.dctl + RK_DCTL_TERMINATE);
+        const rk_u32 first = __ffs(~done) - 1;
+        const rk_u32 lim = min(P, first + window);
+        const rk_u32 units = (lim - first) * RK_IN_UNITS;
+        rk_u64 x[RK_LOADS_IN_FLIGHT], y[RK_LOADS_IN_FLIGHT];
+        rk_issue_loads(a, chunk_pos, first, units, 0, lane, x, y);
+
+        if (term) {
+            /* Finish every position below the target, then leave. */
+            rk_u64 target = term - 1;
+            if (chunk_pos >= target) break;
+            if (chunk_pos + P > target) done |= full & ~rk_bits(0, (rk_u32)(target - chunk_pos));
+            if (done == full) {
+                chunk_pos += step;
+                done = 0;
+                continue;
+            }
+        } else if (!active) {
+            __nanosleep(2000);
+            continue;
+        }
+
+        rk_u32 bad = rk_check_loads(a, chunk_pos, first, units, 0, lane, x, y, stage_in);
+        for (rk_u32 round = 32 * RK_LOADS_IN_FLIGHT; round < units; round += 32 * RK_LOADS_IN_FLIGHT) {
+            rk_issue_loads(a, chunk_pos, first, units, round, lane, x, y);
+            bad |= rk_check_loads(a, chunk_pos, first, units, round, lane, x, y, stage_in);
+        }
+        bad = rk_warp_or(bad);
+        const rk_u32 ready = rk_bits(first, lim) & ~done & ~bad;
+        /* Grow the window while messages keep coming, shrink it when idle:
+         * idle warps then poll one slot each. */
+        const rk_u32 n_ready = __popc(ready);
+        window = n_ready ? min(P, 2 * n_ready + 2) : 1;
+        if (!ready) continue;
+        __syncwarp();
+
+        /* One lane per message runs the handler. */
+        int status = 0;
+        if ((ready >> lane) & 1u) {
+            unsigned char *resp = stage_out + lane * RK_OUT_STAGE;
+            for (int i = 0; i < RK_OUT_STAGE; i += 16) *(uint4 *)(resp + i) = make_uint4(0, 0, 0, 0);
+            status = rk_call_handler(stage_in + lane * RK_IN_STAGE, resp, a.state);
+            /* The status travels as the word after the reply's payload. */
+            ((int *)resp)[(RK_REPLY_BYTES + 3) / 4] = status;
+        }
+        const rk_u32 failed = __ballot_sync(0xffffffffu, status < 0);
+        __syncwarp();
+
+        /* Replies go back as tagged words, coalesced. */
+        const rk_u32 out_units = (lim - first) * RK_OUT_UNITS;
+        for (rk_u32 u = lane; u < out_units; u += 32) {
+            rk_u32 off = first + u / RK_OUT_UNITS, w = u % RK_OUT_UNITS;
+            if (!((ready >> off) & 1u)) continue;
+            rk_u64 pos = chunk_pos + off;
+            rk_u64 tag = (rk_u64)rk_tag(pos, a.log2_capacity) << 32;
+            const rk_u32 *src = (const rk_u32 *)(stage_out + off * RK_OUT_STAGE) + 2 * w;
+            rk_store2(a.out + (pos & a.capacity_mask) * RK_OUT_LL + 2 * w, tag | src[0], tag | src[1]);
+        }
+        done |= ready;
+        processed += n_ready;
+        errors += __popc(failed & ready);
+        if (lane == 0) {
+            rk_store(a.counts + 2 * gw, processed);
+            rk_store(a.counts + 2 * gw + 1, errors);
+        }
+        if (done == full) {
+            chunk_pos += step;
+            done = 0;
+        }
+        __syncwarp();
+    }
+    /* Replies and counters reach the host before has_terminated can. */
+    __threadfence_system();
+    if (lane == 0) {
+        rk_store(a.counts + 2 * gw, processed);
+        rk_store(a.counts + 2 * gw + 1, errors);
+        __threadfence();
+        atomicAdd(a.dctl + RK_DCTL_EXITED, 1ull);
+    }
+}
+
+/* ---- the control thread ------------------------------------------------------ */
+
+__device__ void rk_control(const rk_ring_args &a) {
+    rk_u64 active = 0, term = 0, processed = 0, errors = 0, beat = 0;
+    for (;;) {
+        rk_u64 h_active = rk_load(a.hctl + RK_HCTL_ACTIVE);
+        rk_u64 h_term = rk_load(a.hctl + RK_HCTL_TERMINATE);
+        if (h_active != active) rk_store(a.dctl + RK_DCTL_ACTIVE, active = h_active);
+        if (h_term != term) rk_store(a.dctl + RK_DCTL_TERMINATE, term = h_term);
+        bool finished = rk_load(a.dctl + RK_DCTL_EXITED) == a.worker_warps;
+        if (finished) __threadfence();
+        rk_u64 p = 0, e = 0;
+#pragma unroll 8
+        for (rk_u32 w = 0; w < a.worker_warps; w++) {
+            p += rk_load(a.counts + 2 * w);
+            e += rk_load(a.counts + 2 * w + 1);
+        }
+        if (p != processed) rk_store(a.hctl + RK_HCTL_PROCESSED, processed = p);
+        if (e != errors) rk_store(a.hctl + RK_HCTL_ERRORS, errors = e);
+        if (finished) {
+            __threadfence_system();
+            rk_store(a.hctl + RK_HCTL_TERMINATED, 1);
+            return;
+        }
+        if ((++beat & 15) == 0) rk_store(a.hctl + RK_HCTL_HEARTBEAT, beat);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(32 * (RK_WARPS_PER_BLOCK + 1))
+rk_ring_persistent(rk_ring_args a) {
+    const rk_u32 warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (warp == RK_WARPS_PER_BLOCK) {
+        if (blockIdx.x == 0 && lane == 0) rk_control(a);
+        return;
+    }
+    rk_worker(a, blockIdx.x * RK_WARPS_PER_BLOCK + warp, lane, warp);
+}
+
+/* ---- traditional pattern: one thread per message of a batch ----------------- */
+
+/* in: a 16-byte header holding the count, then messages RK_IN_STAGE apart.
+ * out: replies RK_OUT_STAGE apart, each followed by its status word. */
+extern "C" __global__ void rk_ring_batch(const unsigned char *in, unsigned char *out, unsigned char *state) {
+    const rk_u32 count = *(const rk_u32 *)in;
+    const rk_u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    unsigned char *resp = out + (size_t)i * RK_OUT_STAGE;
+    for (int b = 0; b < RK_OUT_STAGE; b += 16) *(uint4 *)(resp + b) = make_uint4(0, 0, 0, 0);
+    int status = rk_call_handler(in + 16 + (size_t)i * RK_IN_STAGE, resp, state);
+    ((int *)resp)[(RK_REPLY_BYTES + 3) / 4] = status;
+}
