@@ -1,0 +1,288 @@
+/* CPU benchmarks: the SPSC queue between two threads and ring kernels
+ * (throughput in batches, one-at-a-time latency). See bench_cpu.h. */
+#include "bench_cpu.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ringkernel/queue.h"
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- SPSC queue --------------------------------------------------------------- */
+
+typedef struct queue_run {
+    rk_queue *q;
+    uint64_t messages;
+    uint32_t slot_size, batch;
+    uint64_t errors;
+} queue_run;
+
+/* Each message is slot_size bytes with its sequence number in the first 8;
+ * the producer copies it in and the consumer copies it out, as real users do. */
+static void *queue_producer(void *arg) {
+    queue_run *r = arg;
+    size_t n = r->batch > 1 ? r->batch : 1;
+    unsigned char *staging = calloc(n, r->slot_size);
+    if (!staging) return NULL;
+    for (uint64_t seq = 0; seq < r->messages;) {
+        uint64_t left = r->messages - seq;
+        size_t want = left < n ? (size_t)left : n;
+        for (size_t k = 0; k < want; k++) {
+            uint64_t s = seq + k;
+            memcpy(staging + k * r->slot_size, &s, sizeof s);
+        }
+        size_t pushed = 0;
+        if (r->batch > 1) {
+            while (pushed < want)
+                pushed += rk_queue_push_batch(r->q, staging + pushed * r->slot_size, r->slot_size, want - pushed,
+                                              r->slot_size);
+        } else {
+            while (rk_queue_try_push(r->q, staging, r->slot_size) != RK_OK) {
+            }
+            pushed = 1;
+        }
+        seq += pushed;
+    }
+    free(staging);
+    return NULL;
+}
+
+static void *queue_consumer(void *arg) {
+    queue_run *r = arg;
+    size_t n = r->batch > 1 ? r->batch : 1;
+    unsigned char *staging = calloc(n, r->slot_size);
+    if (!staging) {
+        r->errors = r->messages;
+        return NULL;
+    }
+    for (uint64_t seq = 0; seq < r->messages;) {
+        size_t got;
+        if (r->batch > 1) {
+            got = rk_queue_pop_batch(r->q, staging, r->slot_size, n);
+        } else {
+            got = rk_queue_try_pop(r->q, staging, r->slot_size) == RK_OK;
+        }
+        for (size_t k = 0; k < got; k++) {
+            uint64_t s;
+            memcpy(&s, staging + k * r->slot_size, sizeof s);
+            r->errors += s != seq + k;
+        }
+        seq += got;
+    }
+    free(staging);
+    return NULL;
+}
+
+rk_status rk_bench_queue_spsc(const rk_bench_queue_opts *opts, rk_bench_queue_result *out) {
+    if (!out) return RK_NULL_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    rk_bench_queue_opts o = opts ? *opts : (rk_bench_queue_opts){0};
+    if (!o.messages) o.messages = 20u * 1000u * 1000u;
+    if (!o.slot_size) o.slot_size = 64;
+    if (!o.capacity) o.capacity = 4096;
+    if (o.slot_size < sizeof(uint64_t)) return RK_INVALID_ARGUMENT;
+    queue_run r = {.messages = o.messages, .slot_size = o.slot_size, .batch = o.batch};
+    rk_status s = rk_queue_create(o.capacity, o.slot_size, &r.q);
+    if (s != RK_OK) return s;
+    pthread_t producer, consumer;
+    double t0 = now_seconds();
+    if (pthread_create(&consumer, NULL, queue_consumer, &r) != 0) {
+        rk_queue_destroy(r.q);
+        return RK_IO_ERROR;
+    }
+    if (pthread_create(&producer, NULL, queue_producer, &r) != 0) {
+        /* Let the consumer finish by producing here instead. */
+        queue_producer(&r);
+    } else {
+        pthread_join(producer, NULL);
+    }
+    pthread_join(consumer, NULL);
+    double t1 = now_seconds();
+    rk_queue_destroy(r.q);
+    out->messages = o.messages;
+    out->seconds = t1 - t0;
+    out->messages_per_second = (double)o.messages / out->seconds;
+    out->bytes_per_second = out->messages_per_second * o.slot_size;
+    out->errors = r.errors;
+    return RK_OK;
+}
+
+/* ---- ring kernels ---------------------------------------------------------------- */
+
+/* The handler under test does the least a handler can: read the request's
+ * first word, answer with it plus one. Everything else measured is the
+ * runtime: queues, ids, copies, the worker loop or the launches. */
+static int bench_handler(const void *request, void *reply, void *state) {
+    (void)state;
+    uint64_t v;
+    memcpy(&v, request, sizeof v);
+    v += 1;
+    memcpy(reply, &v, sizeof v);
+    return 0;
+}
+
+/* The same in DSL source, for backends that cannot call a host function. */
+static const char bench_handler_source[] =
+    "RK_HANDLER int rk_bench_plus_one(const uint64_t *req, uint64_t *resp, void *state) {\n"
+    "    (void)state;\n"
+    "    resp[0] = req[0] + 1u;\n"
+    "    return 0;\n"
+    "}\n";
+
+static rk_status launch_bench_kernel(rk_runtime *rt, const rk_bench_kernel_opts *o, rk_kernel **k) {
+    rk_kernel_desc d = {
+        .name = "bench",
+        .message_size = o->message_size,
+        .reply_size = o->message_size,
+        .queue_capacity = o->queue_capacity,
+        .mode = o->mode,
+        .workers = o->workers,
+    };
+    if (strcmp(rk_runtime_backend_name(rt), "cpu") == 0) {
+        d.handler = bench_handler;
+    } else {
+        d.handler_source = bench_handler_source;
+        d.handler_name = "rk_bench_plus_one";
+    }
+    rk_status s = rk_kernel_launch(rt, &d, k);
+    if (s != RK_OK) return s;
+    s = rk_kernel_activate(*k);
+    if (s != RK_OK) rk_kernel_destroy(*k);
+    return s;
+}
+
+static void kernel_defaults(rk_bench_kernel_opts *o, uint64_t messages) {
+    if (!o->messages) o->messages = messages;
+    if (!o->message_size) o->message_size = 16;
+    if (!o->queue_capacity) o->queue_capacity = 4096;
+    if (!o->batch) o->batch = 256;
+}
+
+/* Stops the kernel, fills in launches and returns the first failure. */
+static rk_status finish_kernel(rk_kernel *k, rk_status s, rk_bench_kernel_result *out) {
+    rk_status t = rk_kernel_terminate(k, 10ull * 1000000000u);
+    rk_kernel_stats st;
+    if (rk_kernel_stats_get(k, &st) == RK_OK) out->launches = st.launches;
+    rk_kernel_destroy(k);
+    return s != RK_OK ? s : t;
+}
+
+rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts *opts, rk_bench_kernel_result *out) {
+    if (!rt || !out) return RK_NULL_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    rk_bench_kernel_opts o = opts ? *opts : (rk_bench_kernel_opts){0};
+    kernel_defaults(&o, 10u * 1000u * 1000u);
+    if (o.message_size < sizeof(uint64_t)) return RK_INVALID_ARGUMENT;
+    size_t batch = o.batch;
+    unsigned char *requests = calloc(batch, o.message_size);
+    unsigned char *replies = calloc(batch, o.message_size);
+    rk_reply_info *infos = calloc(batch, sizeof *infos);
+    rk_kernel *k = NULL;
+    rk_status s = requests && replies && infos ? launch_bench_kernel(rt, &o, &k) : RK_OUT_OF_MEMORY;
+    if (s != RK_OK) {
+        free(requests), free(replies), free(infos);
+        return s;
+    }
+    /* One host thread alternates: queue what fits, take what is ready. */
+    uint64_t sent = 0, received = 0, errors = 0;
+    double t0 = now_seconds();
+    while (received < o.messages && s == RK_OK) {
+        size_t accepted = 0;
+        if (sent < o.messages) {
+            uint64_t left = o.messages - sent;
+            size_t n = left < batch ? (size_t)left : batch;
+            for (size_t i = 0; i < n; i++) {
+                uint64_t v = sent + i; /* the request's id will be v + 1 */
+                memcpy(requests + i * o.message_size, &v, sizeof v);
+            }
+            uint64_t first_id;
+            s = rk_kernel_send_batch(k, requests, o.message_size, n, RK_NO_WAIT, &accepted, &first_id);
+            if (s == RK_WOULD_BLOCK) s = RK_OK;
+            sent += accepted;
+        }
+        size_t got = 0;
+        if (s == RK_OK) {
+            /* Wait a little only when there was nothing to send. */
+            uint64_t wait = accepted ? RK_NO_WAIT : 1000000u;
+            s = rk_kernel_receive_batch(k, replies, o.message_size, infos, batch, wait, &got);
+            if (s == RK_WOULD_BLOCK || s == RK_TIMEOUT) s = RK_OK;
+        }
+        for (size_t i = 0; i < got; i++) {
+            uint64_t v;
+            memcpy(&v, replies + i * o.message_size, sizeof v);
+            errors += v != infos[i].id || infos[i].status != 0; /* (id - 1) + 1 */
+        }
+        received += got;
+    }
+    double t1 = now_seconds();
+    free(requests), free(replies), free(infos);
+    out->messages = received;
+    out->seconds = t1 - t0;
+    out->messages_per_second = out->seconds > 0 ? (double)received / out->seconds : 0;
+    out->errors = errors;
+    return finish_kernel(k, s, out);
+}
+
+static int compare_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+rk_status rk_bench_kernel_latency(rk_runtime *rt, const rk_bench_kernel_opts *opts, rk_bench_kernel_result *out) {
+    if (!rt || !out) return RK_NULL_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    rk_bench_kernel_opts o = opts ? *opts : (rk_bench_kernel_opts){0};
+    kernel_defaults(&o, 100u * 1000u);
+    if (o.message_size < sizeof(uint64_t)) return RK_INVALID_ARGUMENT;
+    uint64_t warmup = o.messages / 10 < 1000 ? o.messages / 10 : 1000;
+    uint64_t *samples = calloc(o.messages, sizeof *samples);
+    unsigned char *request = calloc(1, o.message_size), *reply = calloc(1, o.message_size);
+    rk_kernel *k = NULL;
+    rk_status s = samples && request && reply ? launch_bench_kernel(rt, &o, &k) : RK_OUT_OF_MEMORY;
+    if (s != RK_OK) {
+        free(samples), free(request), free(reply);
+        return s;
+    }
+    uint64_t errors = 0, done = 0;
+    double total = 0;
+    for (uint64_t i = 0; i < warmup + o.messages && s == RK_OK; i++) {
+        memcpy(request, &i, sizeof i);
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        uint64_t id = 0;
+        rk_reply_info info;
+        s = rk_kernel_send(k, request, o.message_size, 1000000000u, &id);
+        if (s == RK_OK) s = rk_kernel_receive(k, reply, o.message_size, &info, 1000000000u);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        if (s != RK_OK) break;
+        uint64_t v;
+        memcpy(&v, reply, sizeof v);
+        errors += v != i + 1 || info.id != id;
+        if (i >= warmup) {
+            uint64_t ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
+            samples[done++] = ns;
+            total += (double)ns;
+        }
+    }
+    if (done) {
+        qsort(samples, done, sizeof *samples, compare_u64);
+        out->p50_us = (double)samples[done / 2] / 1e3;
+        out->p90_us = (double)samples[done * 9 / 10] / 1e3;
+        out->p99_us = (double)samples[done * 99 / 100] / 1e3;
+        out->max_us = (double)samples[done - 1] / 1e3;
+        out->mean_us = total / (double)done / 1e3;
+        out->seconds = total / 1e9;
+        out->messages_per_second = total > 0 ? (double)done / (total / 1e9) : 0;
+    }
+    out->messages = done;
+    out->errors = errors;
+    free(samples), free(request), free(reply);
+    return finish_kernel(k, s, out);
+}

@@ -1,0 +1,59 @@
+/* CPU benchmarks as reusable functions: each runs one measurement and
+ * returns its figures; printing is the caller's job (bench_cpu_main.c, and
+ * the CLI's `rk bench`). Nothing here asserts on time. */
+#ifndef RK_BENCH_CPU_H
+#define RK_BENCH_CPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ringkernel/ringkernel.h"
+
+/* SPSC queue between two threads. */
+typedef struct rk_bench_queue_opts {
+    uint64_t messages;   /* 0 = 20 M */
+    uint32_t slot_size;  /* bytes per message; 0 = 64 */
+    uint32_t capacity;   /* slots; 0 = 4096 */
+    uint32_t batch;      /* messages per reserve/commit and peek/release; 0 or 1 = one at a time */
+} rk_bench_queue_opts;
+
+typedef struct rk_bench_queue_result {
+    uint64_t messages;
+    double seconds;
+    double messages_per_second;
+    double bytes_per_second;
+    uint64_t errors;     /* messages that arrived out of order or torn: must be 0 */
+} rk_bench_queue_result;
+
+/* opts may be NULL (defaults). */
+rk_status rk_bench_queue_spsc(const rk_bench_queue_opts *opts, rk_bench_queue_result *out);
+
+/* Ring kernel on a runtime: host send -> handler -> host receive. */
+typedef struct rk_bench_kernel_opts {
+    uint64_t messages;      /* 0 = 10 M for throughput, 100 k for latency */
+    uint32_t message_size;  /* 0 = 16 */
+    uint32_t queue_capacity;/* 0 = 4096 */
+    uint32_t batch;         /* messages per send_batch / receive_batch; 0 = 256 */
+    rk_exec_mode mode;      /* RK_MODE_DEFAULT = the backend's choice */
+    uint32_t workers;       /* 0 = backend default */
+} rk_bench_kernel_opts;
+
+typedef struct rk_bench_kernel_result {
+    uint64_t messages;
+    double seconds;
+    double messages_per_second;
+    /* Latency runs only: one message at a time, host send to host receive. */
+    double p50_us, p90_us, p99_us, max_us, mean_us;
+    uint64_t errors;        /* wrong replies: must be 0 */
+    uint64_t launches;      /* device launches the kernel made */
+} rk_bench_kernel_result;
+
+/* Many messages in batches, one host thread alternating send and receive. */
+rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts *opts,
+                                     rk_bench_kernel_result *out);
+
+/* One message at a time: send, wait for its reply, repeat. */
+rk_status rk_bench_kernel_latency(rk_runtime *rt, const rk_bench_kernel_opts *opts,
+                                  rk_bench_kernel_result *out);
+
+#endif

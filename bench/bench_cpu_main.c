@@ -1,0 +1,59 @@
+/* bench_cpu: prints the CPU figures (SPSC queue, ring-kernel throughput and
+ * latency in both modes). `bench_cpu quick` runs smaller counts. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_cpu.h"
+
+static int report(const char *what, rk_status s) {
+    if (s == RK_OK) return 0;
+    fprintf(stderr, "%s: %s: %s\n", what, rk_status_name(s), rk_last_error());
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+    int failed = 0;
+
+    for (int b = 0; b < 3; b++) {
+        static const uint32_t batches[] = {1, 32, 256};
+        rk_bench_queue_opts o = {.messages = quick ? 2000000u : 20000000u, .batch = batches[b]};
+        rk_bench_queue_result r;
+        if (report("queue", rk_bench_queue_spsc(&o, &r))) {
+            failed = 1;
+            continue;
+        }
+        printf("queue spsc      slot 64 B  batch %3u : %8.1f M msg/s  %6.2f GB/s  errors %llu\n", batches[b],
+               r.messages_per_second / 1e6, r.bytes_per_second / 1e9, (unsigned long long)r.errors);
+        failed |= r.errors != 0;
+    }
+
+    rk_runtime *rt = NULL;
+    rk_runtime_desc rd = {.backend = "cpu"};
+    if (report("runtime", rk_runtime_create(&rd, &rt))) return 1;
+    static const rk_exec_mode modes[] = {RK_MODE_PERSISTENT, RK_MODE_TRADITIONAL};
+    for (int m = 0; m < 2; m++) {
+        rk_bench_kernel_opts o = {.mode = modes[m]};
+        if (quick || modes[m] == RK_MODE_TRADITIONAL) o.messages = 1000000;
+        rk_bench_kernel_result r;
+        if (!report("kernel throughput", rk_bench_kernel_throughput(rt, &o, &r))) {
+            printf("kernel %-11s throughput, 16 B, batch 256 : %8.2f M msg/s  (%llu msgs, %llu launches, errors %llu)\n",
+                   rk_exec_mode_name(modes[m]), r.messages_per_second / 1e6, (unsigned long long)r.messages,
+                   (unsigned long long)r.launches, (unsigned long long)r.errors);
+            failed |= r.errors != 0;
+        } else {
+            failed = 1;
+        }
+        rk_bench_kernel_opts l = {.mode = modes[m], .messages = quick ? 20000 : 200000};
+        if (!report("kernel latency", rk_bench_kernel_latency(rt, &l, &r))) {
+            printf("kernel %-11s round trip, one at a time  : p50 %6.2f us  p90 %6.2f us  p99 %6.2f us  max %8.1f us"
+                   "  (errors %llu)\n",
+                   rk_exec_mode_name(modes[m]), r.p50_us, r.p90_us, r.p99_us, r.max_us, (unsigned long long)r.errors);
+            failed |= r.errors != 0;
+        } else {
+            failed = 1;
+        }
+    }
+    rk_runtime_destroy(rt);
+    return failed;
+}

@@ -1,0 +1,51 @@
+/* The actor layer's private view of a kernel: struct rk_kernel (what
+ * backends see) plus what only the core uses. Shared by kernel.c (launch,
+ * lifecycle, stats) and kernel_io.c (send, receive). */
+#ifndef RK_KERNEL_INTERNAL_H
+#define RK_KERNEL_INTERNAL_H
+
+#include <pthread.h>
+
+#include "backend_impl.h"
+
+typedef struct rk__kernel_core {
+    struct rk_kernel k; /* first: a backend's rk_kernel * is our pointer */
+
+    /* Activate, deactivate and the start of terminate change the state and
+     * tell the backend as one step. */
+    pthread_mutex_t lifecycle_lock;
+    /* One taker of replies at a time: receive, or terminate moving replies
+     * into the held buffer. */
+    pthread_mutex_t receive_lock;
+    /* poll calls are serialized; the failure fields are written under it. */
+    pthread_mutex_t poll_lock;
+
+    /* Senders inside try_send. Terminate sets TERMINATING, then waits for
+     * this to reach 0, so no message slips in after the backend was told to
+     * drain (both sides use seq_cst: each sees the other's write). */
+    _Atomic unsigned senders_in_flight;
+    _Atomic bool terminate_requested;
+    _Atomic bool backend_terminated; /* poll reported has_terminated */
+
+    _Atomic int failure;             /* rk_status; set before state becomes FAILED */
+    char failure_reason[256];
+
+    unsigned char *pad;              /* sender only: a short message padded to message_size */
+} rk__kernel_core;
+
+static inline rk__kernel_core *rk__core_of(rk_kernel *k) { return (rk__kernel_core *)k; }
+
+/* Polls the backend under poll_lock and applies what it says: a failure
+ * moves the kernel to FAILED, has_terminated is remembered. out may be NULL. */
+void rk__kernel_refresh(rk__kernel_core *c, rk__control *out);
+
+/* Records "<fn>: kernel '<name>' failed: <reason>" and returns the failure. */
+rk_status rk__kernel_fail_failed(rk__kernel_core *c, const char *fn);
+
+/* Moves every reply the backend has into the held buffer (terminate). */
+rk_status rk__kernel_hold_replies(rk__kernel_core *c);
+
+/* Replies waiting in the held buffer. */
+size_t rk__kernel_held_pending(rk__kernel_core *c);
+
+#endif

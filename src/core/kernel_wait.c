@@ -1,0 +1,39 @@
+/* Backoff for blocking calls: see kernel_wait.h. */
+#include "kernel_wait.h"
+
+#include <sched.h>
+#include <time.h>
+
+#include "backend_impl.h"
+
+void rk__backoff_init(rk__backoff *b, uint64_t timeout_ns) {
+    uint64_t now = rk__now_ns();
+    b->deadline = timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
+    b->phase_start = now;
+    b->sleep_ns = RK__BACKOFF_SLEEP_MIN_NS;
+}
+
+void rk__backoff_reset(rk__backoff *b) {
+    b->phase_start = rk__now_ns();
+    b->sleep_ns = RK__BACKOFF_SLEEP_MIN_NS;
+}
+
+bool rk__backoff_wait(rk__backoff *b) {
+    uint64_t now = rk__now_ns();
+    if (now >= b->deadline) return false;
+    uint64_t waited = now - b->phase_start;
+    if (waited < RK__BACKOFF_SPIN_NS) {
+        for (int i = 0; i < 16; i++) rk__cpu_relax();
+        return true;
+    }
+    if (waited < RK__BACKOFF_YIELD_NS) {
+        sched_yield();
+        return true;
+    }
+    uint64_t left = b->deadline - now;
+    uint64_t nap = b->sleep_ns < left ? b->sleep_ns : left;
+    struct timespec ts = {.tv_sec = (time_t)(nap / 1000000000u), .tv_nsec = (long)(nap % 1000000000u)};
+    nanosleep(&ts, NULL);
+    if (b->sleep_ns < RK__BACKOFF_SLEEP_MAX_NS) b->sleep_ns *= 2;
+    return true;
+}

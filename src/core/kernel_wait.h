@@ -1,0 +1,38 @@
+/* Waiting without burning a core: spin briefly (a reply usually comes within
+ * microseconds), then yield, then sleep in growing steps. Shared by the actor
+ * layer's blocking calls and by backends that poll. */
+#ifndef RK_KERNEL_WAIT_H
+#define RK_KERNEL_WAIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A pause hint for spin loops. */
+static inline void rk__cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+typedef struct rk__backoff {
+    uint64_t deadline;     /* absolute, rk__now_ns(); UINT64_MAX = never */
+    uint64_t phase_start;  /* when the current streak of waiting began */
+    uint64_t sleep_ns;     /* next sleep, once past the yield phase */
+} rk__backoff;
+
+/* Spin this long, then yield until the second mark, then sleep. */
+#define RK__BACKOFF_SPIN_NS 20000u
+#define RK__BACKOFF_YIELD_NS 200000u
+#define RK__BACKOFF_SLEEP_MIN_NS 20000u
+#define RK__BACKOFF_SLEEP_MAX_NS 1000000u
+
+void rk__backoff_init(rk__backoff *b, uint64_t timeout_ns);
+/* Progress was made: start spinning again (the deadline stays). */
+void rk__backoff_reset(rk__backoff *b);
+/* Waits one step. Returns false, without waiting, once the deadline has
+ * passed. */
+bool rk__backoff_wait(rk__backoff *b);
+
+#endif

@@ -1,0 +1,252 @@
+/* CPU ring kernels: the rk__ring_iface. Builds the handler and its state,
+ * picks the mode's implementation (persistent workers or a launch per batch)
+ * and holds what both modes share: running a batch of requests through the
+ * handler and moving slots in and out of the queues. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_ring_internal.h"
+
+static rk__cpu_ring *ring_of(rk_kernel *k) { return (rk__cpu_ring *)k->impl; }
+
+void rk__cpu_ring_set_failure(rk__cpu_ring *r, rk_status status, const char *fmt, ...) {
+    bool expected = false;
+    if (!atomic_compare_exchange_strong(&r->failure_claimed, &expected, true)) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->failure_reason, sizeof r->failure_reason, fmt, ap);
+    va_end(ap);
+    /* release: the reason is complete before anyone sees the status. */
+    atomic_store_explicit(&r->failure, (int)status, memory_order_release);
+}
+
+/* ---- batches ------------------------------------------------------------------- */
+
+static void write_reply_header(unsigned char *reply, uint64_t id, int32_t status) {
+    rk__cpu_reply_header h = {.id = id, .status = status};
+    memcpy(reply, &h, sizeof h);
+}
+
+static uint64_t request_id(const unsigned char *request) {
+    rk__cpu_request_header h;
+    memcpy(&h, request, sizeof h);
+    return h.id;
+}
+
+void rk__cpu_ring_fault_batch(const rk__cpu_batch *b, uint32_t reply_size) {
+    for (uint32_t i = 0; i < b->count; i++) {
+        unsigned char *reply = rk__cpu_slot_at(&b->out, i);
+        write_reply_header(reply, request_id(rk__cpu_slot_at(&b->in, i)), RK_DEVICE_FAULT);
+        memset(reply + RK_CPU_SLOT_HEADER, 0, reply_size);
+    }
+}
+
+bool rk__cpu_ring_run_batch(rk__cpu_ring *r, rk__cpu_guard *g, const rk__cpu_batch *b, void *state,
+                            uint64_t *processed, uint64_t *errors) {
+    /* volatile: read again after a crash jumps back here. */
+    volatile uint32_t i = 0;
+    volatile uint64_t errs = 0;
+    if (g) {
+        if (RK__CPU_GUARD_CATCH(g) != 0) {
+            rk__cpu_guard_recover(g);
+            uint32_t at = i;
+            const unsigned char *request = rk__cpu_slot_at(&b->in, at);
+            rk__cpu_ring_set_failure(r, RK_DEVICE_FAULT,
+                                     "handler of kernel '%s' crashed with %s (fault address %p) on request id %llu",
+                                     r->name, rk__cpu_signal_name(g->signal), g->fault_address,
+                                     (unsigned long long)request_id(request));
+            rk__cpu_batch rest = *b;
+            rest.in.first += at;
+            rest.out.first += at;
+            rest.count = b->count - at;
+            rk__cpu_ring_fault_batch(&rest, r->reply_size);
+            *processed += at;
+            *errors += errs + 1;
+            return false;
+        }
+        rk__cpu_guard_arm(g);
+    }
+    rk_handler_fn handler = r->handler;
+    uint32_t reply_size = r->reply_size;
+    for (; i < b->count; i++) {
+        const unsigned char *request = rk__cpu_slot_at(&b->in, i);
+        unsigned char *reply = rk__cpu_slot_at(&b->out, i);
+        /* A handler that writes only part of its reply leaks nothing old. */
+        memset(reply + RK_CPU_SLOT_HEADER, 0, reply_size);
+        int rc = handler(request + RK_CPU_SLOT_HEADER, reply + RK_CPU_SLOT_HEADER, state);
+        write_reply_header(reply, request_id(request), rc);
+        if (rc < 0) errs++;
+    }
+    if (g) rk__cpu_guard_disarm(g);
+    *processed += b->count;
+    *errors += errs;
+    return true;
+}
+
+/* ---- moving slots between the host and the queues ----------------------------- */
+
+size_t rk__cpu_ring_push_requests(rk_queue *q, uint32_t message_size, const unsigned char *messages, size_t stride,
+                                  size_t count, uint64_t first_id) {
+    uint64_t first;
+    uint32_t n = rk_queue_reserve(q, count > UINT32_MAX ? UINT32_MAX : (uint32_t)count, &first);
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned char *slot = rk_queue_producer_slot(q, first + i);
+        rk__cpu_request_header h = {.id = first_id + i};
+        memcpy(slot, &h, sizeof h);
+        memcpy(slot + RK_CPU_SLOT_HEADER, messages + i * stride, message_size);
+    }
+    if (n) rk_queue_commit(q, n);
+    return n;
+}
+
+size_t rk__cpu_ring_pop_replies(rk_queue *q, uint32_t reply_size, unsigned char *replies, size_t stride,
+                                rk_reply_info *infos, size_t max) {
+    uint64_t first;
+    uint32_t n = rk_queue_peek(q, max > UINT32_MAX ? UINT32_MAX : (uint32_t)max, &first);
+    for (uint32_t i = 0; i < n; i++) {
+        const unsigned char *slot = rk_queue_consumer_slot(q, first + i);
+        rk__cpu_reply_header h;
+        memcpy(&h, slot, sizeof h);
+        infos[i] = (rk_reply_info){.id = h.id, .status = h.status};
+        if (reply_size) memcpy(replies + i * stride, slot + RK_CPU_SLOT_HEADER, reply_size);
+    }
+    if (n) rk_queue_release(q, n);
+    return n;
+}
+
+/* ---- the iface ------------------------------------------------------------------- */
+
+static rk_status resolve_mode(rk_context *ctx, rk_exec_mode requested, rk_exec_mode *out) {
+    (void)ctx;
+    switch (requested) {
+    case RK_MODE_DEFAULT:
+    case RK_MODE_PERSISTENT: *out = RK_MODE_PERSISTENT; return RK_OK;
+    case RK_MODE_TRADITIONAL: *out = RK_MODE_TRADITIONAL; return RK_OK;
+    case RK_MODE_GRAPH: break;
+    }
+    return rk__fail(RK_UNSUPPORTED, "rk_kernel_launch: %s mode is not available on the cpu backend",
+                    rk_exec_mode_name(requested));
+}
+
+static void free_ring(rk__cpu_ring *r) {
+    if (r->state_buffer) rk_buffer_free(r->state_buffer);
+    if (r->module) rk_module_destroy(r->module);
+    free(r);
+}
+
+static rk_status build_handler(rk__cpu_ring *r, const rk_kernel *k) {
+    if (k->desc.handler) {
+        r->handler = k->desc.handler;
+        return RK_OK;
+    }
+    rk_status s = rk_module_compile(k->ctx, k->desc.handler_source, k->desc.compile_options, &r->module);
+    if (s != RK_OK) return s;
+    void (*fn)(void) = NULL;
+    s = rk__cpu_module_symbol(r->module, k->desc.handler_name, &fn);
+    if (s != RK_OK) return s;
+    r->handler = (rk_handler_fn)fn;
+    return RK_OK;
+}
+
+static rk_status start(rk_kernel *k) {
+    if (k->desc.workers > RK_CPU_MAX_WORKERS)
+        return rk__fail(RK_INVALID_ARGUMENT, "rk_kernel_launch: %u workers asked for; the cpu backend allows 1 .. %d",
+                        k->desc.workers, RK_CPU_MAX_WORKERS);
+    if (k->mode == RK_MODE_TRADITIONAL && k->desc.workers > 1)
+        return rk__fail(RK_INVALID_ARGUMENT,
+                        "rk_kernel_launch: traditional mode runs one launch at a time; workers must be 0 or 1");
+    rk__cpu_ring *r = aligned_alloc(64, (sizeof *r + 63) & ~(size_t)63);
+    if (!r) return rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", k->name);
+    r->ctx = k->ctx;
+    r->message_size = k->desc.message_size;
+    r->reply_size = k->desc.reply_size;
+    r->state_size = k->desc.state_size;
+    r->capacity = k->desc.queue_capacity;
+    r->workers = k->desc.workers ? k->desc.workers : 1;
+    atomic_init(&r->is_active, false);
+    atomic_init(&r->should_terminate, false);
+    atomic_init(&r->failure_claimed, false);
+    atomic_init(&r->failure, RK_OK);
+
+    rk_status s = build_handler(r, k);
+    if (s == RK_OK && r->state_size) {
+        s = rk_buffer_alloc(k->ctx, r->state_size, &r->state_buffer); /* zeroed */
+        if (s == RK_OK) r->state = rk__cpu_buffer_data(r->state_buffer);
+    }
+    if (s == RK_OK) s = k->mode == RK_MODE_TRADITIONAL ? rk__cpu_traditional_start(r) : rk__cpu_persistent_start(r);
+    if (s != RK_OK) {
+        free_ring(r);
+        return s;
+    }
+    k->impl = r;
+    return RK_OK;
+}
+
+static rk_status try_send(rk_kernel *k, const void *messages, size_t stride, size_t count, uint64_t first_id,
+                          size_t *accepted) {
+    rk__cpu_ring *r = ring_of(k);
+    *accepted = 0;
+    if (rk__cpu_ring_failed(r))
+        return rk__fail((rk_status)atomic_load(&r->failure), "cpu: %s", r->failure_reason);
+    return r->ops->try_send(r, messages, stride, count, first_id, accepted);
+}
+
+static rk_status try_receive(rk_kernel *k, void *replies, size_t stride, rk_reply_info *infos, size_t max,
+                             size_t *received) {
+    rk__cpu_ring *r = ring_of(k);
+    *received = 0;
+    return r->ops->try_receive(r, replies, stride, infos, max, received);
+}
+
+static rk_status set_active(rk_kernel *k, bool active) {
+    rk__cpu_ring *r = ring_of(k);
+    atomic_store(&r->is_active, active);
+    r->ops->wake(r);
+    return RK_OK;
+}
+
+static rk_status request_terminate(rk_kernel *k) {
+    rk__cpu_ring *r = ring_of(k);
+    atomic_store(&r->should_terminate, true);
+    r->ops->wake(r);
+    return RK_OK;
+}
+
+static rk_status poll(rk_kernel *k, rk__control *out) {
+    rk__cpu_ring *r = ring_of(k);
+    out->is_active = atomic_load(&r->is_active);
+    out->should_terminate = atomic_load(&r->should_terminate);
+    r->ops->poll(r, out);
+    int failure = atomic_load_explicit(&r->failure, memory_order_acquire);
+    if (failure != RK_OK) {
+        out->failure = (rk_status)failure;
+        snprintf(out->failure_reason, sizeof out->failure_reason, "%s", r->failure_reason);
+    }
+    return RK_OK;
+}
+
+static void destroy(rk_kernel *k) {
+    rk__cpu_ring *r = ring_of(k);
+    if (!r) return;
+    atomic_store(&r->should_terminate, true);
+    r->ops->wake(r);
+    r->ops->destroy(r);
+    k->impl = NULL;
+}
+
+void rk__cpu_ring_free(rk__cpu_ring *r) { free_ring(r); }
+
+const rk__ring_iface rk__cpu_ring_iface = {
+    .resolve_mode = resolve_mode,
+    .start = start,
+    .try_send = try_send,
+    .try_receive = try_receive,
+    .set_active = set_active,
+    .request_terminate = request_terminate,
+    .poll = poll,
+    .destroy = destroy,
+};

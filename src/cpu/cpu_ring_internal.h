@@ -1,0 +1,171 @@
+/* What the CPU ring-kernel files share.
+ *
+ *   cpu_ring.c              the rk__ring_iface: mode, handler, state, dispatch
+ *   cpu_ring_persistent.c   worker threads polling their own pair of queues
+ *   cpu_ring_traditional.c  one device-layer launch per batch of messages
+ *   cpu_ring_guard.c        catching a crashing handler on the thread running it
+ *
+ * Queue slots (both modes):
+ *   request: [id u64][reserved u64][message_size bytes]
+ *   reply:   [id u64][status i32][reserved u32][reply_size bytes]
+ * Payloads start 16 bytes in, so a handler may cast them to any struct.
+ */
+#ifndef RK_CPU_RING_INTERNAL_H
+#define RK_CPU_RING_INTERNAL_H
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+
+#include "cpu_internal.h"
+#include "ringkernel/queue.h"
+
+enum {
+    RK_CPU_SLOT_HEADER = 16,
+    RK_CPU_MAX_WORKERS = 64,
+};
+
+typedef struct rk__cpu_request_header {
+    uint64_t id;
+    uint64_t reserved;
+} rk__cpu_request_header;
+
+typedef struct rk__cpu_reply_header {
+    uint64_t id;
+    int32_t status;
+    uint32_t reserved;
+} rk__cpu_reply_header;
+
+/* ---- crash guard (cpu_ring_guard.c) ------------------------------------------ */
+
+/* Per thread that runs handlers. While armed, SIGSEGV/SIGBUS/SIGFPE/SIGILL
+ * on that thread jump back to the last RK__CPU_GUARD_CATCH instead of
+ * killing the process. */
+typedef struct rk__cpu_guard {
+    sigjmp_buf env;
+    volatile sig_atomic_t armed;
+    volatile sig_atomic_t signal;   /* the signal caught, 0 before */
+    void *fault_address;
+    bool attached, handlers_installed;
+    void *alt_stack;                /* ours, or NULL when the thread had one */
+    stack_t previous_alt_stack;
+} rk__cpu_guard;
+
+/* False when built with a sanitizer that owns these signals (ASan, TSan):
+ * then nothing is installed and a crash is the sanitizer's to report. */
+bool rk__cpu_guard_supported(void);
+/* On the calling thread: an alternate signal stack (a stack overflow still
+ * reaches the handler), and the process-wide handlers (reference-counted;
+ * the previous ones are restored when the last guard detaches). */
+rk_status rk__cpu_guard_attach(rk__cpu_guard *g);
+void rk__cpu_guard_detach(rk__cpu_guard *g);
+/* Process-wide handlers only, around a busy streak; the alternate stack
+ * stays attached. */
+rk_status rk__cpu_guard_install(rk__cpu_guard *g);
+void rk__cpu_guard_uninstall(rk__cpu_guard *g);
+void rk__cpu_guard_arm(rk__cpu_guard *g);
+void rk__cpu_guard_disarm(rk__cpu_guard *g);
+/* After a catch: unblocks the signal (the jump left it blocked). */
+void rk__cpu_guard_recover(rk__cpu_guard *g);
+/* "SIGSEGV", "SIGFPE", ... */
+const char *rk__cpu_signal_name(int sig);
+
+/* Evaluates to 0 when entered, to non-zero after a caught crash. A macro:
+ * sigsetjmp must run in the frame that stays live while the guard is armed.
+ * The mask is not saved (that would cost a system call per batch). */
+#define RK__CPU_GUARD_CATCH(g) sigsetjmp((g)->env, 0)
+
+/* ---- one kernel --------------------------------------------------------------- */
+
+typedef struct rk__cpu_ring rk__cpu_ring;
+
+/* One mode's implementation of the iface slots after start. */
+typedef struct rk__cpu_ring_ops {
+    rk_status (*try_send)(rk__cpu_ring *r, const void *messages, size_t stride, size_t count, uint64_t first_id,
+                          size_t *accepted);
+    rk_status (*try_receive)(rk__cpu_ring *r, void *replies, size_t stride, rk_reply_info *infos, size_t max,
+                             size_t *received);
+    void (*wake)(rk__cpu_ring *r); /* after is_active / should_terminate changed */
+    void (*poll)(rk__cpu_ring *r, rk__control *out);
+    void (*destroy)(rk__cpu_ring *r); /* the mode's part; cpu_ring.c frees the rest */
+} rk__cpu_ring_ops;
+
+struct rk__cpu_ring {
+    const rk__cpu_ring_ops *ops;
+    void *mode_impl;
+    rk_context *ctx;
+    char name[64];                 /* for messages; the kernel's own copy may be gone */
+    rk_handler_fn handler;
+    rk_module *module;             /* built from handler_source; NULL for a host handler */
+    rk_buffer *state_buffer;       /* state_size zeroed bytes of device memory; NULL when 0 */
+    void *state;                   /* its host address (CPU device memory is host memory) */
+    uint32_t message_size, reply_size, state_size, capacity, workers;
+
+    /* Written by the host, read by the workers. */
+    _Alignas(64) _Atomic bool is_active;
+    _Atomic bool should_terminate;
+
+    /* Written once by whichever worker fails first (it wins failure_claimed),
+     * read by the host: failure_reason is complete before failure is stored
+     * with release. */
+    _Alignas(64) _Atomic bool failure_claimed;
+    _Atomic int failure;           /* rk_status */
+    char failure_reason[192];
+};
+
+/* Records the first failure; later ones are dropped. */
+void rk__cpu_ring_set_failure(rk__cpu_ring *r, rk_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static inline bool rk__cpu_ring_failed(rk__cpu_ring *r) {
+    return atomic_load_explicit(&r->failure, memory_order_acquire) != RK_OK;
+}
+
+/* A run of slots: in a queue (mask = capacity - 1, indices wrap) or in a
+ * flat buffer (mask = UINT64_MAX, first = 0). */
+typedef struct rk__cpu_slots {
+    unsigned char *base;
+    uint64_t first, mask;
+    uint32_t stride;
+} rk__cpu_slots;
+
+static inline unsigned char *rk__cpu_slot_at(const rk__cpu_slots *s, uint32_t i) {
+    return s->base + (size_t)((s->first + i) & s->mask) * s->stride;
+}
+
+static inline rk__cpu_slots rk__cpu_queue_slots(const rk_queue *q, uint64_t first) {
+    return (rk__cpu_slots){.base = q->slots, .first = first, .mask = q->capacity - 1u, .stride = q->slot_stride};
+}
+
+/* count requests in `in` and as many reply slots in `out`. */
+typedef struct rk__cpu_batch {
+    rk__cpu_slots in, out;
+    uint32_t count;
+} rk__cpu_batch;
+
+/* Runs the handler on each request and writes each reply in place (the
+ * caller commits and releases). Crash-guarded when g is not NULL. Adds to
+ * *processed and *errors. Returns false when a handler crashed: the kernel
+ * is then failed, and the crashed request and those after it were answered
+ * with RK_DEVICE_FAULT. */
+bool rk__cpu_ring_run_batch(rk__cpu_ring *r, rk__cpu_guard *g, const rk__cpu_batch *b, void *state,
+                            uint64_t *processed, uint64_t *errors);
+/* Answers n requests with RK_DEVICE_FAULT without running the handler (a
+ * failed kernel drains this way). */
+void rk__cpu_ring_fault_batch(const rk__cpu_batch *b, uint32_t reply_size);
+
+/* Copies up to max replies out of q into the caller's arrays. */
+size_t rk__cpu_ring_pop_replies(rk_queue *q, uint32_t reply_size, unsigned char *replies, size_t stride,
+                                rk_reply_info *infos, size_t max);
+/* Queues up to count requests (ids from first_id) into q. */
+size_t rk__cpu_ring_push_requests(rk_queue *q, uint32_t message_size, const unsigned char *messages, size_t stride,
+                                  size_t count, uint64_t first_id);
+
+/* Frees the ring, its module and state. A mode's destroy calls it once
+ * nothing can run the handler any more (and leaks the ring if something
+ * might: a handler that never returns). */
+void rk__cpu_ring_free(rk__cpu_ring *r);
+
+rk_status rk__cpu_persistent_start(rk__cpu_ring *r);
+rk_status rk__cpu_traditional_start(rk__cpu_ring *r);
+
+#endif

@@ -1,0 +1,360 @@
+/* Persistent CPU ring kernels: each worker thread owns one input and one
+ * output queue and loops: take a batch, run the handler, publish the
+ * replies. The host spreads sends over the workers' input queues and
+ * gathers replies from their output queues.
+ *
+ * An idle worker spins briefly, then yields, then sleeps on its doorbell (a
+ * condition variable). The host rings it only when the worker said it is
+ * sleeping; the check is a store-fence-load on each side (Dekker), so either
+ * the worker sees the new work before it sleeps or the host sees it
+ * sleeping and wakes it. */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/kernel_wait.h"
+#include "cpu_ring_internal.h"
+
+enum {
+    BATCH = 256,        /* requests taken per queue visit */
+    SPREAD_CHUNK = 64,  /* requests given to one worker before the next (workers > 1) */
+};
+/* Idle phases: spin, then yield, then sleep on the doorbell. A busy
+ * kernel never leaves the first; one-at-a-time traffic stays in it too. */
+#define IDLE_SPIN_NS 50000u
+#define IDLE_YIELD_NS 1000000u
+#define DOORBELL_NAP_MS 100
+
+typedef struct worker {
+    rk__cpu_ring *ring;
+    unsigned index;
+    rk_queue *in, *out;
+    pthread_t thread;
+    bool started;
+    rk__cpu_guard guard;            /* worker thread only */
+
+    /* Written by the worker, read by the host. */
+    _Alignas(64) _Atomic uint64_t processed;
+    _Atomic uint64_t errors;
+    _Atomic bool terminated;
+
+    /* The doorbell. */
+    _Alignas(64) _Atomic bool sleeping;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+} worker;
+
+typedef struct persistent {
+    unsigned count;
+    worker *workers;
+    _Alignas(64) unsigned send_cursor;    /* sender only */
+    _Alignas(64) unsigned receive_cursor; /* receiver only */
+} persistent;
+
+static persistent *impl_of(rk__cpu_ring *r) { return (persistent *)r->mode_impl; }
+
+/* ---- the worker ------------------------------------------------------------------- */
+
+/* Would the loop make progress now? Read after announcing sleep. */
+static bool has_work(worker *w, rk__cpu_ring *r) {
+    bool terminating = atomic_load(&r->should_terminate);
+    uint32_t waiting = rk_queue_depth(w->in);
+    if (waiting == 0) return terminating;
+    bool go = terminating || atomic_load(&r->is_active) || rk__cpu_ring_failed(r);
+    return go && rk_queue_depth(w->out) < r->capacity;
+}
+
+static void doorbell_sleep(worker *w, rk__cpu_ring *r) {
+    pthread_mutex_lock(&w->lock);
+    atomic_store(&w->sleeping, true);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!has_work(w, r)) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += DOORBELL_NAP_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec += 1;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&w->cond, &w->lock, &until);
+    }
+    atomic_store(&w->sleeping, false);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* One idle step. *idle_since is 0 while busy. */
+static void idle_step(worker *w, rk__cpu_ring *r, uint64_t *idle_since, rk__cpu_guard *g) {
+    uint64_t now = rk__now_ns();
+    if (*idle_since == 0) *idle_since = now;
+    uint64_t idle = now - *idle_since;
+    if (idle < IDLE_SPIN_NS) {
+        for (int i = 0; i < 32; i++) rk__cpu_relax();
+    } else if (idle < IDLE_YIELD_NS) {
+        sched_yield();
+    } else {
+        /* Asleep, this worker runs no handler: leave the process's signal
+         * handlers as they were meanwhile. */
+        if (g) rk__cpu_guard_uninstall(g);
+        doorbell_sleep(w, r);
+        if (g) rk__cpu_guard_install(g);
+    }
+}
+
+static void *worker_main(void *arg) {
+    worker *w = arg;
+    rk__cpu_ring *r = w->ring;
+    rk__cpu_guard *g = NULL;
+    if (rk__cpu_guard_supported() && rk__cpu_guard_attach(&w->guard) == RK_OK) {
+        if (rk__cpu_guard_install(&w->guard) == RK_OK) {
+            g = &w->guard;
+        } else {
+            rk__cpu_guard_detach(&w->guard);
+        }
+    }
+    uint64_t processed = 0, errors = 0, idle_since = 0;
+    for (;;) {
+        uint64_t in_first;
+        uint32_t n = rk_queue_peek(w->in, BATCH, &in_first);
+        /* Flags are read after the peek: a request published after the host
+         * cleared is_active is then seen with is_active clear too. */
+        bool terminating = atomic_load_explicit(&r->should_terminate, memory_order_acquire);
+        bool failed = rk__cpu_ring_failed(r);
+        if (n == 0 && terminating) {
+            /* No send is in flight once should_terminate is set, so a second
+             * look that finds nothing means nothing more will come. */
+            n = rk_queue_peek(w->in, BATCH, &in_first);
+            if (n == 0) break;
+        }
+        bool go = terminating || failed || atomic_load_explicit(&r->is_active, memory_order_acquire);
+        uint64_t out_first = 0;
+        uint32_t room = n && go ? rk_queue_reserve(w->out, n, &out_first) : 0;
+        if (room == 0) {
+            idle_step(w, r, &idle_since, g);
+            continue;
+        }
+        idle_since = 0;
+        rk__cpu_batch b = {
+            .in = rk__cpu_queue_slots(w->in, in_first),
+            .out = rk__cpu_queue_slots(w->out, out_first),
+            .count = room,
+        };
+        if (failed) {
+            rk__cpu_ring_fault_batch(&b, r->reply_size);
+        } else {
+            rk__cpu_ring_run_batch(r, g, &b, r->state, &processed, &errors);
+        }
+        /* Counters before the replies: a host that has a reply sees it counted. */
+        atomic_store_explicit(&w->processed, processed, memory_order_relaxed);
+        atomic_store_explicit(&w->errors, errors, memory_order_relaxed);
+        rk_queue_commit(w->out, room);
+        rk_queue_release(w->in, room);
+    }
+    if (g) {
+        rk__cpu_guard_uninstall(g);
+        rk__cpu_guard_detach(g);
+    }
+    /* release: every reply and counter above is visible to a host that
+     * sees terminated. */
+    atomic_store_explicit(&w->terminated, true, memory_order_release);
+    return NULL;
+}
+
+/* ---- the host's side ----------------------------------------------------------- */
+
+static void ring_doorbell(worker *w) {
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with doorbell_sleep's fence */
+    if (atomic_load_explicit(&w->sleeping, memory_order_relaxed)) {
+        pthread_mutex_lock(&w->lock);
+        pthread_cond_signal(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+    }
+}
+
+static rk_status p_try_send(rk__cpu_ring *r, const void *messages, size_t stride, size_t count, uint64_t first_id,
+                            size_t *accepted) {
+    persistent *p = impl_of(r);
+    const unsigned char *src = messages;
+    size_t done = 0;
+    if (p->count == 1) {
+        done = rk__cpu_ring_push_requests(p->workers[0].in, r->message_size, src, stride, count, first_id);
+        if (done) ring_doorbell(&p->workers[0]);
+    } else {
+        /* Round-robin in chunks; stop after a full turn in which every
+         * queue was full. Ids follow the order of the messages, so each
+         * stays unique whichever worker takes it. */
+        unsigned full_in_a_row = 0;
+        while (done < count && full_in_a_row < p->count) {
+            worker *w = &p->workers[p->send_cursor];
+            size_t chunk = count - done < SPREAD_CHUNK ? count - done : SPREAD_CHUNK;
+            size_t n = rk__cpu_ring_push_requests(w->in, r->message_size, src + done * stride, stride, chunk,
+                                                  first_id + done);
+            if (n) {
+                ring_doorbell(w);
+                done += n;
+                full_in_a_row = 0;
+            } else {
+                full_in_a_row++;
+            }
+            p->send_cursor = (p->send_cursor + 1) % p->count;
+        }
+    }
+    *accepted = done;
+    return RK_OK;
+}
+
+static rk_status p_try_receive(rk__cpu_ring *r, void *replies, size_t stride, rk_reply_info *infos, size_t max,
+                               size_t *received) {
+    persistent *p = impl_of(r);
+    unsigned char *dst = replies;
+    size_t done = 0;
+    for (unsigned visited = 0; visited < p->count && done < max; visited++) {
+        worker *w = &p->workers[p->receive_cursor];
+        size_t n = rk__cpu_ring_pop_replies(w->out, r->reply_size, dst + done * stride, stride, infos + done,
+                                            max - done);
+        if (n) ring_doorbell(w); /* it may be waiting for room */
+        done += n;
+        p->receive_cursor = (p->receive_cursor + 1) % p->count;
+    }
+    *received = done;
+    return RK_OK;
+}
+
+static void p_wake(rk__cpu_ring *r) {
+    persistent *p = impl_of(r);
+    for (unsigned i = 0; i < p->count; i++) {
+        worker *w = &p->workers[i];
+        pthread_mutex_lock(&w->lock);
+        pthread_cond_signal(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+    }
+}
+
+static void p_poll(rk__cpu_ring *r, rk__control *out) {
+    persistent *p = impl_of(r);
+    bool all_terminated = true;
+    for (unsigned i = 0; i < p->count; i++) {
+        worker *w = &p->workers[i];
+        /* terminated first (acquire), so the counters read after it are final. */
+        if (!atomic_load_explicit(&w->terminated, memory_order_acquire)) all_terminated = false;
+        out->messages_processed += atomic_load_explicit(&w->processed, memory_order_relaxed);
+        out->errors_encountered += atomic_load_explicit(&w->errors, memory_order_relaxed);
+        out->input_depth += rk_queue_depth(w->in);
+        out->output_depth += rk_queue_depth(w->out);
+    }
+    out->has_terminated = all_terminated;
+    out->launches = 1;
+}
+
+static void free_workers(persistent *p) {
+    for (unsigned i = 0; i < p->count; i++) {
+        worker *w = &p->workers[i];
+        rk_queue_destroy(w->in);
+        rk_queue_destroy(w->out);
+        pthread_mutex_destroy(&w->lock);
+        pthread_cond_destroy(&w->cond);
+    }
+    free(p->workers);
+    free(p);
+}
+
+/* Joins every worker that has stopped. A worker still inside a handler
+ * after the grace period is left running, detached, and everything it
+ * might touch is leaked rather than freed under it. */
+static void p_destroy(rk__cpu_ring *r) {
+    persistent *p = impl_of(r);
+    uint64_t give_up = rk__now_ns() + 200u * 1000u * 1000u;
+    bool all_stopped = true;
+    for (unsigned i = 0; i < p->count; i++) {
+        worker *w = &p->workers[i];
+        if (!w->started) continue;
+        while (!atomic_load(&w->terminated) && rk__now_ns() < give_up) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        if (atomic_load(&w->terminated)) {
+            pthread_join(w->thread, NULL);
+        } else {
+            pthread_detach(w->thread);
+            all_stopped = false;
+        }
+    }
+    if (!all_stopped) {
+        rk__log(RK_LOG_WARN, "cpu: kernel '%s' has a worker stuck in its handler; leaving it running", r->name);
+        return;
+    }
+    free_workers(p);
+    rk__cpu_ring_free(r);
+}
+
+static const rk__cpu_ring_ops persistent_ops = {
+    .try_send = p_try_send,
+    .try_receive = p_try_receive,
+    .wake = p_wake,
+    .poll = p_poll,
+    .destroy = p_destroy,
+};
+
+static rk_status init_worker(worker *w, rk__cpu_ring *r, unsigned index) {
+    w->ring = r;
+    w->index = index;
+    atomic_init(&w->processed, 0);
+    atomic_init(&w->errors, 0);
+    atomic_init(&w->terminated, false);
+    atomic_init(&w->sleeping, false);
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->cond, &attr);
+    pthread_condattr_destroy(&attr);
+    rk_status s = rk_queue_create(r->capacity, RK_CPU_SLOT_HEADER + r->message_size, &w->in);
+    if (s == RK_OK) s = rk_queue_create(r->capacity, RK_CPU_SLOT_HEADER + r->reply_size, &w->out);
+    if (s != RK_OK)
+        return rk__fail(s, "rk_kernel_launch: cannot create the queues of worker %u (%u slots): %s", index, r->capacity,
+                        rk_status_message(s));
+    return RK_OK;
+}
+
+rk_status rk__cpu_persistent_start(rk__cpu_ring *r) {
+    persistent *p = aligned_alloc(64, (sizeof *p + 63) & ~(size_t)63);
+    if (!p) return rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
+    memset(p, 0, sizeof *p);
+    p->count = r->workers;
+    size_t bytes = ((size_t)p->count * sizeof(worker) + 63) & ~(size_t)63;
+    p->workers = aligned_alloc(64, bytes);
+    if (!p->workers) {
+        free(p);
+        return rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
+    }
+    memset(p->workers, 0, bytes);
+    rk_status s = RK_OK;
+    unsigned initialised = 0;
+    for (; initialised < p->count && s == RK_OK; initialised++) s = init_worker(&p->workers[initialised], r, initialised);
+    r->mode_impl = p;
+    r->ops = &persistent_ops;
+    for (unsigned i = 0; i < p->count && s == RK_OK; i++) {
+        worker *w = &p->workers[i];
+        int e = pthread_create(&w->thread, NULL, worker_main, w);
+        if (e != 0) {
+            s = rk__fail(RK_IO_ERROR, "rk_kernel_launch: cannot start worker thread %u: %s", i, strerror(e));
+            break;
+        }
+        w->started = true;
+        char name[16];
+        snprintf(name, sizeof name, "rk-ring-%u", i % 64u);
+        pthread_setname_np(w->thread, name);
+    }
+    if (s != RK_OK) {
+        p->count = initialised; /* the workers whose lock and queues exist */
+        atomic_store(&r->should_terminate, true);
+        p_wake(r);
+        for (unsigned i = 0; i < p->count; i++)
+            if (p->workers[i].started) pthread_join(p->workers[i].thread, NULL);
+        free_workers(p);
+        r->mode_impl = NULL;
+        return s;
+    }
+    return RK_OK;
+}
