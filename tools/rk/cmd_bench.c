@@ -25,8 +25,10 @@ static void host_cpu_name(char *out, size_t size) {
     const rk_backend *cpu = NULL;
     rk_device_info info;
     snprintf(out, size, "unknown");
-    if (rk_backend_find("cpu", &cpu) == RK_OK && rk_backend_device_info(cpu, 0, &info) == RK_OK)
-        snprintf(out, size, "%s (%u cores)", info.name, info.multiprocessors);
+    if (rk_backend_find("cpu", &cpu) == RK_OK && rk_backend_device_info(cpu, 0, &info) == RK_OK) {
+        int n = snprintf(out, size, "%s", info.name);
+        if (n >= 0 && (size_t)n < size) snprintf(out + n, size - (size_t)n, " (%u cores)", info.multiprocessors);
+    }
 }
 
 /* Combines group exit codes: a failure beats "unavailable", which beats success. */

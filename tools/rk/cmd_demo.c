@@ -1,7 +1,8 @@
-/* rk demo: launches a persistent ring kernel whose handler is DSL source
+/* rk demo: launches a ring kernel whose handler is DSL source
  * (examples/handlers/demo_handler.c) on the best backend, streams messages
- * through it for a few seconds, checks every reply, and reports the rate and
- * the one-at-a-time round-trip latency. Exit 1 on any wrong or missing reply. */
+ * through it for a few seconds (demo_run.c), checks every reply, and reports
+ * the rate and the one-at-a-time round-trip latency. Exit 1 on any wrong or
+ * missing reply. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,241 +11,12 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "demo_protocol.h"
+#include "demo_run.h"
 #include "output.h"
-#include "progress.h"
-
-#define MS ((uint64_t)1000000)
-#define SECOND ((uint64_t)1000000000)
-
-enum {
-    SEEN_BITS = 1 << 20,     /* duplicate detection window; > any number in flight */
-    PROBES_PER_CYCLE = 8,    /* one-at-a-time round trips after each drained burst */
-    MAX_PROBES = 1 << 20,
-    MAX_REPORTED_ERRORS = 5,
-};
-
-typedef struct demo_options {
-    const char *backend;
-    const char *mode;
-    double seconds;
-    uint64_t messages;
-    uint64_t batch;
-    uint64_t queue;
-    uint64_t workers;
-    bool json;
-    bool quiet;
-} demo_options;
-
-typedef struct demo_run {
-    rk_kernel *kernel;
-    const demo_options *opt;
-    uint64_t base_id;        /* the kernel's id for seq 0 */
-    bool have_base;
-    uint64_t sent, verified; /* messages accepted by the kernel; replies that checked out */
-    uint64_t wrong, handler_errors, lost;
-    uint8_t *seen;           /* bit per seq (mod SEEN_BITS): reply outstanding */
-    demo_request *requests;
-    demo_reply *replies;
-    rk_reply_info *infos;
-    uint64_t *rtt_ns;
-    size_t rtt_count;
-    uint64_t start_ns;
-    bool failed;             /* the kernel or the host loop gave up */
-    progress_line progress;
-} demo_run;
-
-static volatile sig_atomic_t interrupted;
 
 static void on_interrupt(int sig) {
     (void)sig;
-    interrupted = 1;
-}
-
-static void report_wrong(demo_run *r, const char *fmt, const char *detail) {
-    if (r->wrong + r->handler_errors + r->lost <= MAX_REPORTED_ERRORS) {
-        progress_finish(&r->progress);
-        fprintf(stderr, fmt, detail);
-        fputc('\n', stderr);
-    }
-}
-
-static void mark_sent(demo_run *r, uint64_t seq) {
-    r->seen[(seq % SEEN_BITS) / 8] |= (uint8_t)(1u << (seq % 8));
-}
-
-/* Checks one reply: it must answer a message that is outstanding, and its
- * content must be what the handler computes for that message. */
-static void check_reply(demo_run *r, const demo_reply *reply, const rk_reply_info *info) {
-    char why[160];
-    uint64_t seq = info->id - r->base_id;
-    uint8_t bit = (uint8_t)(1u << (seq % 8));
-    uint8_t *slot = &r->seen[(seq % SEEN_BITS) / 8];
-    if (info->id < r->base_id || seq >= r->sent || !(*slot & bit)) {
-        r->wrong++;
-        snprintf(why, sizeof why, "reply with id %llu answers no outstanding message (duplicate or invented)",
-                 (unsigned long long)info->id);
-        report_wrong(r, "rk demo: %s", why);
-        return;
-    }
-    *slot &= (uint8_t)~bit;
-    if (info->status != 0) {
-        r->handler_errors++;
-        snprintf(why, sizeof why, "message %llu: handler returned %d", (unsigned long long)seq, (int)info->status);
-        report_wrong(r, "rk demo: %s", why);
-    } else if (!demo_check_reply(seq, reply, why, sizeof why)) {
-        r->wrong++;
-        report_wrong(r, "rk demo: wrong reply: %s", why);
-    } else {
-        r->verified++;
-    }
-}
-
-/* Sends up to count messages starting at seq r->sent, without waiting. */
-static rk_status send_some(demo_run *r, size_t count, size_t *accepted) {
-    for (size_t i = 0; i < count; i++) demo_make_request(r->sent + i, &r->requests[i]);
-    uint64_t first_id = 0;
-    rk_status s = rk_kernel_send_batch(r->kernel, r->requests, sizeof(demo_request), count, RK_NO_WAIT, accepted,
-                                       &first_id);
-    if (s == RK_TIMEOUT || s == RK_WOULD_BLOCK) s = RK_OK;
-    if (s != RK_OK || *accepted == 0) return s;
-    if (!r->have_base) {
-        r->base_id = first_id;
-        r->have_base = true;
-    } else if (first_id != r->base_id + r->sent) {
-        fprintf(stderr, "rk demo: the kernel numbered message %llu as id %llu, expected %llu\n",
-                (unsigned long long)r->sent, (unsigned long long)first_id,
-                (unsigned long long)(r->base_id + r->sent));
-        return RK_INTERNAL;
-    }
-    for (size_t i = 0; i < *accepted; i++) mark_sent(r, r->sent + i);
-    r->sent += *accepted;
-    return RK_OK;
-}
-
-/* Takes whatever replies are there (waiting up to timeout for the first). */
-static rk_status receive_some(demo_run *r, uint64_t timeout_ns, size_t *got) {
-    rk_status s = rk_kernel_receive_batch(r->kernel, r->replies, sizeof(demo_reply), r->infos, r->opt->batch,
-                                          timeout_ns, got);
-    if (s == RK_TIMEOUT || s == RK_WOULD_BLOCK) {
-        *got = 0;
-        return RK_OK;
-    }
-    if (s != RK_OK) return s;
-    for (size_t i = 0; i < *got; i++) check_reply(r, &r->replies[i], &r->infos[i]);
-    return RK_OK;
-}
-
-static uint64_t outstanding(const demo_run *r) {
-    return r->sent - (r->verified + r->wrong + r->handler_errors);
-}
-
-static bool time_is_up(const demo_run *r, uint64_t now) {
-    if (interrupted) return true;
-    if (r->opt->messages && r->sent >= r->opt->messages) return true;
-    return now - r->start_ns >= (uint64_t)(r->opt->seconds * 1e9);
-}
-
-static void show_progress(demo_run *r, uint64_t now) {
-    if (!progress_due(&r->progress, now)) return;
-    double secs = (double)(now - r->start_ns) / 1e9;
-    char rate[32], p50[32] = "-";
-    cli_format_count(secs > 0 ? (double)r->verified / secs : 0, rate, sizeof rate);
-    if (r->rtt_count) {
-        uint64_t *copy = malloc(r->rtt_count * sizeof *copy);
-        if (copy) {
-            memcpy(copy, r->rtt_ns, r->rtt_count * sizeof *copy);
-            cli_format_duration_ns(cli_percentile_u64(copy, r->rtt_count, 50), p50, sizeof p50);
-            free(copy);
-        }
-    }
-    progress_print(&r->progress, now, "  %5.1f s  %12llu replies verified  %9s msg/s  round trip p50 %-9s  errors %llu",
-                   secs, (unsigned long long)r->verified, rate, p50,
-                   (unsigned long long)(r->wrong + r->handler_errors + r->lost));
-}
-
-/* A burst: keeps up to the queue's capacity in flight until the burst size
- * is sent or time is up, then waits for every reply. */
-static rk_status run_burst(demo_run *r, uint64_t burst) {
-    uint64_t target = r->sent + burst;
-    uint64_t last_progress_ns = cli_now_ns();
-    for (;;) {
-        uint64_t now = cli_now_ns();
-        bool may_send = r->sent < target && !time_is_up(r, now);
-        size_t accepted = 0, got = 0;
-        if (may_send) {
-            uint64_t room = r->opt->queue - outstanding(r);
-            uint64_t want = target - r->sent;
-            if (r->opt->messages && r->opt->messages - r->sent < want) want = r->opt->messages - r->sent;
-            if (want > room) want = room;
-            if (want > r->opt->batch) want = r->opt->batch;
-            if (want) {
-                rk_status s = send_some(r, (size_t)want, &accepted);
-                if (s != RK_OK) return s;
-            }
-        } else if (outstanding(r) == 0) {
-            return RK_OK;
-        }
-        /* Nothing to send: block briefly for replies instead of spinning. */
-        rk_status s = receive_some(r, accepted ? RK_NO_WAIT : MS, &got);
-        if (s != RK_OK) return s;
-        if (got || accepted) last_progress_ns = now;
-        if (now - last_progress_ns > 5 * SECOND) {
-            r->lost += outstanding(r);
-            fprintf(stderr, "rk demo: no reply for 5 s with %llu messages outstanding\n",
-                    (unsigned long long)outstanding(r));
-            return RK_HUNG;
-        }
-        show_progress(r, now);
-    }
-}
-
-/* One message at a time, the queue otherwise empty: the round trip a single
- * request sees. */
-static rk_status run_probes(demo_run *r, int count) {
-    for (int i = 0; i < count && r->rtt_count < MAX_PROBES; i++) {
-        uint64_t t0 = cli_now_ns();
-        demo_make_request(r->sent, &r->requests[0]);
-        uint64_t id = 0;
-        rk_status s = rk_kernel_send(r->kernel, &r->requests[0], sizeof(demo_request), SECOND, &id);
-        if (s != RK_OK) return s;
-        if (!r->have_base) {
-            r->base_id = id;
-            r->have_base = true;
-        }
-        mark_sent(r, r->sent);
-        r->sent++;
-        s = rk_kernel_receive(r->kernel, &r->replies[0], sizeof(demo_reply), &r->infos[0], 5 * SECOND);
-        uint64_t t1 = cli_now_ns();
-        if (s == RK_TIMEOUT) {
-            r->lost++;
-            fprintf(stderr, "rk demo: no reply to a single message within 5 s\n");
-            return RK_HUNG;
-        }
-        if (s != RK_OK) return s;
-        check_reply(r, &r->replies[0], &r->infos[0]);
-        r->rtt_ns[r->rtt_count++] = t1 - t0;
-    }
-    return RK_OK;
-}
-
-static rk_status run_loop(demo_run *r) {
-    /* Bursts grow until one takes about 20 ms, so probes are spread evenly. */
-    uint64_t burst = 1024;
-    for (;;) {
-        uint64_t t0 = cli_now_ns();
-        rk_status s = run_burst(r, burst);
-        if (s != RK_OK) return s;
-        uint64_t took = cli_now_ns() - t0;
-        if (took < 20 * MS && burst < (1u << 24)) burst *= 2;
-        if (time_is_up(r, cli_now_ns())) break;
-        int probes = PROBES_PER_CYCLE;
-        if (r->opt->messages && r->opt->messages - r->sent < (uint64_t)probes) probes = (int)(r->opt->messages - r->sent);
-        s = run_probes(r, probes);
-        if (s != RK_OK) return s;
-        if (time_is_up(r, cli_now_ns())) break;
-    }
-    return RK_OK;
+    demo_interrupted = 1;
 }
 
 static bool parse_mode(const char *name, rk_exec_mode *mode) {
@@ -330,37 +102,74 @@ static void print_summary_json(const demo_run *r, const demo_summary *s) {
     json_finish(&j);
 }
 
-static int alloc_run(demo_run *r) {
-    size_t batch = (size_t)r->opt->batch;
-    r->seen = calloc(SEEN_BITS / 8, 1);
-    r->requests = calloc(batch, sizeof *r->requests);
-    r->replies = calloc(batch, sizeof *r->replies);
-    r->infos = calloc(batch, sizeof *r->infos);
-    r->rtt_ns = calloc(MAX_PROBES, sizeof *r->rtt_ns);
-    return r->seen && r->requests && r->replies && r->infos && r->rtt_ns;
-}
-
-static void free_run(demo_run *r) {
-    free(r->seen);
-    free(r->requests);
-    free(r->replies);
-    free(r->infos);
-    free(r->rtt_ns);
-}
-
-/* Terminates the kernel (it drains what it accepted) and checks the
- * replies that come back after the loop stopped. */
-static rk_status finish_kernel(demo_run *r) {
-    rk_status s = rk_kernel_terminate(r->kernel, 10 * SECOND);
-    if (s != RK_OK) return s;
-    while (outstanding(r) > 0) {
-        size_t got = 0;
-        rk_status rs = receive_some(r, 100 * MS, &got);
-        if (rs != RK_OK) return rs;
-        if (got == 0) break;
+static int exit_for_launch(rk_status s) {
+    switch (s) {
+    case RK_BAD_CAPACITY:
+    case RK_INVALID_ARGUMENT: return RK_EXIT_USAGE;
+    case RK_UNSUPPORTED: return RK_EXIT_UNAVAILABLE;
+    default: return RK_EXIT_FAILURE;
     }
-    r->lost += outstanding(r);
-    return RK_OK;
+}
+
+/* Opens spec's backend and launches the demo kernel there. *opened says
+ * whether the backend itself could be used (so a failure is the launch's). */
+static rk_status launch_on(const char *spec, const rk_kernel_desc *kdesc, rk_runtime **rt, rk_kernel **kernel,
+                           bool *opened) {
+    rk_runtime_desc rdesc = {.backend = spec};
+    rk_status s = rk_runtime_create(&rdesc, rt);
+    *opened = s == RK_OK;
+    if (s != RK_OK) return s;
+    s = rk_kernel_launch(*rt, kdesc, kernel);
+    if (s != RK_OK) {
+        rk_runtime_destroy(*rt);
+        *rt = NULL;
+    }
+    return s;
+}
+
+/* The best backend that can run the demo. A backend named by --backend or
+ * RK_BACKEND is used or refused; with automatic selection, a backend that
+ * cannot run this handler or mode (RK_UNSUPPORTED) gives way to the next one
+ * with a device, and the user is told why. Returns an exit code. */
+static int launch_demo(const char *backend, const rk_kernel_desc *kdesc, rk_runtime **rt, rk_kernel **kernel) {
+    const char *env = getenv("RK_BACKEND");
+    bool named = backend || (env && *env && strcmp(env, "auto") != 0);
+    bool opened = false;
+    rk_status s = launch_on(backend, kdesc, rt, kernel, &opened);
+    if (s == RK_OK) return RK_EXIT_OK;
+    if (!opened) {
+        cli_report_status("demo", "cannot use the backend", s);
+        return cli_exit_for_selection(s);
+    }
+    if (named || s != RK_UNSUPPORTED) {
+        cli_report_status("demo", "launching the ring kernel failed", s);
+        return exit_for_launch(s);
+    }
+    /* Which backend refused: the automatic choice. Try those after it. */
+    char why[512];
+    snprintf(why, sizeof why, "%s", rk_last_error());
+    const rk_backend *refused = NULL;
+    uint32_t device = 0;
+    if (rk_select_device(NULL, &refused, &device) != RK_OK) return RK_EXIT_FAILURE;
+    bool after = false;
+    for (size_t i = 0; i < rk_backend_count(); i++) {
+        const rk_backend *b = rk_backend_at(i);
+        if (b == refused) {
+            after = true;
+            continue;
+        }
+        uint32_t count = 0;
+        if (!after || rk_backend_device_count(b, &count) != RK_OK || count == 0) continue;
+        fprintf(stderr, "rk demo: %s cannot run this kernel (%s); using %s\n", rk_backend_name(refused), why,
+                rk_backend_name(b));
+        s = launch_on(rk_backend_name(b), kdesc, rt, kernel, &opened);
+        if (s == RK_OK) return RK_EXIT_OK;
+        if (s != RK_UNSUPPORTED) break;
+        snprintf(why, sizeof why, "%s", rk_last_error());
+        refused = b;
+    }
+    cli_report_status("demo", "launching the ring kernel failed", s);
+    return exit_for_launch(s);
 }
 
 int rk_cmd_demo(int argc, char **argv) {
@@ -396,25 +205,10 @@ int rk_cmd_demo(int argc, char **argv) {
     rk_exec_mode mode;
     if (!parse_mode(opt.mode, &mode)) return cli_usage_error("demo", "--mode: unknown mode '%s'", opt.mode);
     if (opt.batch == 0 || opt.batch > 65536) return cli_usage_error("demo", "--batch must be 1 .. 65536");
-    if (opt.queue == 0 || opt.queue > SEEN_BITS / 2)
-        return cli_usage_error("demo", "--queue must be 1 .. %d", SEEN_BITS / 2);
+    if (opt.queue == 0 || opt.queue > DEMO_SEEN_BITS / 2)
+        return cli_usage_error("demo", "--queue must be 1 .. %d", DEMO_SEEN_BITS / 2);
     if (opt.workers > 65536) return cli_usage_error("demo", "--workers must be at most 65536");
     if (opt.batch > opt.queue) opt.batch = opt.queue;
-
-    rk_runtime *rt = NULL;
-    rk_runtime_desc rdesc = {.backend = opt.backend};
-    rk_status s = rk_runtime_create(&rdesc, &rt);
-    if (s != RK_OK) {
-        cli_report_status("demo", "cannot use the backend", s);
-        return cli_exit_for_selection(s);
-    }
-
-    demo_summary sum = {.mode = opt.mode, .workers = opt.workers};
-    rk_device_info info;
-    memset(&info, 0, sizeof info);
-    rk_context_device_info(rk_runtime_context(rt), &info);
-    snprintf(sum.backend, sizeof sum.backend, "%s", rk_runtime_backend_name(rt));
-    snprintf(sum.device, sizeof sum.device, "%s", info.name);
 
     rk_kernel_desc kdesc = {
         .name = "demo",
@@ -426,39 +220,41 @@ int rk_cmd_demo(int argc, char **argv) {
         .mode = mode,
         .workers = (uint32_t)opt.workers,
     };
+    rk_runtime *rt = NULL;
     rk_kernel *kernel = NULL;
-    s = rk_kernel_launch(rt, &kdesc, &kernel);
-    if (s != RK_OK) {
-        cli_report_status("demo", "launching the ring kernel failed", s);
-        rk_runtime_destroy(rt);
-        return s == RK_BAD_CAPACITY || s == RK_INVALID_ARGUMENT ? RK_EXIT_USAGE
-               : s == RK_UNSUPPORTED                              ? RK_EXIT_UNAVAILABLE
-                                                                  : RK_EXIT_FAILURE;
-    }
+    int exit_code = launch_demo(opt.backend, &kdesc, &rt, &kernel);
+    if (exit_code != RK_EXIT_OK) return exit_code;
 
-    demo_run run = {.kernel = kernel, .opt = &opt};
-    int exit_code = RK_EXIT_OK;
-    if (!alloc_run(&run)) {
+    demo_summary sum = {.mode = opt.mode, .workers = opt.workers};
+    rk_device_info info;
+    memset(&info, 0, sizeof info);
+    rk_context_device_info(rk_runtime_context(rt), &info);
+    snprintf(sum.backend, sizeof sum.backend, "%s", rk_runtime_backend_name(rt));
+    snprintf(sum.device, sizeof sum.device, "%s", info.name);
+
+    demo_run run;
+    if (!demo_run_init(&run, kernel, &opt)) {
         fprintf(stderr, "rk demo: out of memory\n");
         exit_code = RK_EXIT_FAILURE;
         goto out;
     }
     progress_init(&run.progress, stdout, !opt.json && !opt.quiet);
     if (!opt.json)
-        printf("rk demo: ring kernel on %s (%s), %s mode, %s queues of %llu x %zu-byte messages\n", sum.backend,
-               sum.device, opt.mode, "lock-free", (unsigned long long)opt.queue, sizeof(demo_request));
+        printf("rk demo: ring kernel on %s (%s), %s mode, queues of %llu x %zu-byte messages\n", sum.backend,
+               sum.device, opt.mode, (unsigned long long)opt.queue, sizeof(demo_request));
     fflush(stdout);
 
     struct sigaction sa = {.sa_handler = on_interrupt}, old_sa;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_sa);
 
-    s = rk_kernel_activate(kernel);
+    rk_status s = rk_kernel_activate(kernel);
     run.start_ns = cli_now_ns();
-    if (s == RK_OK) s = run_loop(&run);
+    run.progress.last_ns = run.start_ns;
+    if (s == RK_OK) s = demo_run_loop(&run);
     uint64_t end_ns = cli_now_ns();
     if (s != RK_OK && s != RK_HUNG) cli_report_status("demo", "message loop", s);
-    rk_status fs = finish_kernel(&run);
+    rk_status fs = demo_run_finish(&run);
     if (fs != RK_OK) cli_report_status("demo", "terminating the kernel", fs);
     progress_finish(&run.progress);
     sigaction(SIGINT, &old_sa, NULL);
@@ -480,10 +276,10 @@ int rk_cmd_demo(int argc, char **argv) {
     else
         print_summary_text(&run, &sum);
     if (s != RK_OK || fs != RK_OK || sum.errors || run.verified != run.sent) exit_code = RK_EXIT_FAILURE;
+    demo_run_free(&run);
 
 out:
     rk_kernel_destroy(kernel);
     rk_runtime_destroy(rt);
-    free_run(&run);
     return exit_code;
 }
