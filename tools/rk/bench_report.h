@@ -19,7 +19,7 @@ typedef struct bench_row {
     double p50_us, p99_us; /* NAN unless a latency benchmark */
     uint64_t errors;       /* wrong results: must be 0 */
     uint64_t launches;     /* device launches (ring kernels); 0 when not applicable */
-    char note[96];
+    char note[160];
 } bench_row;
 
 typedef struct bench_config {
@@ -32,7 +32,7 @@ typedef struct bench_config {
 typedef struct bench_report {
     bench_row *rows;
     size_t count, capacity;
-    char device[320];      /* the device the kernel benchmarks ran on */
+    char device[512];      /* the device the kernel benchmarks ran on */
     char host_cpu[256];    /* the CPU the host side ran on */
 } bench_report;
 
