@@ -87,7 +87,7 @@ static int run_kernel_case(const bench_config *cfg, bench_report *rep, rk_runtim
     row.messages = res.messages;
     row.seconds = res.seconds;
     row.rate = res.messages_per_second;
-    row.bytes_per_second = res.messages_per_second * c->message_size;
+    if (!c->latency) row.bytes_per_second = res.messages_per_second * c->message_size;
     if (c->latency) {
         row.p50_us = res.p50_us;
         row.p99_us = res.p99_us;

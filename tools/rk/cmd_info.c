@@ -9,14 +9,16 @@
 #include "output.h"
 
 static void print_device_text(uint32_t index, const rk_device_info *d) {
-    char mem[32];
-    cli_format_bytes(d->total_memory, mem, sizeof mem);
+    char mem[32] = "unknown", units[48] = "";
+    if (d->total_memory) cli_format_bytes(d->total_memory, mem, sizeof mem);
+    if (d->multiprocessors)
+        snprintf(units, sizeof units, ", %u %s", d->multiprocessors,
+                 strcmp(d->backend, "cpu") == 0 ? "cores" : "multiprocessors");
     printf("    [%u] %s\n", index, d->name);
     printf("        vendor %s, architecture %s%s%s\n", d->vendor[0] ? d->vendor : "-",
            d->architecture[0] ? d->architecture : "-", d->driver[0] ? ", driver " : "", d->driver);
     if (d->compute_major) printf("        compute capability %d.%d\n", d->compute_major, d->compute_minor);
-    printf("        memory %s, %u %s, warp %u, shared memory/block %u B\n", mem, d->multiprocessors,
-           strcmp(d->backend, "cpu") == 0 ? "cores" : "multiprocessors", d->warp_size,
+    printf("        memory %s%s, warp %u, shared memory/block %u B\n", mem, units, d->warp_size,
            d->max_shared_memory_per_block);
     printf("        max threads/block %u, block %ux%ux%u, grid %ux%ux%u\n", d->max_threads_per_block,
            d->max_block_dim[0], d->max_block_dim[1], d->max_block_dim[2], d->max_grid_dim[0], d->max_grid_dim[1],
