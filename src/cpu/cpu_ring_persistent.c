@@ -4,10 +4,12 @@
  * gathers replies from their output queues.
  *
  * An idle worker spins briefly, then yields, then sleeps on its doorbell (a
- * condition variable). The host rings it only when the worker said it is
- * sleeping; the check is a store-fence-load on each side (Dekker), so either
- * the worker sees the new work before it sleeps or the host sees it
- * sleeping and wakes it. */
+ * condition variable). The host bumps the worker's kick counter after each
+ * push or pop and takes the lock only when the worker said it is sleeping.
+ * The worker reads the counter before its last look for work and again
+ * after saying it sleeps; all four accesses are seq_cst, so either the
+ * worker sees the kick (and does not sleep) or the host sees it sleeping
+ * (and signals it). */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +43,8 @@ typedef struct worker {
     _Atomic bool terminated;
 
     /* The doorbell. */
-    _Alignas(64) _Atomic bool sleeping;
+    _Alignas(64) _Atomic uint64_t kicks; /* bumped by the host */
+    _Atomic bool sleeping;               /* set by the worker under lock */
     pthread_mutex_t lock;
     pthread_cond_t cond;
 } worker;
@@ -67,10 +70,12 @@ static bool has_work(worker *w, rk__cpu_ring *r) {
 }
 
 static void doorbell_sleep(worker *w, rk__cpu_ring *r) {
+    uint64_t seen = atomic_load(&w->kicks);
+    if (has_work(w, r)) return;
     pthread_mutex_lock(&w->lock);
     atomic_store(&w->sleeping, true);
-    atomic_thread_fence(memory_order_seq_cst);
-    if (!has_work(w, r)) {
+    /* Flags change under this lock (wake), queues bump kicks. */
+    if (atomic_load(&w->kicks) == seen && !has_work(w, r)) {
         struct timespec until;
         clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_nsec += DOORBELL_NAP_MS * 1000000L;
@@ -164,8 +169,8 @@ static void *worker_main(void *arg) {
 /* ---- the host's side ----------------------------------------------------------- */
 
 static void ring_doorbell(worker *w) {
-    atomic_thread_fence(memory_order_seq_cst); /* pairs with doorbell_sleep's fence */
-    if (atomic_load_explicit(&w->sleeping, memory_order_relaxed)) {
+    atomic_fetch_add(&w->kicks, 1); /* seq_cst: see the top of the file */
+    if (atomic_load(&w->sleeping)) {
         pthread_mutex_lock(&w->lock);
         pthread_cond_signal(&w->cond);
         pthread_mutex_unlock(&w->lock);
@@ -302,6 +307,7 @@ static rk_status init_worker(worker *w, rk__cpu_ring *r, unsigned index) {
     atomic_init(&w->processed, 0);
     atomic_init(&w->errors, 0);
     atomic_init(&w->terminated, false);
+    atomic_init(&w->kicks, 0);
     atomic_init(&w->sleeping, false);
     pthread_mutex_init(&w->lock, NULL);
     pthread_condattr_t attr;

@@ -4,6 +4,7 @@
  * sending after terminate, and the statistics. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "kernel_test.h"
 
@@ -246,6 +247,38 @@ static void test_destroy_running(rk_runtime *rt, rk_exec_mode mode) {
     CHECK_OK(rk_kernel_destroy(k));
 }
 
+static double process_cpu_seconds(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec * 1e-6 + (double)u.ru_stime.tv_sec +
+           (double)u.ru_stime.tv_usec * 1e-6;
+}
+
+/* An idle kernel, and a host blocked in receive on it, sleep rather than
+ * spin: over 400 ms of waiting the process uses a small fraction of one
+ * core. (CPU time, not wall time, so a loaded machine does not matter.) */
+static void test_idle_does_not_spin(rk_runtime *rt) {
+    rk_kernel_desc d = test_desc(RK_MODE_PERSISTENT, 64);
+    d.workers = 2;
+    d.state_size = 0;
+    rk_kernel *k;
+    CHECK_OK(rk_kernel_launch(rt, &d, &k));
+    CHECK_OK(rk_kernel_activate(k));
+    send_range(k, 0, 1);
+    receive_range(k, 0, 1);
+    test_sleep_ms(50); /* past the spin and yield phases */
+    double before = process_cpu_seconds();
+    test_reply r;
+    CHECK_STATUS(rk_kernel_receive(k, &r, sizeof r, NULL, MS(400)), RK_TIMEOUT);
+    double used = process_cpu_seconds() - before;
+    fprintf(stderr, "idle: %.1f ms of CPU time in 400 ms of waiting\n", used * 1e3);
+    CHECK_LT(used * 1e3, 100);
+    /* It still wakes up at once for new work. */
+    send_range(k, 1, 2);
+    receive_range(k, 1, 2);
+    CHECK_OK(rk_kernel_destroy(k));
+}
+
 int main(void) {
     rk_runtime *rt = test_cpu_runtime();
     static const rk_exec_mode modes[] = {RK_MODE_PERSISTENT, RK_MODE_TRADITIONAL};
@@ -259,6 +292,7 @@ int main(void) {
         test_terminate_inactive(rt, mode);
         test_destroy_running(rt, mode);
     }
+    test_idle_does_not_spin(rt);
     CHECK_OK(rk_runtime_destroy(rt));
     printf("kernel lifecycle: ok\n");
     return 0;
