@@ -2,7 +2,9 @@
  * process: the host sees FAILED with the signal named, every accepted
  * message still gets exactly one reply (RK_DEVICE_FAULT from the crash on),
  * nothing hangs, and the process's own signal handling is put back. */
+#include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 
 #include "kernel_test.h"
 
@@ -79,6 +81,62 @@ static void run(rk_runtime *rt, rk_exec_mode mode, uint32_t salt, const char *si
     CHECK_OK(rk_kernel_destroy(k));
 }
 
+/* ---- a fault elsewhere in the process goes to the handler it had ---------- */
+
+static _Atomic int hold_worker, worker_inside;
+static sigjmp_buf own_env;
+static volatile sig_atomic_t own_handler_ran;
+
+static int blocking_handler(const void *request, void *reply, void *state) {
+    atomic_store(&worker_inside, 1);
+    while (atomic_load(&hold_worker)) test_sleep_ms(1);
+    return test_handler(request, reply, state);
+}
+
+static void own_segv_handler(int sig, siginfo_t *info, void *uc) {
+    (void)sig, (void)info, (void)uc;
+    own_handler_ran = 1;
+    siglongjmp(own_env, 1);
+}
+
+static void test_foreign_fault_is_passed_on(rk_runtime *rt) {
+    struct sigaction own, seen;
+    memset(&own, 0, sizeof own);
+    own.sa_sigaction = own_segv_handler;
+    own.sa_flags = SA_SIGINFO;
+    sigemptyset(&own.sa_mask);
+    CHECK_EQ(sigaction(SIGSEGV, &own, NULL), 0);
+
+    rk_kernel_desc d = test_desc(RK_MODE_PERSISTENT, 16);
+    d.handler = blocking_handler;
+    rk_kernel *k;
+    CHECK_OK(rk_kernel_launch(rt, &d, &k));
+    CHECK_OK(rk_kernel_activate(k));
+    atomic_store(&hold_worker, 1);
+    test_request q = test_make_request(0);
+    CHECK_OK(rk_kernel_send(k, &q, sizeof q, SECONDS(10), NULL));
+    while (!atomic_load(&worker_inside)) test_sleep_ms(1);
+
+    /* A worker is running a handler: the guard's handler is in place... */
+    CHECK_EQ(sigaction(SIGSEGV, NULL, &seen), 0);
+    CHECK(seen.sa_sigaction != own_segv_handler);
+    /* ...and a fault on this (unguarded) thread still reaches ours. */
+    if (sigsetjmp(own_env, 1) == 0) {
+        volatile int *volatile null = NULL;
+        *null = 1;
+    }
+    CHECK_EQ(own_handler_ran, 1);
+
+    atomic_store(&hold_worker, 0);
+    test_reply r;
+    CHECK_OK(rk_kernel_receive(k, &r, sizeof r, NULL, SECONDS(10)));
+    CHECK_OK(rk_kernel_destroy(k));
+    /* Ours is back once no worker runs. */
+    CHECK_EQ(sigaction(SIGSEGV, NULL, &seen), 0);
+    CHECK((seen.sa_flags & SA_SIGINFO) && seen.sa_sigaction == own_segv_handler);
+    signal(SIGSEGV, SIG_DFL);
+}
+
 static void check_default_handlers(void) {
     static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
     for (int i = 0; i < 4; i++) {
@@ -96,6 +154,8 @@ int main(void) {
     run(rt, RK_MODE_PERSISTENT, 1, "SIGFPE");
     run(rt, RK_MODE_TRADITIONAL, 0, "SIGSEGV");
     run(rt, RK_MODE_TRADITIONAL, 1, "SIGFPE");
+    check_default_handlers();
+    test_foreign_fault_is_passed_on(rt);
     check_default_handlers();
     CHECK_OK(rk_runtime_destroy(rt));
     printf("kernel crash: ok\n");
