@@ -96,6 +96,11 @@ int rk_cmd_bench(int argc, char **argv) {
     for (size_t g = 0; g < GROUP_COUNT; g++)
         if (selected[g]) rc = worse(rc, groups[g].run(&cfg, &rep, requested[g]));
 
+    /* A report with nothing in it (the one group asked for could not run) is noise. */
+    if (rep.count == 0 && rc != RK_EXIT_OK) {
+        bench_report_free(&rep);
+        return rc;
+    }
     if (cfg.json)
         bench_report_print_json(&rep, date);
     else

@@ -139,6 +139,7 @@ static int launch_demo(const char *backend, const rk_kernel_desc *kdesc, rk_runt
     if (s == RK_OK) return RK_EXIT_OK;
     if (!opened) {
         cli_report_status("demo", "cannot use the backend", s);
+        if (!backend && named) fprintf(stderr, "rk demo: the backend was named by RK_BACKEND=%s\n", env);
         return cli_exit_for_selection(s);
     }
     if (named || s != RK_UNSUPPORTED) {
