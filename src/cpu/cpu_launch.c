@@ -1,0 +1,76 @@
+/* Launch: turns rk_launch's arguments into one libffi call description that
+ * every thread of the grid uses, and queues it on the stream. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_device.h"
+
+static ffi_type *arg_type(rk_arg_kind kind) {
+    switch (kind) {
+    case RK_ARG_BUFFER: return &ffi_type_pointer;
+    case RK_ARG_I32: return &ffi_type_sint32;
+    case RK_ARG_U32: return &ffi_type_uint32;
+    case RK_ARG_I64: return &ffi_type_sint64;
+    case RK_ARG_U64: return &ffi_type_uint64;
+    case RK_ARG_F32: return &ffi_type_float;
+    case RK_ARG_F64: return &ffi_type_double;
+    }
+    return NULL;
+}
+
+static void set_slot(rk__cpu_arg_slot *slot, const rk_arg *a) {
+    switch (a->kind) {
+    case RK_ARG_BUFFER: slot->ptr = rk__cpu_buffer_data(a->value.buffer); break;
+    case RK_ARG_I32: slot->i32 = a->value.i32; break;
+    case RK_ARG_U32: slot->u32 = a->value.u32; break;
+    case RK_ARG_I64: slot->i64 = a->value.i64; break;
+    case RK_ARG_U64: slot->u64 = a->value.u64; break;
+    case RK_ARG_F32: slot->f32 = a->value.f32; break;
+    case RK_ARG_F64: slot->f64 = a->value.f64; break;
+    }
+}
+
+rk_status rk__cpu_call_create(void (*fn)(void), const char *name, const rk_launch_desc *desc, rk__cpu_call **out) {
+    size_t n = desc->arg_count, name_len = strlen(name) + 1;
+    /* One allocation: the call, the slots (8-aligned first), types, value pointers, the name. */
+    size_t size = sizeof(rk__cpu_call) + n * (sizeof(rk__cpu_arg_slot) + sizeof(ffi_type *) + sizeof(void *)) + name_len;
+    rk__cpu_call *call = calloc(1, size);
+    if (!call) return rk__fail(RK_OUT_OF_MEMORY, "rk_launch: out of memory for the call of '%s'", name);
+    call->slots = (rk__cpu_arg_slot *)(void *)(call + 1);
+    call->types = (ffi_type **)(void *)(call->slots + n);
+    call->values = (void **)(void *)(call->types + n);
+    char *name_copy = (char *)(void *)(call->values + n);
+    memcpy(name_copy, name, name_len);
+    call->name = name_copy;
+    call->fn = fn;
+    call->grid = desc->grid;
+    call->block = desc->block;
+    call->shared_memory = desc->shared_memory;
+    call->arg_count = n;
+    for (size_t i = 0; i < n; i++) {
+        call->types[i] = arg_type(desc->args[i].kind);
+        set_slot(&call->slots[i], &desc->args[i]);
+        call->values[i] = &call->slots[i];
+    }
+    ffi_status fs = ffi_prep_cif(&call->cif, FFI_DEFAULT_ABI, (unsigned)n, &ffi_type_void, n ? call->types : NULL);
+    if (fs != FFI_OK) {
+        free(call);
+        return rk__fail(RK_INTERNAL, "rk_launch: libffi cannot describe a call of '%s' with %zu arguments (status %d)",
+                        name, n, (int)fs);
+    }
+    rk__cpu_call_prepare_direct(call);
+    *out = call;
+    return RK_OK;
+}
+
+void rk__cpu_call_destroy(rk__cpu_call *call) { free(call); }
+
+rk_status rk__cpu_launch(rk_function *function, const rk_launch_desc *desc) {
+    rk_context *ctx = function->module->ctx;
+    rk_status s = rk__cpu_context_start_pool(rk__cpu_ctx(ctx));
+    if (s != RK_OK) return s;
+    rk__cpu_call *call = NULL;
+    s = rk__cpu_call_create(((rk__cpu_function *)function)->fn, function->name, desc, &call);
+    if (s != RK_OK) return s;
+    return rk__cpu_stream_launch(ctx, desc->stream, call);
+}
