@@ -3,6 +3,7 @@
 #include "bench_cpu.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +17,20 @@ static double now_seconds(void) {
 }
 
 /* ---- SPSC queue --------------------------------------------------------------- */
+
+/* A side that finds the queue full (or empty) pauses, and after a while
+ * yields: on a machine with fewer free cores than threads, pure spinning
+ * would burn the other side's time slice. */
+static void queue_wait(unsigned *misses) {
+    if (++*misses < 256) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    } else {
+        *misses = 0;
+        sched_yield();
+    }
+}
 
 typedef struct queue_run {
     rk_queue *q;
@@ -39,13 +54,16 @@ static void *queue_producer(void *arg) {
             memcpy(staging + k * r->slot_size, &s, sizeof s);
         }
         size_t pushed = 0;
+        unsigned misses = 0;
         if (r->batch > 1) {
-            while (pushed < want)
-                pushed += rk_queue_push_batch(r->q, staging + pushed * r->slot_size, r->slot_size, want - pushed,
-                                              r->slot_size);
-        } else {
-            while (rk_queue_try_push(r->q, staging, r->slot_size) != RK_OK) {
+            while (pushed < want) {
+                size_t n = rk_queue_push_batch(r->q, staging + pushed * r->slot_size, r->slot_size, want - pushed,
+                                               r->slot_size);
+                if (n == 0) queue_wait(&misses);
+                pushed += n;
             }
+        } else {
+            while (rk_queue_try_push(r->q, staging, r->slot_size) != RK_OK) queue_wait(&misses);
             pushed = 1;
         }
         seq += pushed;
@@ -62,6 +80,7 @@ static void *queue_consumer(void *arg) {
         r->errors = r->messages;
         return NULL;
     }
+    unsigned misses = 0;
     for (uint64_t seq = 0; seq < r->messages;) {
         size_t got;
         if (r->batch > 1) {
@@ -69,6 +88,7 @@ static void *queue_consumer(void *arg) {
         } else {
             got = rk_queue_try_pop(r->q, staging, r->slot_size) == RK_OK;
         }
+        if (got == 0) queue_wait(&misses);
         for (size_t k = 0; k < got; k++) {
             uint64_t s;
             memcpy(&s, staging + k * r->slot_size, sizeof s);
