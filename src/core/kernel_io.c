@@ -63,7 +63,7 @@ static rk_status send_common(rk__kernel_core *c, const char *fn, const unsigned 
         }
         /* Relaunch backends make progress in poll; all of them report
          * failures there. */
-        rk__kernel_refresh(c, NULL);
+        if (rk__backoff_should_poll(&b)) rk__kernel_refresh(c, NULL);
         if (!rk__backoff_wait(&b)) {
             s = timeout_ns == RK_NO_WAIT
                     ? rk__fail(RK_WOULD_BLOCK, "%s: kernel '%s' input queue is full (%zu of %zu queued)", fn,
@@ -206,8 +206,9 @@ static rk_status receive_common(rk__kernel_core *c, const char *fn, unsigned cha
             return RK_OK;
         }
         if (s != RK_OK) return s;
+        bool polled = !waiting || rk__backoff_should_poll(&b);
         rk__control ctl;
-        rk__kernel_refresh(c, &ctl);
+        if (polled) rk__kernel_refresh(c, &ctl);
         int st = atomic_load(&k->state);
         /* Nothing more can come: terminate moved every reply into the held
          * buffer, which is empty now. */
@@ -215,7 +216,7 @@ static rk_status receive_common(rk__kernel_core *c, const char *fn, unsigned cha
             return rk__fail(RK_TERMINATED, "%s: kernel '%s' has terminated and every reply has been received", fn,
                             k->name);
         /* A failed kernel with nothing queued anywhere has no reply to give. */
-        if (st == RK_KERNEL_FAILED && ctl.input_depth == 0 && ctl.output_depth == 0 &&
+        if (polled && st == RK_KERNEL_FAILED && ctl.input_depth == 0 && ctl.output_depth == 0 &&
             rk__kernel_held_pending(c) == 0) {
             n = 0;
             s = take_replies(c, replies, stride, infos, max, &n); /* one last look, ordered after the poll */

@@ -11,16 +11,23 @@ void rk__backoff_init(rk__backoff *b, uint64_t timeout_ns) {
     b->deadline = timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
     b->phase_start = now;
     b->sleep_ns = RK__BACKOFF_SLEEP_MIN_NS;
+    b->rounds = 0;
 }
 
 void rk__backoff_reset(rk__backoff *b) {
     b->phase_start = rk__now_ns();
     b->sleep_ns = RK__BACKOFF_SLEEP_MIN_NS;
+    b->rounds = 0;
+}
+
+bool rk__backoff_should_poll(const rk__backoff *b) {
+    return b->rounds % 8u == 0 || b->rounds > 64u;
 }
 
 bool rk__backoff_wait(rk__backoff *b) {
     uint64_t now = rk__now_ns();
     if (now >= b->deadline) return false;
+    b->rounds++;
     uint64_t waited = now - b->phase_start;
     if (waited < RK__BACKOFF_SPIN_NS) {
         for (int i = 0; i < 16; i++) rk__cpu_relax();

@@ -20,6 +20,7 @@ typedef struct rk__backoff {
     uint64_t deadline;     /* absolute, rk__now_ns(); UINT64_MAX = never */
     uint64_t phase_start;  /* when the current streak of waiting began */
     uint64_t sleep_ns;     /* next sleep, once past the yield phase */
+    unsigned rounds;       /* waits so far in this streak */
 } rk__backoff;
 
 /* Spin this long, then yield until the second mark, then sleep. */
@@ -34,5 +35,9 @@ void rk__backoff_reset(rk__backoff *b);
 /* Waits one step. Returns false, without waiting, once the deadline has
  * passed. */
 bool rk__backoff_wait(rk__backoff *b);
+/* Whether a waiter should poll the backend this round: every round once
+ * past spinning, but only every 8th while spinning, so a spinning host does
+ * not keep pulling the device's control lines away from it. */
+bool rk__backoff_should_poll(const rk__backoff *b);
 
 #endif
