@@ -7,8 +7,13 @@
 
 #include "webgpu_internal.h"
 
-/* Filled by the probe; the registry calls the probe once, under its lock. */
+/* Filled by the probe; the registry calls the probe once, under its lock.
+ * The instance lives as long as the process, like the loaded library: one
+ * Vulkan instance for every context (creating and destroying instances
+ * leaks inside the Vulkan driver), and adapter discovery done once. Dawn's
+ * instance may be waited on from several threads. */
 static rk_device_info probed_info;
+static WGPUInstance shared_instance;
 
 static const char *backend_type_name(WGPUEnum t) {
     switch (t) {
@@ -129,12 +134,11 @@ static rk_status probe(uint32_t *device_count, char *reason, size_t reason_size)
     *device_count = 0;
     rk_status s = rk__wgpu_load(&W, reason, reason_size);
     if (s != RK_OK) return s;
-    WGPUInstance inst = NULL;
     WGPUAdapter adapter = NULL;
     WGPUAdapterInfo info;
-    s = create_instance(W, &inst, reason, reason_size);
+    s = create_instance(W, &shared_instance, reason, reason_size);
     if (s != RK_OK) return s;
-    s = request_adapter(W, inst, &adapter, &info, reason, reason_size);
+    s = request_adapter(W, shared_instance, &adapter, &info, reason, reason_size);
     if (s == RK_OK) {
         WGPULimits limits;
         memset(&limits, 0, sizeof limits);
@@ -150,7 +154,6 @@ static rk_status probe(uint32_t *device_count, char *reason, size_t reason_size)
         W->AdapterInfoFreeMembers(info);
         W->AdapterRelease(adapter);
     }
-    W->InstanceRelease(inst);
     return s;
 }
 
@@ -215,10 +218,7 @@ static void release_all(wg_context *c) {
         W->DeviceRelease(c->device);
     }
     if (c->adapter) W->AdapterRelease(c->adapter);
-    if (c->instance) {
-        W->InstanceProcessEvents(c->instance); /* let cancelled callbacks run before we go */
-        W->InstanceRelease(c->instance);
-    }
+    if (c->instance) W->InstanceProcessEvents(c->instance); /* let cancelled callbacks run before we go */
     pthread_mutex_destroy(&c->lock);
     pthread_mutex_destroy(&c->error_lock);
     free(c);
@@ -237,7 +237,10 @@ static rk_status context_create(const rk_backend *backend, uint32_t device, rk_c
     pthread_mutex_init(&c->error_lock, NULL);
     c->base.iface = &rk__webgpu_context_iface;
     WGPUAdapterInfo info;
-    rk_status s = create_instance(W, &c->instance, reason, sizeof reason);
+    /* The registry probed (and made the instance) before any context. */
+    c->instance = shared_instance;
+    rk_status s = c->instance ? RK_OK : RK_BACKEND_UNAVAILABLE;
+    if (!c->instance) snprintf(reason, sizeof reason, "the webgpu backend was not probed");
     if (s == RK_OK) s = request_adapter(W, c->instance, &c->adapter, &info, reason, sizeof reason);
     if (s != RK_OK) {
         release_all(c);

@@ -51,6 +51,7 @@ typedef struct wg_ring {
     bool active, should_terminate, has_terminated, stop;
     uint64_t processed, errors, launches;
     rk_status failure;
+    char failure_reason[192];
 
     /* Worker-only scratch. */
     uint32_t *batch;       /* [count, requests...] */
@@ -249,6 +250,7 @@ static void *worker_main(void *arg) {
         r->launches++;
         if (s != RK_OK) {
             r->failure = s;
+            snprintf(r->failure_reason, sizeof r->failure_reason, "%s", rk_last_error());
             rk__log(RK_LOG_ERROR, "webgpu ring kernel '%s' failed: %s", k->desc.name ? k->desc.name : "kernel",
                     rk_last_error());
             break;
@@ -436,6 +438,7 @@ static rk_status poll(rk_kernel *k, rk__control *out) {
         .output_depth = (uint32_t)(r->out_tail - r->out_head),
         .failure = r->failure,
     };
+    snprintf(out->failure_reason, sizeof out->failure_reason, "%s", r->failure_reason);
     pthread_mutex_unlock(&r->mu);
     return RK_OK;
 }
