@@ -1,0 +1,25 @@
+#!/bin/sh
+# Builds the transpiler's libFuzzer target with clang, ASan and UBSan, and
+# fuzzes for SECONDS (default 60). New inputs go to a scratch directory; the
+# checked-in corpus (tests/fuzz/corpus) stays small and is only read.
+#   tests/fuzz/run-fuzz.sh 600
+# Environment: RK_FUZZ_BUILD (build dir, default build-fuzz), RK_FUZZ_JOBS
+# (parallel fuzzing processes, default 1), RK_FUZZ_WORK (scratch corpus dir).
+set -eu
+seconds=${1:-60}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${RK_FUZZ_BUILD:-$root/build-fuzz}
+work=${RK_FUZZ_WORK:-$build/fuzz-work}
+jobs=${RK_FUZZ_JOBS:-1}
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DRK_BUILD_FUZZERS=ON -DRK_SANITIZE=address,undefined >/dev/null
+ninja -C "$build" fuzz_transpile
+mkdir -p "$work"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+cd "$work"
+# -timeout: any single input taking over 10 s is a hang; -rss_limit_mb bounds memory.
+exec "$build/tests/fuzz/fuzz_transpile" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=8192 -dict="$root/tests/fuzz/c.dict" -print_final_stats=1 -jobs="$jobs" -workers="$jobs" \
+    "$work" "$root/tests/fuzz/corpus"

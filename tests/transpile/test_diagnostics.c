@@ -1,0 +1,228 @@
+/* Diagnostics: for each construct outside the subset, the exact
+ * line:column and message; several errors in one source are all reported;
+ * the rendered text has the source line and a caret. Set RK_PRINT_DIAGS=1 to
+ * print what the transpiler reports for every case. */
+#include "check.h"
+#include "ringkernel/transpile.h"
+
+typedef struct diag_case {
+    const char *name;
+    const char *source;
+    rk_transpile_kind kind;
+    uint32_t halo;
+    const char *expected[8]; /* "line:col: severity: message", in order */
+} diag_case;
+
+#define DSL "#include <ringkernel/dsl.h>\n"
+#define STENCIL "#include <ringkernel/dsl_stencil.h>\n"
+
+static const diag_case cases[] = {
+    {"direct recursion", DSL "int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }\n"
+                             "RK_KERNEL void k(int *o) { o[0] = fact(5); }\n",
+     0, 0, {"2:43: error: recursion is not supported: 'fact' calls itself"}},
+    {"mutual recursion", DSL "int odd(int n);\n"
+                             "int even(int n) { return n == 0 ? 1 : odd(n - 1); }\n"
+                             "int odd(int n) { return n == 0 ? 0 : even(n - 1); }\n"
+                             "RK_KERNEL void k(int *o) { o[0] = even(4); }\n",
+     0, 0, {"3:39: error: recursion is not supported: 'odd' calls 'even' calls 'odd'"}},
+    {"function pointer", DSL "static int twice(int x) { return 2 * x; }\n"
+                             "RK_KERNEL void k(int *o) {\n"
+                             "    int (*f)(int) = twice;\n"
+                             "    o[0] = f(1);\n"
+                             "}\n",
+     0, 0, {"4:11: error: function pointers are not supported in kernels",
+            "5:13: error: only named functions can be called (function pointers are not supported)",
+            "4:21: error: function pointers are not supported: 'twice' is used as a value"}},
+    {"function pointer parameter", DSL "void apply(float *d, float (*op)(float)) { d[0] = 0.0f; }\n"
+                                       "RK_KERNEL void k(float *d) { d[0] = 1.0f; }\n",
+     0, 0, {"2:30: error: function pointers are not supported in kernels"}},
+    {"variable-length array", DSL "RK_KERNEL void k(float *d, int n) {\n"
+                                  "    float tmp[n];\n"
+                                  "    d[0] = tmp[0];\n"
+                                  "}\n",
+     0, 0, {"3:14: error: variable-length arrays are not supported: the size must be a constant expression"}},
+    {"host library calls", DSL "RK_KERNEL void k(float *d) {\n"
+                               "    float *p = malloc(16);\n"
+                               "    free(p);\n"
+                               "}\n",
+     0, 0, {"3:16: error: 'malloc' is a host library function; kernels cannot call it",
+            "4:5: error: 'free' is a host library function; kernels cannot call it"}},
+    {"printf", DSL "RK_KERNEL void k(int *d) { printf(\"%d\\n\", d[0]); }\n", 0, 0,
+     {"2:28: error: 'printf' is a host library function; kernels cannot call it",
+      "2:35: error: string literals are not supported in kernels"}},
+    {"undeclared function", DSL "RK_KERNEL void k(int *d) { d[0] = helper(1); }\n", 0, 0,
+     {"2:35: error: call to undeclared function 'helper'"}},
+    {"declared, never defined", DSL "int helper(int x);\nRK_KERNEL void k(int *d) { d[0] = helper(1); }\n", 0, 0,
+     {"3:35: error: 'helper' is declared but never defined; kernels can only call functions defined in the same source"}},
+    {"mutable global", DSL "int counter;\nRK_KERNEL void k(int *d) { d[0] = counter; }\n", 0, 0,
+     {"2:5: error: file-scope variables must be const: kernels share no mutable globals (pass a buffer instead)"}},
+    {"static local", DSL "RK_KERNEL void k(int *d) { static int calls; d[0] = calls++; }\n", 0, 0,
+     {"2:28: error: static local variables are not supported (use RK_SHARED for per-block data, or a file-scope const table)"}},
+    {"host-only storage", DSL "_Thread_local int t;\nextern const int e;\nRK_KERNEL void k(int *d) { d[0] = 0; }\n", 0, 0,
+     {"2:1: error: _Thread_local is a host-only construct; use RK_SHARED for per-block data",
+      "2:19: error: file-scope variables must be const: kernels share no mutable globals (pass a buffer instead)",
+      "3:1: error: extern variables are not supported in kernels"}},
+    {"goto and labels", DSL "RK_KERNEL void k(int *d) {\n    goto done;\ndone:\n    d[0] = 1;\n}\n", 0, 0,
+     {"3:5: error: goto is not supported (WGSL has no equivalent); use structured control flow",
+      "4:1: error: labels are not supported (there is no goto)"}},
+    {"union, bit-field, variadic", DSL "union u { int i; float f; };\n"
+                                       "struct s { unsigned a : 3; };\n"
+                                       "int sum(int n, ...) { return n; }\n"
+                                       "RK_KERNEL void k(int *d) { d[0] = 0; }\n",
+     0, 0, {"2:1: error: unions are not supported (WGSL and MSL have no equivalent)",
+            "3:23: error: bit-fields are not supported",
+            "4:16: error: variadic functions are not supported"}},
+    {"assembly and long double", DSL "RK_KERNEL void k(long double *d) { __asm__(\"nop\"); }\n", 0, 0,
+     {"2:23: error: long double is not supported", "2:36: error: inline assembly is not supported"}},
+    {"initializers", DSL "typedef struct P { int x, y; } P;\n"
+                         "RK_KERNEL void k(int *d) {\n"
+                         "    P a = {.x = 1, .y = 2};\n"
+                         "    P b = (P){1, 2};\n"
+                         "    d[0] = a.x + b.y;\n"
+                         "}\n",
+     0, 0, {"4:12: error: designated initializers are not supported", "5:11: error: compound literals are not supported"}},
+    {"kernel signatures", DSL "RK_KERNEL int k(int *d) { return d[0]; }\n"
+                              "typedef struct Msg { float *data; } Msg;\n"
+                              "RK_HANDLER int h(const Msg *m, int *r, void *s) { r[0] = 0; return 0; }\n"
+                              "RK_HANDLER void h2(const Msg *m) { }\n",
+     0, 0, {"2:15: error: kernel 'k' must return void",
+            "4:29: error: handler 'h': the request type contains a pointer, which means nothing on the other side of the host/device boundary",
+            "5:17: error: handler 'h2' must return int (0 = success, negative = failed)",
+            "5:17: error: handler 'h2' must take (const Request *req, Reply *reply, State *state)"}},
+    {"kernel called from device code", DSL "RK_KERNEL void a(int *d) { d[0] = 1; }\n"
+                                           "RK_KERNEL void b(int *d) { a(d); }\n",
+     0, 0, {"3:28: error: kernel 'a' cannot be called from device code (dynamic parallelism is not supported)"}},
+    {"stencil rules", STENCIL "RK_KERNEL void s(float *in, float *out, int dx, rk_grid_pos p) {\n"
+                              "    sync_threads();\n"
+                              "    out[rk_pos_idx(p)] = rk_at(p, in, dx, 0) + (float)thread_idx_x();\n"
+                              "    in[rk_pos_idx(p)] = rk_east(p, in);\n"
+                              "}\n",
+     0, 0, {"3:5: error: 'sync_threads' is not available in a stencil kernel, which sees the grid only through its rk_grid_pos",
+            "4:39: error: the offsets of 'rk_at' must be integer constant expressions",
+            "4:55: error: 'thread_idx_x' is not available in a stencil kernel, which sees the grid only through its rk_grid_pos",
+            "5:5: error: stencil 's': 'in' is read at neighbour offsets and also written; use separate input and output buffers"}},
+    {"stencil halo", STENCIL "RK_KERNEL void s(const float *in, float *out, rk_grid_pos p) {\n"
+                             "    out[rk_pos_idx(p)] = rk_at(p, in, 2, 0);\n"
+                             "}\n",
+     RK_TRANSPILE_STENCIL, 1, {"3:26: error: stencil 's': this access reaches 2 cells away, beyond the halo of 1"}},
+    {"grid position misuse", STENCIL "static float get(rk_grid_pos q, const float *b) { return b[0]; }\n"
+                                     "RK_KERNEL void s(const float *in, float *out, rk_grid_pos p) {\n"
+                                     "    rk_grid_pos copy = p;\n"
+                                     "    out[rk_pos_idx(p)] = in[0];\n"
+                                     "}\n",
+     0, 0, {"4:17: error: rk_grid_pos can only be a stencil kernel's parameter",
+            "4:24: error: the grid position 'p' can only be passed to the rk_* stencil functions",
+            "2:30: error: rk_grid_pos can only be a parameter of a stencil kernel (RK_KERNEL)"}},
+    {"requested kind", DSL "RK_KERNEL void k(int *d) { d[0] = 1; }\n", RK_TRANSPILE_STENCIL, 0,
+     {"2:16: error: 'k' is a global kernel, but the requested kind is stencil"}},
+    {"types and qualifiers", DSL "RK_KERNEL void k(const int *in, int *out, float *f) {\n"
+                                 "    in[0] = 1;\n"
+                                 "    int *p = in;\n"
+                                 "    out = f;\n"
+                                 "    out[0] = atomic_add_i32(out);\n"
+                                 "    out[1] = in->x;\n"
+                                 "}\n",
+     0, 0, {"3:11: error: cannot assign to this expression: its type is 'const int'",
+            "4:14: error: in initialization: 'const int *' to 'int *' discards a qualifier",
+            "5:11: error: incompatible pointer types in assignment: 'float *' and 'int *'",
+            "6:14: error: 'atomic_add_i32' takes 2 arguments, but 1 was given",
+            "7:18: error: member 'x' of something that is not a struct ('const int')"}},
+    {"preprocessor", "#include \"missing.h\"\n#if 1\n#elif 2\n#else\n#elif 3\n#endif\n#error stop here\n#if 1\n", 0, 0,
+     {"1:2: error: 'missing.h' file not found", "5:2: error: #elif after #else", "7:2: error: #error stop here",
+      "8:2: error: unterminated conditional directive",
+      "error: no kernel in the source: mark a function with RK_KERNEL or RK_HANDLER"}},
+    {"syntax errors recover", DSL "RK_KERNEL void k(int *d) {\n"
+                                  "    d[0] = (1 + ;\n"
+                                  "    d[1] = 2\n"
+                                  "    d[2] = 3;\n"
+                                  "}\n"
+                                  "int g(int x { return x; }\n"
+                                  "RK_KERNEL void k2(int *d) { d[0] = 4 }\n",
+     0, 0, {"3:17: error: expected an expression before ';'", "5:5: error: expected ';' before 'd'",
+            "7:13: error: expected ',' before '{'", "8:38: error: expected ';' before '}'"}},
+};
+
+static char *format_diag(const rk_diagnostic *d) {
+    static const char *const sev[] = {"error", "warning", "note"};
+    char *s = NULL;
+    int n;
+    if (d->line)
+        n = asprintf(&s, "%u:%u: %s: %s", d->line, d->column, sev[d->severity], d->message);
+    else
+        n = asprintf(&s, "%s: %s", sev[d->severity], d->message);
+    CHECK(n > 0);
+    return s;
+}
+
+static int run_case(const diag_case *c, bool print) {
+    rk_transpile_desc d = {.source = c->source, .path = "diag.c", .no_file_system = true, .kind = c->kind};
+    d.stencil.halo = c->halo;
+    rk_transpile_result *r = NULL;
+    rk_status s = rk_transpile(&d, &r);
+    CHECK(r != NULL);
+    int failures = 0;
+    size_t expected = 0;
+    while (expected < 8 && c->expected[expected]) expected++;
+    size_t got = rk_transpile_diagnostic_count(r);
+    if (print) printf("== %s (%s)\n", c->name, rk_status_name(s));
+    for (size_t i = 0; i < got || i < expected; i++) {
+        char *line = i < got ? format_diag(rk_transpile_diagnostic(r, i)) : NULL;
+        if (print && line) printf("   %s\n", line);
+        if (i >= expected || !line || strcmp(line, c->expected[i]) != 0) {
+            fprintf(stderr, "%s: diagnostic %zu\n  expected: %s\n  got:      %s\n", c->name, i,
+                    i < expected ? c->expected[i] : "(none)", line ? line : "(none)");
+            failures++;
+        }
+        free(line);
+    }
+    if (expected && s != RK_PARSE_ERROR) {
+        fprintf(stderr, "%s: status %s, expected RK_PARSE_ERROR\n", c->name, rk_status_name(s));
+        failures++;
+    }
+    if (failures) fprintf(stderr, "%s", rk_transpile_diagnostics_text(r));
+    rk_transpile_result_destroy(r);
+    return failures;
+}
+
+/* The rendered form: location, message, the source line and a caret under the column. */
+static void rendered_text(void) {
+    const char *src = DSL "RK_KERNEL void k(float *d) {\n\tfloat x = undefined_thing + 1.0f;\n\td[0] = x;\n}\n";
+    rk_transpile_desc d = {.source = src, .path = "render.c", .no_file_system = true};
+    rk_transpile_result *r = NULL;
+    CHECK_STATUS(rk_transpile(&d, &r), RK_PARSE_ERROR);
+    const char *text = rk_transpile_diagnostics_text(r);
+    const char *want = "render.c:3:12: error: use of undeclared identifier 'undefined_thing'\n"
+                       "  \tfloat x = undefined_thing + 1.0f;\n"
+                       "  \t          ^\n"
+                       "1 error generated.\n";
+    if (strcmp(text, want) != 0) {
+        fprintf(stderr, "rendered diagnostics differ:\n--- want\n%s--- got\n%s", want, text);
+        exit(1);
+    }
+    /* rk_last_error carries the same text for callers that only see the status. */
+    CHECK_STR_CONTAINS(rk_last_error(), "render.c:3:12: error: use of undeclared identifier 'undefined_thing'");
+    rk_transpile_result_destroy(r);
+}
+
+/* Many errors in one source: every one is reported, and the count stops at a limit. */
+static void many_errors(void) {
+    char src[16384] = DSL "RK_KERNEL void k(int *d) {\n";
+    for (int i = 0; i < 80; i++) strcat(src, "    d[0] = nope;\n");
+    strcat(src, "}\n");
+    rk_transpile_desc d = {.source = src, .path = "many.c", .no_file_system = true};
+    rk_transpile_result *r = NULL;
+    CHECK_STATUS(rk_transpile(&d, &r), RK_PARSE_ERROR);
+    CHECK_GE(rk_transpile_error_count(r), 20);
+    CHECK_STR_CONTAINS(rk_transpile_diagnostics_text(r), "too many errors; stopping");
+    rk_transpile_result_destroy(r);
+}
+
+int main(void) {
+    bool print = getenv("RK_PRINT_DIAGS") != NULL;
+    int failures = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) failures += run_case(&cases[i], print);
+    rendered_text();
+    many_errors();
+    if (failures) fprintf(stderr, "%d mismatches\n", failures);
+    return failures ? 1 : 0;
+}
