@@ -162,7 +162,7 @@ static void test_batches_and_terminate(rk_runtime *rt) {
         if (s == RK_TIMEOUT || sent == N) break;
         CHECK_OK(s);
     }
-    CHECK_GT(sent, 4000 + CAP);
+    CHECK_LT(sent, N); /* it stopped because the queues were full */
     rk_kernel_stats before;
     CHECK_OK(rk_kernel_stats_get(k, &before));
     CHECK_GT(before.input_depth, 0); /* messages in flight when terminate starts */
