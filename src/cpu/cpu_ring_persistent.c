@@ -340,6 +340,15 @@ rk_status rk__cpu_persistent_start(rk__cpu_ring *r) {
     for (; initialised < p->count && s == RK_OK; initialised++) s = init_worker(&p->workers[initialised], r, initialised);
     r->mode_impl = p;
     r->ops = &persistent_ops;
+    /* Workers take no asynchronous signals (they stay with the
+     * application's threads); faults in a handler still reach the guard. */
+    sigset_t all, previous_mask;
+    sigfillset(&all);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
+    pthread_sigmask(SIG_BLOCK, &all, &previous_mask);
     for (unsigned i = 0; i < p->count && s == RK_OK; i++) {
         worker *w = &p->workers[i];
         int e = pthread_create(&w->thread, NULL, worker_main, w);
@@ -352,6 +361,7 @@ rk_status rk__cpu_persistent_start(rk__cpu_ring *r) {
         snprintf(name, sizeof name, "rk-ring-%u", i % 64u);
         pthread_setname_np(w->thread, name);
     }
+    pthread_sigmask(SIG_SETMASK, &previous_mask, NULL);
     if (s != RK_OK) {
         p->count = initialised; /* the workers whose lock and queues exist */
         atomic_store(&r->should_terminate, true);
