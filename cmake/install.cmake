@@ -11,5 +11,12 @@ configure_package_config_file(cmake/ringkernelConfig.cmake.in
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/ringkernelConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/ringkernelConfig.cmake ${CMAKE_BINARY_DIR}/ringkernelConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ringkernel)
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(RK_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH rk_pc_up "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+  string(REGEX REPLACE "/$" "" rk_pc_up "${rk_pc_up}")
+  set(RK_PC_PREFIX "\${pcfiledir}/${rk_pc_up}")
+endif()
 configure_file(cmake/ringkernel.pc.in ${CMAKE_BINARY_DIR}/ringkernel.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/ringkernel.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
