@@ -1,6 +1,7 @@
 /* The CUDA backend: probing, device information and contexts. Each context
  * is the device's primary context (shared with the CUDA runtime and other
  * libraries in the process) plus a non-blocking default stream. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,22 +18,21 @@ static int attribute(CUdevice dev, int which) {
     return value;
 }
 
-/* "580.159.04" from the kernel module, when the file is there. */
+/* "580.159.04" from the kernel module's version line, when the file is there:
+ * the first word that looks like a dotted version number. */
 static void kernel_driver_version(char *out, size_t size) {
     out[0] = '\0';
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
     if (!f) return;
     char line[512];
     if (fgets(line, sizeof line, f)) {
-        /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..." */
-        const char *p = strstr(line, "Kernel Module");
-        if (p) {
-            p += strlen("Kernel Module");
-            while (*p == ' ') p++;
-            size_t n = strcspn(p, " \n");
-            if (n >= size) n = size - 1;
-            memcpy(out, p, n);
-            out[n] = '\0';
+        char *save = NULL;
+        for (char *word = strtok_r(line, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save)) {
+            size_t digits = strspn(word, "0123456789.");
+            if (digits == strlen(word) && digits < size && isdigit((unsigned char)word[0]) && strchr(word, '.')) {
+                memcpy(out, word, digits + 1);
+                break;
+            }
         }
     }
     fclose(f);
@@ -86,6 +86,19 @@ CUstream rk__cuda_stream_of(rk__cuda_context *ctx, rk_stream *stream) {
 
 void rk__cuda_context_destroy(rk_context *base) {
     rk__cuda_context *ctx = rk__cuda_ctx(base);
+    if (ctx->stuck_kernels) {
+        /* Unloading modules or freeing memory under a kernel that still runs
+         * could block forever or fault: leave the device side to process exit. */
+        rk__log(RK_LOG_WARN, "cuda: %d ring kernel(s) still running; the context is left in place",
+                ctx->stuck_kernels);
+        for (rk__cuda_stream *s = ctx->streams, *next; s; s = next) {
+            next = s->next;
+            free(s);
+        }
+        pthread_mutex_destroy(&ctx->lock);
+        free(ctx);
+        return;
+    }
     rk__cuda_bind(ctx);
     rk__cuda.cuStreamSynchronize(ctx->default_stream);
     for (rk__cuda_stream *s = ctx->streams, *next; s; s = next) {

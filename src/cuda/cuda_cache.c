@@ -131,11 +131,14 @@ void rk__cuda_cache_store(const uint64_t key[2], const char *image, size_t size)
 }
 
 /* Loads an image, with the JIT's error log in the failure details. */
-static rk_status load_image(const char *image, CUmodule *out) {
+static rk_status load_image(rk__cuda_context *ctx, const char *image, CUmodule *out) {
     char error_log[4096] = "";
     int options[] = {RK_CU_JIT_ERROR_LOG_BUFFER, RK_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {error_log, (void *)(uintptr_t)sizeof error_log};
+    rk_status paused = rk__cuda_pause_all(ctx);
+    if (paused != RK_OK) return paused;
     CUresult r = rk__cuda.cuModuleLoadDataEx(out, image, 2, options, values);
+    rk__cuda_resume_all(ctx);
     if (r == RK_CUDA_SUCCESS) return RK_OK;
     rk_status s = rk__cuda_fail(r, RK_COMPILE_FAILED, "cuModuleLoadDataEx");
     if (error_log[0]) {
@@ -181,7 +184,7 @@ rk_status rk__cuda_build_module(rk__cuda_context *ctx, const char *source, const
     char *image = NULL;
     size_t size = 0;
     if (rk__cuda_cache_load(key, &image, &size) == RK_OK) {
-        s = load_image(image, out);
+        s = load_image(ctx, image, out);
         free(image);
         if (s == RK_OK) return RK_OK;
         rk__log(RK_LOG_WARN, "cuda: cached module did not load (%s); compiling again", rk_last_error());
@@ -191,7 +194,7 @@ rk_status rk__cuda_build_module(rk__cuda_context *ctx, const char *source, const
     if (s == RK_OK && log && log[0]) rk__log(RK_LOG_INFO, "cuda: NVRTC log for %s:\n%s", name, log);
     free(log);
     if (s != RK_OK) return s;
-    s = load_image(image, out);
+    s = load_image(ctx, image, out);
     if (s == RK_OK) rk__cuda_cache_store(key, image, size);
     free(image);
     return s;

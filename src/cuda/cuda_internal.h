@@ -65,6 +65,7 @@ typedef struct rk__cuda_context {
     rk__cuda_pinned *pinned_free;
     rk__cuda_pinned *pinned_used;
     rk__cuda_loaded_module *ring_modules;
+    int stuck_kernels;       /* ring kernels that would not stop: their memory stays */
 } rk__cuda_context;
 
 static inline rk__cuda_context *rk__cuda_ctx(rk_context *ctx) { return (rk__cuda_context *)ctx; }
@@ -115,6 +116,18 @@ rk_status rk__cuda_module_compile(rk_context *ctx, const char *source, const rk_
 void rk__cuda_module_destroy(rk_module *module);
 rk_status rk__cuda_module_get_function(rk_module *module, const char *name, rk_function **out);
 rk_status rk__cuda_launch(rk_function *function, const rk_launch_desc *desc);
+
+/* Loading or unloading a module waits for every kernel running in the CUDA
+ * context, and a persistent ring kernel never finishes by itself. So around
+ * such calls the persistent ring kernels of the same CUDA context (every rk
+ * context on a device shares its primary context) are paused: each saves
+ * its place and exits, and is relaunched afterwards. rk__cuda_pause_all
+ * takes a process-wide pause lock and rk__cuda_resume_all releases it. If a
+ * kernel does not pause within a few seconds (a handler that never
+ * returns), pause_all resumes the others, releases the lock and returns
+ * RK_HUNG: the caller then must not load. */
+rk_status rk__cuda_pause_all(rk__cuda_context *ctx);
+void rk__cuda_resume_all(rk__cuda_context *ctx);
 
 /* Ring kernels on CUDA. */
 extern const rk__ring_iface rk__cuda_ring_iface;

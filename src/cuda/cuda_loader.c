@@ -40,12 +40,12 @@ static void load(void) {
      * ask for eager loading unless the application chose. Read by cuInit. */
     setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!lib && !override) lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *why = dlerror();
         snprintf(load_reason, sizeof load_reason, "CUDA driver library %s not found (%s)", path,
                  why ? why : "dlopen failed");
-        return;
+        if (!override) lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+        if (!lib) return;
     }
     if (!resolve(lib)) {
         dlclose(lib);

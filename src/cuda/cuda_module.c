@@ -51,7 +51,14 @@ void rk__cuda_module_destroy(rk_module *base) {
         free(f->name);
         free(f);
     }
-    if (rk__cuda_bind(rk__cuda_ctx(base->ctx)) == RK_OK) rk__cuda.cuModuleUnload(m->module);
+    rk__cuda_context *ctx = rk__cuda_ctx(base->ctx);
+    /* Unloading waits for running kernels, like loading: pause ring kernels. */
+    if (rk__cuda_bind(ctx) == RK_OK && rk__cuda_pause_all(ctx) == RK_OK) {
+        rk__cuda.cuModuleUnload(m->module);
+        rk__cuda_resume_all(ctx);
+    } else {
+        rk__log(RK_LOG_WARN, "cuda: a module stays loaded: a ring kernel could not be paused to unload it");
+    }
     pthread_mutex_destroy(&m->lock);
     free(m);
 }

@@ -1,11 +1,110 @@
-/* Ring kernels on CUDA (work in progress: refused until the persistent path lands). */
-#include "cuda/cuda_internal.h"
+/* Ring kernels on CUDA: chooses the execution pattern and hands each call to
+ * the persistent or the launch-per-batch implementation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-static rk_status resolve_mode(rk_context *ctx, rk_exec_mode requested, rk_exec_mode *out) {
-    (void)ctx;
-    (void)requested;
-    (void)out;
-    return rk__fail(RK_UNSUPPORTED, "ring kernels on CUDA are not available yet");
+#include "cuda/cuda_ring.h"
+
+static const rk__ring_iface *ops_of(const rk_kernel *k) {
+    return k->mode == RK_MODE_PERSISTENT ? &rk__cuda_persistent_ops : &rk__cuda_batch_ops;
 }
 
-const rk__ring_iface rk__cuda_ring_iface = {.resolve_mode = resolve_mode};
+static rk_status resolve_mode(rk_context *ctx, rk_exec_mode requested, rk_exec_mode *out) {
+    bool persistent = ctx->info.persistent_kernels && ctx->info.cooperative_launch;
+    switch (requested) {
+    case RK_MODE_DEFAULT:
+        *out = persistent ? RK_MODE_PERSISTENT : RK_MODE_TRADITIONAL;
+        return RK_OK;
+    case RK_MODE_PERSISTENT:
+        if (!persistent)
+            return rk__fail(RK_UNSUPPORTED,
+                            "persistent ring kernels need host-mapped memory and cooperative launch, which %s lacks",
+                            ctx->info.name);
+        *out = requested;
+        return RK_OK;
+    case RK_MODE_TRADITIONAL:
+    case RK_MODE_GRAPH:
+        *out = requested;
+        return RK_OK;
+    }
+    return rk__fail(RK_INVALID_ARGUMENT, "unknown execution mode %d", (int)requested);
+}
+
+rk_status rk__cuda_ring_build(rk_kernel *k, rk__cuda_ring_layout *layout, CUmodule *module) {
+    if (!k->desc.handler_source)
+        return rk__fail(RK_UNSUPPORTED,
+                        "kernel '%s': CUDA ring kernels run DSL handlers (handler_source and handler_name); a host "
+                        "function pointer cannot run on the GPU",
+                        k->name);
+    *layout = rk__cuda_ring_layout_of(k->desc.message_size, k->desc.reply_size, k->desc.state_size);
+    char *source = NULL;
+    rk_status s = rk__cuda_ring_source(k->desc.handler_source, k->desc.handler_name, layout, &source);
+    if (s != RK_OK) return s;
+    const rk_compile_options *o = k->desc.compile_options;
+    size_t count = o ? o->include_dir_count + o->define_count + 1 : 0;
+    char **options = count ? calloc(count, sizeof *options) : NULL;
+    size_t n = 0;
+    if (count && !options) s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
+    for (size_t i = 0; o && s == RK_OK && i < o->include_dir_count; i++)
+        if (!o->include_dirs[i] || asprintf(&options[n++], "-I%s", o->include_dirs[i]) < 0)
+            s = rk__fail(RK_NULL_ARGUMENT, "kernel '%s': include directory %zu is NULL", k->name, i);
+    for (size_t i = 0; o && s == RK_OK && i < o->define_count; i++)
+        if (!o->defines[i] || asprintf(&options[n++], "-D%s", o->defines[i]) < 0)
+            s = rk__fail(RK_NULL_ARGUMENT, "kernel '%s': define %zu is NULL", k->name, i);
+    if (o && s == RK_OK && o->debug_info && asprintf(&options[n++], "-lineinfo") < 0)
+        s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
+    if (s == RK_OK) s = rk__cuda_ring_module(rk__cuda_ctx(k->ctx), source, (const char *const *)options, n, module);
+    for (size_t i = 0; i < n; i++) free(options[i]);
+    free(options);
+    free(source);
+    return s;
+}
+
+void rk__cuda_ring_fault(CUresult r, const char *where, rk_status *failure, char *reason, size_t reason_size) {
+    *failure = rk__cuda_is_fault(r) ? RK_DEVICE_FAULT : RK_INTERNAL;
+    const char *text = NULL;
+    if (rk__cuda.cuGetErrorString) rk__cuda.cuGetErrorString(r, &text);
+    snprintf(reason, reason_size, "%s: %s (%s)", where, rk__cuda_error_name(r), text ? text : "no description");
+}
+
+uint64_t rk__cuda_watchdog_ns(void) {
+    const char *env = getenv("RK_CUDA_WATCHDOG_MS");
+    uint64_t ms = env && *env ? strtoull(env, NULL, 10) : 10000;
+    if (ms == 0) ms = 10000;
+    return ms * 1000000u;
+}
+
+static rk_status start(rk_kernel *k) {
+    rk_status s = rk__cuda_bind(rk__cuda_ctx(k->ctx));
+    return s != RK_OK ? s : ops_of(k)->start(k);
+}
+
+static rk_status try_send(rk_kernel *k, const void *messages, size_t stride, size_t count, uint64_t first_id,
+                          size_t *accepted) {
+    return ops_of(k)->try_send(k, messages, stride, count, first_id, accepted);
+}
+
+static rk_status try_receive(rk_kernel *k, void *replies, size_t stride, rk_reply_info *infos, size_t max,
+                             size_t *received) {
+    return ops_of(k)->try_receive(k, replies, stride, infos, max, received);
+}
+
+static rk_status set_active(rk_kernel *k, bool active) { return ops_of(k)->set_active(k, active); }
+
+static rk_status request_terminate(rk_kernel *k) { return ops_of(k)->request_terminate(k); }
+
+static rk_status poll(rk_kernel *k, rk__control *out) { return ops_of(k)->poll(k, out); }
+
+static void destroy(rk_kernel *k) { ops_of(k)->destroy(k); }
+
+const rk__ring_iface rk__cuda_ring_iface = {
+    .resolve_mode = resolve_mode,
+    .start = start,
+    .try_send = try_send,
+    .try_receive = try_receive,
+    .set_active = set_active,
+    .request_terminate = request_terminate,
+    .poll = poll,
+    .destroy = destroy,
+};

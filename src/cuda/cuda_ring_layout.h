@@ -23,8 +23,11 @@ enum {
     RK_HCTL_ERRORS = 17,
     RK_HCTL_HEARTBEAT = 18,
     RK_HCTL_TERMINATED = 24,
-    RK_HCTL_WORDS = 32,
-    RK_DCTL_WORDS = 32,
+    RK_HCTL_PAUSE = 32,
+    RK_HCTL_PAUSED = 40,
+    RK_HCTL_WORDS = 48,
+    RK_DCTL_WORDS = 32,   /* device control words; zeroed before a relaunch */
+    RK_COUNT_WORDS = 4,   /* per worker warp: processed, errors, chunk_pos, done */
 };
 
 /* Sizes derived from the kernel's message, reply and state sizes. Every
@@ -57,6 +60,8 @@ typedef struct rk__cuda_ring_args {
     uint32_t chunk;
     uint32_t log2_chunk;
     uint32_t worker_warps;
+    uint32_t resume;
+    uint32_t unused_;
 } rk__cuda_ring_args;
 
 /* The full NVRTC source for a handler: layout defines, dsl.h, the handler,

@@ -39,7 +39,7 @@ extern const char rk__cuda_dsl_h[];
 
 static nvrtc_api api;
 static void *library;
-static char load_error[512];
+static char load_error[2200];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 const char *rk__nvrtc_dsl_header(void) { return rk__cuda_dsl_h; }

@@ -29,6 +29,9 @@
  *    reader of the host's control words; it republishes them in device
  *    memory for the workers and writes counters, a heartbeat and
  *    has_terminated back to the host.
+ *  - Loading a module waits for every running kernel of the context, so the
+ *    host can ask the kernel to pause: each warp saves where it stopped and
+ *    leaves, and a relaunch with `resume` set carries on from there.
  */
 
 typedef unsigned long long rk_u64;
@@ -74,7 +77,7 @@ struct rk_ring_args {
     rk_u64 *out;           /* host-mapped output queue: capacity * RK_OUT_LL words */
     rk_u64 *hctl;          /* host-mapped control words */
     rk_u64 *dctl;          /* device control words */
-    rk_u64 *counts;        /* device: {processed, errors} per worker warp */
+    rk_u64 *counts;        /* device, per worker warp: processed, errors, and where it stopped */
     unsigned char *stage;  /* device staging when it does not fit in shared memory, else 0 */
     unsigned char *state;  /* the handler's state */
     rk_u64 capacity_mask;
@@ -82,6 +85,8 @@ struct rk_ring_args {
     rk_u32 chunk;          /* positions per chunk: a power of two <= 32 */
     rk_u32 log2_chunk;
     rk_u32 worker_warps;
+    rk_u32 resume;         /* relaunched after a pause: each warp continues where it stopped */
+    rk_u32 unused_;
 };
 
 /* Control word indices: see cuda_ring_layout.h. */
@@ -91,9 +96,14 @@ struct rk_ring_args {
 #define RK_HCTL_ERRORS 17
 #define RK_HCTL_HEARTBEAT 18
 #define RK_HCTL_TERMINATED 24
+#define RK_HCTL_PAUSE 32      /* 0, or the number of a pause request */
+#define RK_HCTL_PAUSED 40     /* the last pause request granted */
 #define RK_DCTL_ACTIVE 0
 #define RK_DCTL_TERMINATE 1
+#define RK_DCTL_PAUSE 2
 #define RK_DCTL_EXITED 16
+#define RK_DCTL_PAUSED 24
+#define RK_COUNT_WORDS 4      /* per warp: processed, errors, chunk_pos, done */
 
 /* ---- memory access helpers -------------------------------------------------- */
 
@@ -182,22 +192,36 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
     unsigned char *stage_in = a.stage ? a.stage + (size_t)gw * per_warp : rk_ring_smem + (size_t)local_warp * per_warp;
     unsigned char *stage_out = stage_in + (size_t)P * RK_IN_STAGE;
 
+    rk_u64 *saved = a.counts + (size_t)RK_COUNT_WORDS * gw;
     rk_u64 chunk_pos = (rk_u64)gw << a.log2_chunk;
     const rk_u64 step = (rk_u64)a.worker_warps << a.log2_chunk;
-    rk_u32 done = 0, window = 1; /* invariant: done != full at the top of the loop */
+    rk_u32 done = 0, window = P; /* invariant: done != full at the top of the loop */
+    rk_u32 empty_polls = 0;
     rk_u64 processed = 0, errors = 0;
+    if (a.resume) {
+        processed = rk_load(saved);
+        errors = rk_load(saved + 1);
+        chunk_pos = rk_load(saved + 2);
+        done = (rk_u32)rk_load(saved + 3);
+    }
+    bool pausing = false;
 
     for (;;) {
         /* The control words (device memory) and the first round of slot loads
          * (host memory) are all in flight before any of them is used. */
         rk_u64 active = rk_load(a.dctl + RK_DCTL_ACTIVE);
         rk_u64 term = rk_load(a.dctl + RK_DCTL_TERMINATE);
+        rk_u64 pause = rk_load(a.dctl + RK_DCTL_PAUSE);
         const rk_u32 first = __ffs(~done) - 1;
         const rk_u32 lim = min(P, first + window);
         const rk_u32 units = (lim - first) * RK_IN_UNITS;
         rk_u64 x[RK_LOADS_IN_FLIGHT], y[RK_LOADS_IN_FLIGHT];
         rk_issue_loads(a, chunk_pos, first, units, 0, lane, x, y);
 
+        if (pause) {
+            pausing = true;
+            break;
+        }
         if (term) {
             /* Finish every position below the target, then leave. */
             rk_u64 target = term - 1;
@@ -220,11 +244,16 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         }
         bad = rk_warp_or(bad);
         const rk_u32 ready = rk_bits(first, lim) & ~done & ~bad;
-        /* Grow the window while messages keep coming, shrink it when idle:
-         * idle warps then poll one slot each. */
+        /* While messages flow, poll the whole rest of the chunk (the sender
+         * writes in batches, so it is usually all there); after a few empty
+         * polls, poll one slot, so idle warps cost the bus little. */
         const rk_u32 n_ready = __popc(ready);
-        window = n_ready ? min(P, 2 * n_ready + 2) : 1;
-        if (!ready) continue;
+        if (!ready) {
+            if (++empty_polls >= 4) window = 1;
+            continue;
+        }
+        empty_polls = 0;
+        window = P;
         __syncwarp();
 
         /* One lane per message runs the handler. */
@@ -253,8 +282,8 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         processed += n_ready;
         errors += __popc(failed & ready);
         if (lane == 0) {
-            rk_store(a.counts + 2 * gw, processed);
-            rk_store(a.counts + 2 * gw + 1, errors);
+            rk_store(saved, processed);
+            rk_store(saved + 1, errors);
         }
         if (done == full) {
             chunk_pos += step;
@@ -262,41 +291,56 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         }
         __syncwarp();
     }
-    /* Replies and counters reach the host before has_terminated can. */
+    /* Replies and counters reach the host before has_terminated (or the
+     * pause) can; where this warp stopped is kept for a relaunch. */
     __threadfence_system();
     if (lane == 0) {
-        rk_store(a.counts + 2 * gw, processed);
-        rk_store(a.counts + 2 * gw + 1, errors);
+        rk_store(saved, processed);
+        rk_store(saved + 1, errors);
+        rk_store(saved + 2, chunk_pos);
+        rk_store(saved + 3, done);
         __threadfence();
-        atomicAdd(a.dctl + RK_DCTL_EXITED, 1ull);
+        atomicAdd(a.dctl + (pausing ? RK_DCTL_PAUSED : RK_DCTL_EXITED), 1ull);
     }
 }
 
 /* ---- the control thread ------------------------------------------------------ */
 
 __device__ void rk_control(const rk_ring_args &a) {
-    rk_u64 active = 0, term = 0, processed = 0, errors = 0, beat = 0;
+    rk_u64 active = 0, term = 0, pause = 0, processed = 0, errors = 0, beat = 0;
     for (;;) {
         rk_u64 h_active = rk_load(a.hctl + RK_HCTL_ACTIVE);
         rk_u64 h_term = rk_load(a.hctl + RK_HCTL_TERMINATE);
+        rk_u64 h_pause = rk_load(a.hctl + RK_HCTL_PAUSE);
         if (h_active != active) rk_store(a.dctl + RK_DCTL_ACTIVE, active = h_active);
         if (h_term != term) rk_store(a.dctl + RK_DCTL_TERMINATE, term = h_term);
-        bool finished = rk_load(a.dctl + RK_DCTL_EXITED) == a.worker_warps;
+        if (h_pause != pause) rk_store(a.dctl + RK_DCTL_PAUSE, pause = h_pause);
+        /* Every worker has left, for good or for a pause. */
+        const rk_u64 exited = rk_load(a.dctl + RK_DCTL_EXITED), paused = rk_load(a.dctl + RK_DCTL_PAUSED);
+        const bool finished = exited + paused == a.worker_warps;
         if (finished) __threadfence();
         rk_u64 p = 0, e = 0;
 #pragma unroll 8
         for (rk_u32 w = 0; w < a.worker_warps; w++) {
-            p += rk_load(a.counts + 2 * w);
-            e += rk_load(a.counts + 2 * w + 1);
+            p += rk_load(a.counts + RK_COUNT_WORDS * w);
+            e += rk_load(a.counts + RK_COUNT_WORDS * w + 1);
         }
-        if (p != processed) rk_store(a.hctl + RK_HCTL_PROCESSED, processed = p);
-        if (e != errors) rk_store(a.hctl + RK_HCTL_ERRORS, errors = e);
+        /* Counters go out every 64 passes (about 100 us), not on every change:
+         * each write takes the line from the host's cache, and the host reads
+         * it on every poll. */
+        if (finished || (beat & 63) == 0) {
+            if (p != processed) rk_store(a.hctl + RK_HCTL_PROCESSED, processed = p);
+            if (e != errors) rk_store(a.hctl + RK_HCTL_ERRORS, errors = e);
+        }
         if (finished) {
             __threadfence_system();
-            rk_store(a.hctl + RK_HCTL_TERMINATED, 1);
+            if (paused)
+                rk_store(a.hctl + RK_HCTL_PAUSED, pause);
+            else
+                rk_store(a.hctl + RK_HCTL_TERMINATED, 1);
             return;
         }
-        if ((++beat & 15) == 0) rk_store(a.hctl + RK_HCTL_HEARTBEAT, beat);
+        if ((++beat & 63) == 0) rk_store(a.hctl + RK_HCTL_HEARTBEAT, beat);
     }
 }
 
@@ -307,7 +351,8 @@ rk_ring_persistent(rk_ring_args a) {
         if (blockIdx.x == 0 && lane == 0) rk_control(a);
         return;
     }
-    rk_worker(a, blockIdx.x * RK_WARPS_PER_BLOCK + warp, lane, warp);
+    const rk_u32 gw = blockIdx.x * RK_WARPS_PER_BLOCK + warp;
+    if (gw < a.worker_warps) rk_worker(a, gw, lane, warp);
 }
 
 /* ---- traditional pattern: one thread per message of a batch ----------------- */

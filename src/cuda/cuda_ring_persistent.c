@@ -1,0 +1,485 @@
+/* Persistent ring kernels on CUDA: launched once, fed through pinned,
+ * device-mapped host memory (see src/device/cuda/ring.cu for the protocol).
+ *
+ * Host side, per kernel:
+ *  - the sender writes messages as tagged words and publishes `published`
+ *    for the receiver only (the GPU needs no pointer: it checks tags);
+ *  - the receiver checks tags of the next reply slots, copies replies out
+ *    and publishes `received`, which is the sender's credit: position p is
+ *    written only once reply p - capacity has been taken, so the GPU never
+ *    waits for room in the output queue;
+ *  - control words (active, terminate) have one writer each: the host.
+ *    Counters, heartbeat and has_terminated have one writer: the GPU's
+ *    control thread.
+ *  - poll reads those, and every millisecond asks the driver whether the
+ *    kernel is still running (a fault shows up there) and whether it still
+ *    makes progress (the watchdog).
+ *  - Running kernels are listed so that module loads can pause them (see
+ *    rk__cuda_pause_all). */
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/cuda_ring.h"
+#include "cuda/cuda_ring_codec.h"
+
+enum { QUERY_INTERVAL_NS = 1000000, HOST_CONTROL_BYTES = 4096 };
+
+/* Running persistent kernels of the process, and the lock held while one is
+ * launched or retired and from rk__cuda_pause_all to rk__cuda_resume_all. */
+static pthread_mutex_t pause_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct persistent_ring *running_list;
+
+typedef struct persistent_ring {
+    const char *name;
+    rk__cuda_context *ctx;
+    rk__cuda_ring_layout l;
+    uint32_t capacity, log2_capacity;
+    uint64_t mask;
+    uint32_t blocks, worker_warps, chunk;
+    CUstream stream;
+    CUfunction fn;
+    void *host;           /* pinned block: control words, input queue, output queue */
+    CUdeviceptr host_dev; /* the same, as the GPU sees it */
+    uint64_t *in, *out;
+    volatile uint64_t *hctl;
+    CUdeviceptr dmem;     /* device control words, counters, staging, state */
+    uint64_t *ids;        /* request id of each slot; host only */
+    bool leaked;          /* memory still in use by a kernel that would not stop */
+    rk__cuda_ring_args args; /* for relaunches after a pause */
+    unsigned threads;
+    size_t smem;
+    /* Pausing, under the context's pause lock. */
+    struct persistent_ring *next_running;
+    bool listed, paused;
+    uint64_t pause_request;
+    _Atomic bool pausing;   /* poll must not mistake a pause for an exit */
+    _Atomic uint64_t launches;
+
+    alignas(64) _Atomic uint64_t published; /* written by the sender */
+    alignas(64) _Atomic uint64_t received;  /* written by the receiver */
+    alignas(64) uint64_t recv_published;    /* the receiver's copy of published */
+
+    /* Poll state (the core serializes poll calls). */
+    alignas(64) _Atomic bool active, terminate_requested;
+    bool stopped;         /* the driver says the kernel is no longer running */
+    uint64_t last_query_ns, last_progress_ns, last_processed, last_heartbeat;
+    uint64_t watchdog_ns;
+    _Atomic int failure; /* rk_status, latched */
+    char failure_reason[192];
+} persistent_ring;
+
+static persistent_ring *ring_of(rk_kernel *k) { return k->impl; }
+
+static uint32_t log2_of(uint64_t v) {
+    uint32_t n = 0;
+    while ((1ull << n) < v) n++;
+    return n;
+}
+
+static void free_ring(persistent_ring *r) {
+    if (r->stream) rk__cuda.cuStreamDestroy(r->stream);
+    if (!r->leaked) {
+        rk__cuda_pinned_free(r->ctx, r->host);
+        rk__cuda_device_free(r->ctx, r->dmem);
+    }
+    free(r->ids);
+    free(r);
+}
+
+/* Messages per warp pass and whether staging fits in shared memory. */
+static void choose_chunk(persistent_ring *r, const rk_kernel *k, size_t *per_warp, bool *shared) {
+    uint32_t chunk = r->capacity < RK_CUDA_MAX_CHUNK ? r->capacity : RK_CUDA_MAX_CHUNK;
+    const size_t pair = (size_t)r->l.in_stage + r->l.out_stage;
+    while (chunk > 1 && chunk * pair > 256 * 1024) chunk /= 2;
+    r->chunk = chunk;
+    *per_warp = chunk * pair;
+    uint32_t blocks = k->desc.workers ? k->desc.workers : RK_CUDA_DEFAULT_BLOCKS;
+    uint64_t warps = (uint64_t)blocks * RK_CUDA_WARPS_PER_BLOCK;
+    /* More warps than chunks in the ring would only poll each other's slots. */
+    uint64_t chunks = r->capacity / chunk;
+    if (warps > chunks) warps = chunks;
+    r->worker_warps = (uint32_t)warps;
+    r->blocks = (uint32_t)((warps + RK_CUDA_WARPS_PER_BLOCK - 1) / RK_CUDA_WARPS_PER_BLOCK);
+    *shared = RK_CUDA_WARPS_PER_BLOCK * *per_warp <= RK_CUDA_SHARED_STAGING;
+}
+
+/* Finds the kernel, checks it fits, and prepares its arguments. */
+static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule module, size_t per_warp, bool shared) {
+    rk_status s = rk__cuda_get_function(module, "rk_ring_persistent", &r->fn);
+    if (s != RK_OK) return s;
+    const unsigned threads = 32 * (RK_CUDA_WARPS_PER_BLOCK + 1);
+    const size_t smem = shared ? RK_CUDA_WARPS_PER_BLOCK * per_warp : 0;
+    int per_sm = 0;
+    CUresult res = rk__cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, r->fn, (int)threads, smem);
+    if (res != RK_CUDA_SUCCESS) return rk__cuda_fail(res, RK_INTERNAL, "occupancy of the ring kernel");
+    if ((uint64_t)r->blocks > (uint64_t)per_sm * (uint64_t)r->ctx->sm_count)
+        return rk__fail(RK_BAD_LAUNCH_CONFIG,
+                        "kernel '%s': %u worker blocks cannot all be resident (%d per SM x %d SMs); ask for fewer "
+                        "workers",
+                        k->name, r->blocks, per_sm, r->ctx->sm_count);
+
+    const size_t in_bytes = (size_t)r->capacity * r->l.in_ll * 8, out_offset = HOST_CONTROL_BYTES + in_bytes;
+    const size_t dctl_bytes = RK_DCTL_WORDS * 8, counts_bytes = (size_t)r->worker_warps * RK_COUNT_WORDS * 8;
+    const size_t stage_offset = dctl_bytes + counts_bytes;
+    const size_t stage_bytes = shared ? 0 : (size_t)r->worker_warps * per_warp;
+    const size_t state_offset = (stage_offset + stage_bytes + 255) & ~(size_t)255;
+    r->args = (rk__cuda_ring_args){
+        .in = r->host_dev + HOST_CONTROL_BYTES,
+        .out = r->host_dev + out_offset,
+        .hctl = r->host_dev,
+        .dctl = r->dmem,
+        .counts = r->dmem + dctl_bytes,
+        .stage = shared ? 0 : r->dmem + stage_offset,
+        .state = r->dmem + state_offset,
+        .capacity_mask = r->mask,
+        .log2_capacity = r->log2_capacity,
+        .chunk = r->chunk,
+        .log2_chunk = log2_of(r->chunk),
+        .worker_warps = r->worker_warps,
+        .resume = 0,
+    };
+    r->threads = threads;
+    r->smem = smem;
+    return RK_OK;
+}
+
+/* Cooperative: every block resident at once, or an error now rather than
+ * positions that no resident warp will ever serve. */
+static CUresult launch(persistent_ring *r) {
+    void *params[] = {&r->args};
+    CUresult res = rk__cuda.cuLaunchCooperativeKernel(r->fn, r->blocks, 1, 1, r->threads, 1, 1, (unsigned)r->smem,
+                                                      r->stream, params);
+    if (res == RK_CUDA_SUCCESS) atomic_fetch_add(&r->launches, 1);
+    return res;
+}
+
+static rk_status start(rk_kernel *k) {
+    rk__cuda_context *ctx = rk__cuda_ctx(k->ctx);
+    persistent_ring *r = aligned_alloc(64, (sizeof(persistent_ring) + 63) & ~(size_t)63);
+    if (!r) return rk__fail(RK_OUT_OF_MEMORY, "out of memory");
+    memset(r, 0, sizeof *r);
+    r->ctx = ctx;
+    r->capacity = k->desc.queue_capacity;
+    r->log2_capacity = log2_of(r->capacity);
+    r->mask = r->capacity - 1;
+    r->watchdog_ns = rk__cuda_watchdog_ns();
+    atomic_init(&r->published, 0);
+    atomic_init(&r->received, 0);
+    atomic_init(&r->failure, RK_OK);
+    atomic_init(&r->pausing, false);
+    atomic_init(&r->launches, 0);
+
+    CUmodule module = NULL;
+    rk_status s = rk__cuda_ring_build(k, &r->l, &module);
+    size_t per_warp = 0;
+    bool shared = false;
+    if (s == RK_OK) choose_chunk(r, k, &per_warp, &shared);
+
+    const size_t in_bytes = (size_t)r->capacity * r->l.in_ll * 8;
+    const size_t out_bytes = (size_t)r->capacity * r->l.out_ll * 8;
+    if (s == RK_OK) s = rk__cuda_pinned_alloc(ctx, HOST_CONTROL_BYTES + in_bytes + out_bytes, &r->host, &r->host_dev);
+    if (s == RK_OK) {
+        r->hctl = r->host;
+        r->in = (uint64_t *)((unsigned char *)r->host + HOST_CONTROL_BYTES);
+        r->out = (uint64_t *)((unsigned char *)r->host + HOST_CONTROL_BYTES + in_bytes);
+        size_t stage_bytes = shared ? 0 : (size_t)r->worker_warps * per_warp;
+        size_t dbytes = RK_DCTL_WORDS * 8 + (size_t)r->worker_warps * RK_COUNT_WORDS * 8 + stage_bytes + 256 +
+                        (k->desc.state_size ? k->desc.state_size : 16);
+        s = rk__cuda_device_alloc(ctx, dbytes, &r->dmem);
+    }
+    if (s == RK_OK) {
+        r->ids = calloc(r->capacity, sizeof *r->ids);
+        if (!r->ids) s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
+    }
+    if (s == RK_OK) {
+        CUresult res = rk__cuda.cuStreamCreate(&r->stream, RK_CU_STREAM_NON_BLOCKING);
+        if (res != RK_CUDA_SUCCESS) s = rk__cuda_fail(res, RK_INTERNAL, "creating the ring kernel's stream");
+    }
+    if (s == RK_OK) s = prepare_launch(k, r, module, per_warp, shared);
+    if (s == RK_OK) {
+        /* Launched and listed under the pause lock, so no module load can
+         * start between the two and wait for this kernel. */
+        r->name = k->name;
+        pthread_mutex_lock(&pause_lock);
+        CUresult res = launch(r);
+        if (res == RK_CUDA_SUCCESS) {
+            r->next_running = running_list;
+            running_list = r;
+            r->listed = true;
+        }
+        pthread_mutex_unlock(&pause_lock);
+        if (res != RK_CUDA_SUCCESS)
+            s = rk__cuda_fail(res, res == 720 || res == 701 ? RK_BAD_LAUNCH_CONFIG : RK_INTERNAL,
+                              "launching the persistent ring kernel");
+    }
+    if (s != RK_OK) {
+        free_ring(r);
+        return s;
+    }
+    r->last_query_ns = r->last_progress_ns = rk__now_ns();
+    rk__log(RK_LOG_DEBUG, "kernel '%s': persistent, %u blocks, %u worker warps, %u positions per pass, staging in %s",
+            k->name, r->blocks, r->worker_warps, r->chunk, shared ? "shared memory" : "device memory");
+    k->impl = r;
+    return RK_OK;
+}
+
+static rk_status try_send(rk_kernel *k, const void *messages, size_t stride, size_t count, uint64_t first_id,
+                          size_t *accepted) {
+    persistent_ring *r = ring_of(k);
+    const uint64_t pos = atomic_load_explicit(&r->published, memory_order_relaxed);
+    const uint64_t taken = atomic_load_explicit(&r->received, memory_order_acquire);
+    const uint64_t room = r->capacity - (pos - taken);
+    const size_t n = count < room ? count : (size_t)room;
+    const unsigned char *m = messages;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t p = pos + i;
+        r->ids[p & r->mask] = first_id + i;
+        rk__ring_encode(r->in + (p & r->mask) * r->l.in_ll, m + i * stride, r->l.msg_bytes, r->l.in_ll,
+                        rk__ring_tag(p, r->log2_capacity));
+    }
+    atomic_store_explicit(&r->published, pos + n, memory_order_release);
+    *accepted = n;
+    return RK_OK;
+}
+
+static rk_status try_receive(rk_kernel *k, void *replies, size_t stride, rk_reply_info *infos, size_t max,
+                             size_t *received) {
+    persistent_ring *r = ring_of(k);
+    __asm__ __volatile__("" ::: "memory"); /* the GPU writes the output queue behind the compiler's back */
+    uint64_t pos = atomic_load_explicit(&r->received, memory_order_relaxed);
+    if (r->recv_published - pos < max)
+        r->recv_published = atomic_load_explicit(&r->published, memory_order_acquire);
+    const uint32_t status_word = (r->l.reply_bytes + 3) / 4;
+    unsigned char *dst = replies;
+    size_t n = 0;
+    while (n < max && pos < r->recv_published) {
+        const volatile uint64_t *slot = r->out + (pos & r->mask) * r->l.out_ll;
+        if (!rk__ring_current(slot, r->l.out_ll, rk__ring_tag(pos, r->log2_capacity))) break;
+        if (r->l.reply_bytes) rk__ring_decode(dst + n * stride, slot, r->l.reply_bytes);
+        infos[n].id = r->ids[pos & r->mask];
+        infos[n].status = (int32_t)(uint32_t)slot[status_word];
+        infos[n].reserved = 0;
+        n++;
+        pos++;
+    }
+    if (n) atomic_store_explicit(&r->received, pos, memory_order_release);
+    *received = n;
+    return RK_OK;
+}
+
+static rk_status set_active(rk_kernel *k, bool active) {
+    persistent_ring *r = ring_of(k);
+    r->hctl[RK_HCTL_ACTIVE] = active ? 1 : 0;
+    r->active = active;
+    return RK_OK;
+}
+
+static rk_status request_terminate(rk_kernel *k) {
+    persistent_ring *r = ring_of(k);
+    /* No send is in flight (the core guarantees it): this is the final count. */
+    r->hctl[RK_HCTL_TERMINATE] = atomic_load(&r->published) + 1;
+    r->terminate_requested = true;
+    return RK_OK;
+}
+
+static void latch_failure(persistent_ring *r, rk_status failure, const char *reason) {
+    int expected = RK_OK;
+    if (atomic_compare_exchange_strong(&r->failure, &expected, (int)failure))
+        snprintf(r->failure_reason, sizeof r->failure_reason, "%s", reason);
+}
+
+/* Asks the driver about the kernel, and runs the watchdog. */
+static void check_kernel(persistent_ring *r, uint64_t now, uint64_t processed, uint64_t heartbeat, bool terminated) {
+    if (processed != r->last_processed || heartbeat != r->last_heartbeat) {
+        /* The heartbeat proves the control thread runs; processed, the workers. */
+        bool pending = atomic_load(&r->published) > processed;
+        if (processed != r->last_processed || !pending || !r->active) r->last_progress_ns = now;
+        r->last_processed = processed;
+        r->last_heartbeat = heartbeat;
+    } else if (atomic_load(&r->published) == processed || !r->active) {
+        r->last_progress_ns = now; /* idle or paused: nothing to be late with */
+    }
+    if (atomic_load(&r->pausing)) {
+        r->last_progress_ns = now; /* paused on purpose: not late */
+        return;
+    }
+    if (now - r->last_query_ns < QUERY_INTERVAL_NS) return;
+    r->last_query_ns = now;
+    if (rk__cuda_bind(r->ctx) != RK_OK) return;
+    const uint64_t launches = atomic_load(&r->launches);
+    CUresult q = rk__cuda.cuStreamQuery(r->stream);
+    /* A pause that began meanwhile also ends the launch: not a failure. */
+    if (atomic_load(&r->pausing) || atomic_load(&r->launches) != launches) return;
+    char reason[192];
+    if (q != RK_CUDA_ERROR_NOT_READY) r->stopped = true;
+    if (q != RK_CUDA_SUCCESS && q != RK_CUDA_ERROR_NOT_READY) {
+        rk_status f;
+        rk__cuda_ring_fault(q, "the persistent kernel stopped", &f, reason, sizeof reason);
+        latch_failure(r, f, reason);
+    } else if (q == RK_CUDA_SUCCESS && !terminated && !r->hctl[RK_HCTL_TERMINATED]) {
+        latch_failure(r, RK_INTERNAL, "the persistent kernel exited without setting has_terminated");
+    } else if (q == RK_CUDA_ERROR_NOT_READY && !terminated && now - r->last_progress_ns > r->watchdog_ns) {
+        snprintf(reason, sizeof reason,
+                 "no progress for %llu ms with %llu message(s) waiting (RK_CUDA_WATCHDOG_MS sets the limit)",
+                 (unsigned long long)((now - r->last_progress_ns) / 1000000u),
+                 (unsigned long long)(atomic_load(&r->published) - processed));
+        latch_failure(r, RK_HUNG, reason);
+    }
+}
+
+static rk_status poll(rk_kernel *k, rk__control *out) {
+    persistent_ring *r = ring_of(k);
+    const uint64_t processed = r->hctl[RK_HCTL_PROCESSED];
+    const uint64_t errors = r->hctl[RK_HCTL_ERRORS];
+    const uint64_t heartbeat = r->hctl[RK_HCTL_HEARTBEAT];
+    const bool terminated = r->hctl[RK_HCTL_TERMINATED] != 0;
+    const uint64_t published = atomic_load(&r->published), received = atomic_load(&r->received);
+    if (atomic_load(&r->failure) == RK_OK) check_kernel(r, rk__now_ns(), processed, heartbeat, terminated);
+
+    out->failure = (rk_status)atomic_load(&r->failure);
+    out->is_active = r->active;
+    out->should_terminate = r->terminate_requested;
+    /* A kernel that faulted has stopped for good: say so, so that terminate
+     * and destroy need not wait for it. */
+    out->has_terminated = terminated || (r->stopped && out->failure == RK_DEVICE_FAULT);
+    out->messages_processed = processed;
+    out->errors_encountered = errors;
+    out->launches = atomic_load(&r->launches);
+    if (out->failure != RK_OK) {
+        snprintf(out->failure_reason, sizeof out->failure_reason, "%s", r->failure_reason);
+        /* Nothing more will be processed; count the replies that made it. */
+        uint64_t ready = received;
+        while (ready < published &&
+               rk__ring_current(r->out + (ready & r->mask) * r->l.out_ll, r->l.out_ll,
+                                rk__ring_tag(ready, r->log2_capacity)))
+            ready++;
+        out->input_depth = 0;
+        out->output_depth = (uint32_t)(ready - received);
+        out->messages_processed = processed > ready ? processed : ready;
+        return RK_OK;
+    }
+    uint64_t done = processed < published ? processed : published;
+    out->input_depth = (uint32_t)(published - done);
+    out->output_depth = (uint32_t)(done > received ? done - received : 0);
+    return RK_OK;
+}
+
+static void unlist(persistent_ring *r) {
+    pthread_mutex_lock(&pause_lock);
+    for (persistent_ring **p = &running_list; *p; p = &(*p)->next_running) {
+        if (*p == r) {
+            *p = r->next_running;
+            break;
+        }
+    }
+    r->listed = false;
+    pthread_mutex_unlock(&pause_lock);
+}
+
+static void destroy(rk_kernel *k) {
+    persistent_ring *r = ring_of(k);
+    if (!r) return;
+    unlist(r);
+    if (rk__cuda_bind(r->ctx) == RK_OK) {
+        if (!r->terminate_requested) {
+            r->hctl[RK_HCTL_TERMINATE] = atomic_load(&r->published) + 1;
+            r->hctl[RK_HCTL_ACTIVE] = 1;
+        }
+        /* Give a kernel that is stopping a moment; one that will not stop
+         * keeps its memory (freeing it under a running kernel would be worse). */
+        uint64_t deadline = rk__now_ns() + 200000000u;
+        CUresult q;
+        while ((q = rk__cuda.cuStreamQuery(r->stream)) == RK_CUDA_ERROR_NOT_READY && rk__now_ns() < deadline) {
+        }
+        if (q == RK_CUDA_ERROR_NOT_READY) {
+            r->leaked = true;
+            pthread_mutex_lock(&r->ctx->lock);
+            r->ctx->stuck_kernels++;
+            pthread_mutex_unlock(&r->ctx->lock);
+            rk__log(RK_LOG_WARN, "kernel '%s': the persistent kernel is still running; its memory is left in place",
+                    k->name);
+        }
+    }
+    free_ring(r);
+    k->impl = NULL;
+}
+
+const rk__ring_iface rk__cuda_persistent_ops = {
+    .start = start,
+    .try_send = try_send,
+    .try_receive = try_receive,
+    .set_active = set_active,
+    .request_terminate = request_terminate,
+    .poll = poll,
+    .destroy = destroy,
+};
+
+/* ---- pausing for module loads ------------------------------------------------ */
+
+#define PAUSE_TIMEOUT_NS 5000000000ull
+
+/* True while the kernel may still be running (not faulted, not finished). */
+static bool running(persistent_ring *r) {
+    return atomic_load(&r->failure) == RK_OK && rk__cuda.cuStreamQuery(r->stream) == RK_CUDA_ERROR_NOT_READY;
+}
+
+rk_status rk__cuda_pause_all(rk__cuda_context *ctx) {
+    pthread_mutex_lock(&pause_lock);
+    persistent_ring *list = running_list;
+    if (!list) return RK_OK;
+    for (persistent_ring *r = list; r; r = r->next_running) {
+        r->paused = false;
+        if (r->ctx->cu != ctx->cu || !running(r)) continue;
+        atomic_store(&r->pausing, true);
+        r->hctl[RK_HCTL_PAUSE] = ++r->pause_request;
+    }
+    /* Each kernel stops once every warp has saved its place (or finished). */
+    const uint64_t deadline = rk__now_ns() + PAUSE_TIMEOUT_NS;
+    persistent_ring *stuck = NULL;
+    for (persistent_ring *r = list; r; r = r->next_running) {
+        if (!atomic_load(&r->pausing)) continue;
+        CUresult q;
+        while ((q = rk__cuda.cuStreamQuery(r->stream)) == RK_CUDA_ERROR_NOT_READY && rk__now_ns() < deadline) {
+        }
+        if (q == RK_CUDA_ERROR_NOT_READY) {
+            stuck = r;
+            continue;
+        }
+        r->paused = q == RK_CUDA_SUCCESS && r->hctl[RK_HCTL_PAUSED] == r->pause_request;
+    }
+    if (!stuck) return RK_OK;
+    /* Some warps of a stuck kernel may have left already: it cannot go on. */
+    char reason[192];
+    snprintf(reason, sizeof reason, "did not pause within %llu s for a module load (a handler that never returns?)",
+             (unsigned long long)(PAUSE_TIMEOUT_NS / 1000000000u));
+    for (persistent_ring *r = list; r; r = r->next_running)
+        if (atomic_load(&r->pausing) && !r->paused && rk__cuda.cuStreamQuery(r->stream) == RK_CUDA_ERROR_NOT_READY)
+            latch_failure(r, RK_HUNG, reason);
+    rk_status s = rk__fail(RK_HUNG, "cannot load or unload a CUDA module: ring kernel '%s' %s", stuck->name, reason);
+    rk__cuda_resume_all(ctx);
+    return s;
+}
+
+void rk__cuda_resume_all(rk__cuda_context *ctx) {
+    (void)ctx;
+    for (persistent_ring *r = running_list; r; r = r->next_running) {
+        if (r->paused) {
+            r->hctl[RK_HCTL_PAUSE] = 0;
+            r->args.resume = 1;
+            CUresult res = rk__cuda.cuMemsetD8Async(r->args.dctl, 0, RK_DCTL_WORDS * 8, r->stream);
+            if (res == RK_CUDA_SUCCESS) res = launch(r);
+            if (res != RK_CUDA_SUCCESS) {
+                char reason[192];
+                rk_status f;
+                rk__cuda_ring_fault(res, "relaunching after a pause", &f, reason, sizeof reason);
+                latch_failure(r, f, reason);
+            }
+            r->paused = false;
+        }
+        atomic_store(&r->pausing, false);
+    }
+    pthread_mutex_unlock(&pause_lock);
+}
