@@ -11,6 +11,8 @@
 
 #include "cpu_device.h"
 
+enum { DEFAULT_SPIN_US = 20 };
+
 /* ---- device facts ------------------------------------------------------------- */
 
 static unsigned online_cores(void) {
@@ -95,6 +97,21 @@ static rk_status thread_count(unsigned *out) {
     return RK_OK;
 }
 
+/* RK_CPU_SPIN_US: how long stream threads and synchronize poll before sleeping. */
+static rk_status spin_time(uint64_t *ns) {
+    const char *env = getenv("RK_CPU_SPIN_US");
+    *ns = DEFAULT_SPIN_US * 1000u;
+    if (!env || !*env) return RK_OK;
+    char *end = NULL;
+    errno = 0;
+    unsigned long us = strtoul(env, &end, 10);
+    if (errno || *end || us > 1000000 || !isdigit((unsigned char)env[0]))
+        return rk__fail(RK_INVALID_ARGUMENT, "RK_CPU_SPIN_US='%s' is not a number of microseconds from 0 to 1000000",
+                        env);
+    *ns = (uint64_t)us * 1000u;
+    return RK_OK;
+}
+
 static rk_status cpu_probe(uint32_t *device_count, char *reason, size_t reason_size) {
     (void)reason;
     (void)reason_size;
@@ -148,12 +165,15 @@ static rk_status cpu_context_create(const rk_backend *backend, uint32_t device, 
     (void)backend;
     (void)device;
     unsigned threads = 0;
+    uint64_t spin_ns = 0;
     rk_status s = thread_count(&threads);
+    if (s == RK_OK) s = spin_time(&spin_ns);
     if (s != RK_OK) return s;
     rk__cpu_context *c = calloc(1, sizeof *c);
     if (!c) return rk__fail(RK_OUT_OF_MEMORY, "rk_context_create: out of memory");
     c->base.iface = &cpu_context_iface;
     c->threads = threads;
+    c->spin_ns = spin_ns;
     pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_init(&c->pool_lock, NULL);
     s = rk__cpu_context_streams_init(c);

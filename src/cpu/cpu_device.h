@@ -140,6 +140,7 @@ typedef struct rk__cpu_stream rk__cpu_stream;
 typedef struct rk__cpu_context {
     struct rk_context base;
     unsigned threads;          /* executors working on one grid: pool workers + stream thread */
+    uint64_t spin_ns;          /* polling before sleeping (RK_CPU_SPIN_US) */
     pthread_mutex_t lock;      /* the streams list */
     rk__cpu_stream *streams;   /* every stream, the default one included */
     rk__cpu_stream *default_stream;

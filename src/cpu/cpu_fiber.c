@@ -2,6 +2,7 @@
  * aarch64; ucontext elsewhere), announced to ASan and TSan so both follow
  * the stack changes. ucontext's swapcontext makes a sigprocmask system call
  * on every switch; the assembly saves only the callee-saved registers. */
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -32,10 +33,16 @@
 #endif
 
 #ifndef RK_CPU_FIBER_UCONTEXT
-/* jump(save, to): pushes the callee-saved registers and the FP control
- * words, stores the stack pointer in *save, loads `to` and pops the same.
- * A new fiber's stack holds a frame whose return address is the trampoline,
- * which calls fn(arg) from two callee-saved registers. */
+/* jump(save, to): pushes the callee-saved registers, stores the stack
+ * pointer in *save, loads `to` and pops the same. A new fiber's stack holds a
+ * frame whose return address is the trampoline, which calls fn(arg) from two
+ * callee-saved registers.
+ *
+ * The floating-point control registers (MXCSR and the x87 control word, FPCR)
+ * are not switched: saving and restoring them took three quarters of each
+ * switch, and all fibers of a worker run kernels of the same launch, on the
+ * same OS thread, one after another, so they share the thread's FP modes as
+ * threads run one after another would. */
 void rk__cpu_fiber_jump(void **save, void *to);
 void rk__cpu_fiber_trampoline(void);
 
@@ -52,14 +59,8 @@ __asm__(".text\n"
         "    pushq %r13\n"
         "    pushq %r14\n"
         "    pushq %r15\n"
-        "    subq $8, %rsp\n"
-        "    stmxcsr (%rsp)\n"
-        "    fnstcw 4(%rsp)\n"
         "    movq %rsp, (%rdi)\n"
         "    movq %rsi, %rsp\n"
-        "    ldmxcsr (%rsp)\n"
-        "    fldcw 4(%rsp)\n"
-        "    addq $8, %rsp\n"
         "    popq %r15\n"
         "    popq %r14\n"
         "    popq %r13\n"
@@ -78,15 +79,13 @@ __asm__(".text\n"
         "    ud2\n"
         ".size rk__cpu_fiber_trampoline, .-rk__cpu_fiber_trampoline\n");
 
-enum { FRAME_WORDS = 8 }; /* fp control, r15, r14, r13, r12, rbx, rbp, return address */
+enum { FRAME_WORDS = 7 }; /* r15, r14, r13, r12, rbx, rbp, return address */
 
 static void init_frame(void **frame, void (*fn)(void *), void *arg) {
     memset(frame, 0, FRAME_WORDS * sizeof *frame);
-    uint32_t control[2] = {0x1F80u, 0x037Fu}; /* MXCSR and x87 control word at power-on */
-    memcpy(&frame[0], control, sizeof control);
-    frame[3] = arg;                 /* r13 */
-    frame[4] = (void *)(uintptr_t)fn; /* r12 */
-    frame[7] = (void *)(uintptr_t)rk__cpu_fiber_trampoline;
+    frame[2] = arg;                   /* r13 */
+    frame[3] = (void *)(uintptr_t)fn; /* r12 */
+    frame[6] = (void *)(uintptr_t)rk__cpu_fiber_trampoline;
 }
 
 #elif defined(__aarch64__)
@@ -96,7 +95,7 @@ __asm__(".text\n"
         ".type rk__cpu_fiber_jump,%function\n"
         ".p2align 4\n"
         "rk__cpu_fiber_jump:\n"
-        "    sub sp, sp, #176\n"
+        "    sub sp, sp, #160\n"
         "    stp x19, x20, [sp, #0]\n"
         "    stp x21, x22, [sp, #16]\n"
         "    stp x23, x24, [sp, #32]\n"
@@ -107,8 +106,6 @@ __asm__(".text\n"
         "    stp d10, d11, [sp, #112]\n"
         "    stp d12, d13, [sp, #128]\n"
         "    stp d14, d15, [sp, #144]\n"
-        "    mrs x9, fpcr\n"
-        "    str x9, [sp, #160]\n"
         "    mov x9, sp\n"
         "    str x9, [x0]\n"
         "    mov sp, x1\n"
@@ -122,9 +119,7 @@ __asm__(".text\n"
         "    ldp d10, d11, [sp, #112]\n"
         "    ldp d12, d13, [sp, #128]\n"
         "    ldp d14, d15, [sp, #144]\n"
-        "    ldr x9, [sp, #160]\n"
-        "    msr fpcr, x9\n"
-        "    add sp, sp, #176\n"
+        "    add sp, sp, #160\n"
         "    ret\n"
         ".size rk__cpu_fiber_jump, .-rk__cpu_fiber_jump\n"
         ".globl rk__cpu_fiber_trampoline\n"
@@ -137,7 +132,7 @@ __asm__(".text\n"
         "    brk #0\n"
         ".size rk__cpu_fiber_trampoline, .-rk__cpu_fiber_trampoline\n");
 
-enum { FRAME_WORDS = 22 }; /* x19..x30, d8..d15, fpcr, padding */
+enum { FRAME_WORDS = 20 }; /* x19..x30, d8..d15 */
 
 static void init_frame(void **frame, void (*fn)(void *), void *arg) {
     memset(frame, 0, FRAME_WORDS * sizeof *frame);
@@ -203,7 +198,11 @@ rk_status rk__cpu_fiber_create(rk__cpu_fiber_ctx *fiber, size_t stack_size, void
     uintptr_t self = (uintptr_t)fiber;
     makecontext(&fiber->uc, (void (*)(void))uc_entry, 2, (unsigned)(self >> 16 >> 16), (unsigned)self);
 #else
-    unsigned char *top = (unsigned char *)fiber->stack_bottom + stack_size; /* page aligned, so 16-aligned */
+    /* Stacks are page aligned, so their tops would all share one cache set; a
+     * barrier touches every fiber's top in turn. Start each a few lines lower
+     * (a multiple of 64 bytes keeps the 16-byte alignment). */
+    static atomic_uint color;
+    unsigned char *top = (unsigned char *)fiber->stack_bottom + stack_size - 64u * (atomic_fetch_add(&color, 1) % 64u);
     void **frame = (void **)(void *)(top - FRAME_WORDS * sizeof(void *));
     init_frame(frame, fn, arg);
     fiber->sp = frame;

@@ -3,11 +3,13 @@
  * asynchronous to the host; a copy on an idle stream runs at once on the
  * caller's thread, which keeps the order and saves a thread hop. A failure is
  * kept and reported by the next synchronize. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu_device.h"
+
 
 typedef enum op_kind { OP_COPY, OP_LAUNCH } op_kind;
 
@@ -27,6 +29,7 @@ struct rk__cpu_stream {
     pthread_cond_t changed;    /* an op was queued or finished, or stopping was set */
     stream_op *head, *tail;
     bool busy;                 /* an op is running (on the stream thread or a caller) */
+    atomic_uint outstanding;   /* ops queued or running; written under lock, polled without */
     bool stopping, has_thread;
     pthread_t thread;
     rk_status error;           /* first failure since the last synchronize */
@@ -66,7 +69,23 @@ static void finish_op(rk__cpu_stream *s, rk_status st, const char *error) {
         }
     }
     s->busy = false;
+    atomic_fetch_sub(&s->outstanding, 1);
     pthread_cond_broadcast(&s->changed);
+}
+
+/* Waking a sleeping thread costs a few microseconds each way, as much as a
+ * small launch, so the stream thread and a synchronizing caller first poll
+ * for the context's spin time. True if outstanding reached the wanted state. */
+static bool spin_until_outstanding(rk__cpu_stream *s, bool want_zero) {
+    uint64_t start = rk__now_ns(), limit = s->ctx->spin_ns;
+    for (unsigned i = 0;; i++) {
+        unsigned n = atomic_load(&s->outstanding);
+        if (want_zero ? n == 0 : n != 0) return true;
+        if ((i & 63) == 63 && rk__now_ns() - start >= limit) return false;
+#if defined(__x86_64__)
+        __builtin_ia32_pause();
+#endif
+    }
 }
 
 static void *stream_main(void *arg) {
@@ -88,6 +107,12 @@ static void *stream_main(void *arg) {
             finish_op(s, st, error);
         } else if (s->stopping) {
             break;
+        } else if (!s->busy) {
+            /* Idle: a launch often follows at once, so look for it before sleeping. */
+            pthread_mutex_unlock(&s->lock);
+            bool more = spin_until_outstanding(s, false);
+            pthread_mutex_lock(&s->lock);
+            if (!more && !s->head && !s->stopping) pthread_cond_wait(&s->changed, &s->lock);
         } else {
             pthread_cond_wait(&s->changed, &s->lock);
         }
@@ -105,6 +130,7 @@ static rk_status enqueue_locked(rk__cpu_stream *s, stream_op *op) {
         s->has_thread = true;
     }
     op->next = NULL;
+    atomic_fetch_add(&s->outstanding, 1);
     if (s->tail)
         s->tail->next = op;
     else
@@ -123,6 +149,7 @@ rk_status rk__cpu_stream_copy(rk_context *ctx, rk_stream *stream, void *dst, con
     pthread_mutex_lock(&s->lock);
     if (!s->head && !s->busy) {
         s->busy = true;
+        atomic_fetch_add(&s->outstanding, 1);
         pthread_mutex_unlock(&s->lock);
         memmove(dst, src, size);
         pthread_mutex_lock(&s->lock);
@@ -158,6 +185,7 @@ rk_status rk__cpu_stream_launch(rk_context *ctx, rk_stream *stream, rk__cpu_call
 }
 
 static rk_status wait_idle(rk__cpu_stream *s) {
+    spin_until_outstanding(s, true);
     pthread_mutex_lock(&s->lock);
     while (s->head || s->busy) pthread_cond_wait(&s->changed, &s->lock);
     rk_status st = s->error;
@@ -178,6 +206,7 @@ static rk_status stream_new(rk__cpu_context *c, rk__cpu_stream **out) {
     if (!s) return rk__fail(RK_OUT_OF_MEMORY, "cpu: out of memory for a stream");
     s->base.ctx = &c->base;
     s->ctx = c;
+    atomic_init(&s->outstanding, 0);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->changed, NULL);
     *out = s;
