@@ -30,7 +30,7 @@ enum {
     TP_MAX_INCLUDE_DEPTH = 64,
     TP_MAX_NESTING = 200,         /* parser recursion: parens, blocks, declarators */
     TP_MAX_EXPR_DEPTH = 512,      /* depth of an expression tree (a+a+a+...) */
-    TP_MAX_TOKENS = 2000000,      /* tokens produced by macro expansion, in all */
+    TP_MAX_TOKENS = 1000000,      /* tokens produced by macro expansion, in all */
     TP_MAX_ARENA = 256u << 20,    /* bytes per compilation */
 };
 
@@ -458,6 +458,7 @@ void rk__tp_analyze_stencil(tp_ctx *ctx, tp_obj *fn);
 /* An emitter writes the whole output for one target. */
 typedef void (*tp_emit_fn)(tp_ctx *ctx, tp_program *prog, tp_buf *out);
 void rk__tp_emit_cuda(tp_ctx *ctx, tp_program *prog, tp_buf *out);
+void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out);
 /* Names that collide with the target language get a prefix. */
 const char *rk__tp_cuda_name(tp_ctx *ctx, const char *name);
 
@@ -474,6 +475,7 @@ struct tp_ctx {
     tp_diag *diags, **diag_tail;
     int error_count, warning_count;
     bool too_many_errors;
+    bool arena_exhausted;
     long tokens_made;        /* by macro expansion */
     tp_map files;            /* path -> tp_file */
     int unique;              /* counter for generated names */

@@ -40,6 +40,7 @@ const char *rk_transpile_target_name(rk_transpile_target target) {
 static tp_emit_fn emitter_for(rk_transpile_target target) {
     switch (target) {
     case RK_TARGET_DEFAULT: case RK_TARGET_CUDA: return rk__tp_emit_cuda;
+    case RK_TARGET_WGSL: return rk__tp_emit_wgsl;
     default: return NULL;
     }
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ringkernel/transpile.h"
 #include "webgpu_internal.h"
 
 extern const char rk__webgpu_ring_template[];
@@ -63,18 +64,81 @@ static wg_ring *ring_of(rk_kernel *k) { return k->impl; }
 
 /* ---- the handler as WGSL ------------------------------------------------------------ */
 
-/* DSL C handlers (they carry RK_HANDLER) go through the transpiler; any
- * other source is taken as WGSL that defines
+/* DSL C handlers (they carry RK_HANDLER) go through the transpiler's WGSL
+ * emitter, which adds the adapter rk_handle_NAME(req, resp). Any other
+ * source is taken as WGSL that defines
  *     fn NAME(req: u32, resp: u32) -> i32
  * reading its request from rk_in[req ..] and writing its reply to
  * rk_out[resp ..] (word indexes), with its state in rk_state. */
-static rk_status handler_wgsl(rk_kernel *k, char **wgsl, char **entry) {
+static rk_status transpile_handler(rk_kernel *k, char **wgsl, char **entry, bool *uses_state) {
+    const rk_kernel_desc *d = &k->desc;
+    const rk_compile_options *o = d->compile_options;
+    /* Handler sources use the DSL without including it (as on the other
+     * backends): a wrapper includes dsl.h, then the source as a virtual file,
+     * so diagnostics keep the source's own line numbers. */
+    const rk_transpile_file file = {.name = "handler.c", .contents = d->handler_source};
+    rk_transpile_desc td = {
+        .source = "#include <ringkernel/dsl.h>\n#include \"handler.c\"\n",
+        .path = "handler-wrapper.c",
+        .files = &file,
+        .file_count = 1,
+        .include_dirs = o ? o->include_dirs : NULL,
+        .include_dir_count = o ? o->include_dir_count : 0,
+        .defines = o ? o->defines : NULL,
+        .define_count = o ? o->define_count : 0,
+        .target = RK_TARGET_WGSL,
+        .kind = RK_TRANSPILE_AUTO,
+    };
+    rk_transpile_result *res = NULL;
+    rk_status s = rk_transpile(&td, &res);
+    if (s != RK_OK) {
+        if (s == RK_PARSE_ERROR || s == RK_UNSUPPORTED) {
+            s = rk__fail(RK_COMPILE_FAILED, "rk_kernel_launch: the handler does not transpile to WGSL:\n%s",
+                         res ? rk_transpile_diagnostics_text(res) : rk_last_error());
+        }
+        rk_transpile_result_destroy(res);
+        return s;
+    }
+    const rk_transpiled_kernel *tk = NULL;
+    for (size_t i = 0; i < rk_transpile_kernel_count(res); i++) {
+        const rk_transpiled_kernel *c = rk_transpile_kernel(res, i);
+        if (c->kind == RK_TRANSPILE_HANDLER && strcmp(c->name, d->handler_name) == 0) tk = c;
+    }
+    const char *out = rk_transpile_output(res, NULL);
+    if (!tk) {
+        s = rk__fail(RK_NOT_FOUND, "rk_kernel_launch: the source has no RK_HANDLER named '%s'", d->handler_name);
+    } else {
+        /* The state is only loaded and stored when the handler refers to it. */
+        char marker[160];
+        snprintf(marker, sizeof marker, "const rk_uses_state_%s: bool = false;", d->handler_name);
+        *uses_state = strstr(out, marker) == NULL;
+        uint32_t state_need = *uses_state ? tk->state_size : 0;
+        if (tk->request_size > d->message_size || tk->reply_size > d->reply_size || state_need > d->state_size)
+            s = rk__fail(RK_INVALID_ARGUMENT,
+                         "rk_kernel_launch: handler '%s' takes a %u-byte request, %u-byte reply and %u-byte state, but "
+                         "the kernel has message_size %u, reply_size %u, state_size %u",
+                         d->handler_name, tk->request_size, tk->reply_size, state_need, d->message_size, d->reply_size,
+                         d->state_size);
+    }
+    if (s == RK_OK) {
+        *wgsl = strdup(out);
+        size_t n = strlen(d->handler_name) + 16;
+        *entry = malloc(n);
+        if (*entry) snprintf(*entry, n, "rk_handle_%s", d->handler_name);
+        if (!*wgsl || !*entry) {
+            free(*wgsl);
+            free(*entry);
+            s = rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
+        }
+    }
+    rk_transpile_result_destroy(res);
+    return s;
+}
+
+static rk_status handler_wgsl(rk_kernel *k, char **wgsl, char **entry, bool *uses_state) {
     const char *src = k->desc.handler_source;
-    if (strstr(src, "RK_HANDLER"))
-        return rk__fail(RK_UNSUPPORTED,
-                        "rk_kernel_launch: DSL handlers need the WGSL emitter, which this build lacks; pass the "
-                        "handler as WGSL (fn %s(req: u32, resp: u32) -> i32)",
-                        k->desc.handler_name ? k->desc.handler_name : "NAME");
+    *uses_state = true;
+    if (strstr(src, "RK_HANDLER")) return transpile_handler(k, wgsl, entry, uses_state);
     *wgsl = strdup(src);
     *entry = strdup(k->desc.handler_name);
     if (!*wgsl || !*entry) {
@@ -338,7 +402,10 @@ static rk_status start(rk_kernel *k) {
         return rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory for %u-slot queues", r->cap);
     }
     char *handler = NULL, *entry = NULL, *code = NULL;
-    rk_status s = handler_wgsl(k, &handler, &entry);
+    bool uses_state = true;
+    rk_status s = handler_wgsl(k, &handler, &entry, &uses_state);
+    /* Handlers that keep no state run one invocation per message. */
+    if (!uses_state) r->sequential = false;
     if (s == RK_OK && !(code = ring_source(r, handler, entry)))
         s = rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
     if (s == RK_OK) {
