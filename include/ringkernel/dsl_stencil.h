@@ -59,7 +59,7 @@ RK_STENCIL_FN_ int rk_pos_nz(rk_grid_pos p) { return p.nz; }
 RK_STENCIL_FN_ int rk_grid_clamp_(int v, int n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }
 
 /* The index of the cell at (x + dx, y + dy, z + dz), clamped to the grid. */
-RK_STENCIL_FN_ int rk_pos_offset(rk_grid_pos p, int dx, int dy, int dz) {
+RK_STENCIL_FN_ int rk_grid_offset_(rk_grid_pos p, int dx, int dy, int dz) {
     int x = rk_grid_clamp_(p.x + dx, p.nx);
     int y = rk_grid_clamp_(p.y + dy, p.ny);
     int z = rk_grid_clamp_(p.z + dz, p.nz);
@@ -67,8 +67,8 @@ RK_STENCIL_FN_ int rk_pos_offset(rk_grid_pos p, int dx, int dy, int dz) {
 }
 
 /* Neighbour reads work on a buffer of any element type. */
-#define rk_at(p, buf, dx, dy) ((buf)[rk_pos_offset((p), (dx), (dy), 0)])
-#define rk_at3(p, buf, dx, dy, dz) ((buf)[rk_pos_offset((p), (dx), (dy), (dz))])
+#define rk_at(p, buf, dx, dy) ((buf)[rk_grid_offset_((p), (dx), (dy), 0)])
+#define rk_at3(p, buf, dx, dy, dz) ((buf)[rk_grid_offset_((p), (dx), (dy), (dz))])
 #define rk_north(p, buf) rk_at3(p, buf, 0, -1, 0)
 #define rk_south(p, buf) rk_at3(p, buf, 0, 1, 0)
 #define rk_west(p, buf) rk_at3(p, buf, -1, 0, 0)

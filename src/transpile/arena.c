@@ -16,7 +16,9 @@ enum { CHUNK_SIZE = 64 * 1024 };
 
 static tp_chunk *new_chunk(tp_ctx *ctx, size_t need) {
     size_t size = need > CHUNK_SIZE ? need : CHUNK_SIZE;
-    if (ctx->arena.total + size > TP_MAX_ARENA) {
+    if (ctx->arena.total + size > TP_MAX_ARENA && !ctx->arena_exhausted) {
+        /* Reporting allocates too: let that one through, then stop. */
+        ctx->arena_exhausted = true;
         rk__tp_error(ctx, NULL, "the compilation needs more than %u MiB of memory", TP_MAX_ARENA >> 20);
         ctx->fatal_status = RK_OUT_OF_MEMORY;
         rk__tp_fatal(ctx);
@@ -100,7 +102,7 @@ char *rk__tp_format(tp_ctx *ctx, const char *fmt, ...) {
 
 void rk__tp_buf_init(tp_buf *b, tp_ctx *ctx) {
     b->ctx = ctx;
-    b->cap = 4096;
+    b->cap = 64;
     b->len = 0;
     b->data = rk__tp_alloc(ctx, b->cap);
 }

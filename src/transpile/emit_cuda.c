@@ -49,7 +49,7 @@ static const char *const reserved[] = {
 static bool is_reserved(const char *name) {
     /* The table is small; a linear scan avoids needing it sorted by hand. */
     for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
-        if (strcmp(reserved[i], name) == 0) return true;
+        if (reserved[i][0] == name[0] && strcmp(reserved[i], name) == 0) return true;
     return false;
 }
 
@@ -59,10 +59,15 @@ const char *rk__tp_cuda_name(tp_ctx *ctx, const char *name) {
     return name;
 }
 
-static const char *obj_name(emitter *e, const tp_obj *o) { return rk__tp_cuda_name(e->ctx, o->name); }
+/* Names are decided once per object and member. */
+static const char *obj_name(emitter *e, tp_obj *o) {
+    if (!o->emit_name) o->emit_name = rk__tp_cuda_name(e->ctx, o->name);
+    return o->emit_name;
+}
 
-static const char *member_name(emitter *e, const tp_member *m) {
-    return rk__tp_cuda_name(e->ctx, rk__tp_strndup(e->ctx, m->name->loc, (size_t)m->name->len));
+static const char *member_name(emitter *e, tp_member *m) {
+    if (!m->emit_name) m->emit_name = rk__tp_cuda_name(e->ctx, rk__tp_strndup(e->ctx, m->name->loc, (size_t)m->name->len));
+    return m->emit_name;
 }
 
 /* ---- output ------------------------------------------------------------------- */
@@ -505,7 +510,7 @@ static void expr(emitter *e, tp_node *n, int min_prec) {
             expr(e, n->lhs, P_UNARY);
             e->in_init = outer;
         } else {
-            expr(e, n->lhs, min_prec);
+            expr(e, n->lhs, paren ? P_COMMA : min_prec); /* parenthesized once, here */
         }
         break;
     case ND_INIT_LIST:

@@ -14,25 +14,39 @@
 #include "tp.h"
 
 bool rk__tp_equal(const tp_token *tok, const char *s) {
+    /* The first character rules out almost every mismatch without strlen. */
+    if (tok->len == 0 || tok->loc[0] != s[0]) return false;
     size_t n = strlen(s);
     return (size_t)tok->len == n && memcmp(tok->loc, s, n) == 0 && tok->kind != TK_STR;
 }
 
+/* Sorted (strcmp order) for bsearch. */
 static const char *const keywords[] = {
-    "void", "_Bool", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
-    "struct", "union", "enum", "typedef", "static", "extern", "inline", "const", "volatile",
-    "restrict", "__restrict", "__restrict__", "register", "auto", "_Thread_local", "_Atomic",
-    "_Alignas", "_Alignof", "_Noreturn", "_Static_assert", "_Complex", "_Imaginary", "_Generic",
-    "sizeof", "if", "else", "for", "while", "do", "switch", "case", "default", "break",
-    "continue", "return", "goto", "asm", "__asm__", "__attribute__", "__builtin_offsetof",
-    "__rk_kernel", "__rk_handler", "__rk_device", "__rk_shared", "__rk_grid_pos", "__inline",
-    "__inline__", "typeof", "__typeof__", "__extension__",
+    "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
+    "_Static_assert", "_Thread_local", "__asm__", "__attribute__", "__builtin_offsetof", "__extension__",
+    "__inline", "__inline__", "__restrict", "__restrict__", "__rk_device", "__rk_grid_pos", "__rk_handler",
+    "__rk_kernel", "__rk_shared", "__typeof__", "asm", "auto", "break", "case", "char", "const", "continue",
+    "default", "do", "double", "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int",
+    "long", "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+    "typedef", "typeof", "union", "unsigned", "void", "volatile", "while",
 };
 
+typedef struct span {
+    const char *s;
+    int len;
+} span;
+
+static int compare_keyword(const void *key, const void *elem) {
+    const span *k = key;
+    const char *w = *(const char *const *)elem;
+    int r = strncmp(k->s, w, (size_t)k->len);
+    if (r) return r;
+    return w[k->len] ? -1 : 0; /* the key is a prefix of the keyword: it sorts first */
+}
+
 bool rk__tp_is_keyword(const char *s, int len) {
-    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-        if ((int)strlen(keywords[i]) == len && memcmp(keywords[i], s, (size_t)len) == 0) return true;
-    return false;
+    span key = {s, len};
+    return bsearch(&key, keywords, sizeof keywords / sizeof keywords[0], sizeof keywords[0], compare_keyword) != NULL;
 }
 
 typedef struct lexer {
@@ -97,11 +111,13 @@ static int read_punct(const char *p) {
         "<<=", ">>=", "...", "==", "!=", "<=", ">=", "->", "+=", "-=", "*=", "/=", "++", "--",
         "%=", "&=", "|=", "^=", "&&", "||", "<<", ">>", "##",
     };
+    if (!*p || !strchr("!%&()*+,-./:;<=>?[]^{|}~#", *p)) return 0;
+    if (strchr("(),;?[]{}~:", *p)) return 1; /* never the start of a longer one */
     for (size_t i = 0; i < sizeof long_puncts / sizeof long_puncts[0]; i++) {
-        size_t n = strlen(long_puncts[i]);
-        if (strncmp(p, long_puncts[i], n) == 0) return (int)n;
+        const char *q = long_puncts[i];
+        if (q[0] == p[0] && q[1] == p[1] && (q[2] == '\0' || q[2] == p[2])) return q[2] ? 3 : 2;
     }
-    return *p && strchr("!%&()*+,-./:;<=>?[]^{|}~#", *p) ? 1 : 0;
+    return 1;
 }
 
 static int from_hex(char c) {

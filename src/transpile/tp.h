@@ -62,7 +62,7 @@ typedef struct tp_buf {
     char *data;
     size_t len, cap;
 } tp_buf;
-void rk__tp_buf_init(tp_buf *b, tp_ctx *ctx);
+void rk__tp_buf_init(tp_buf *b, tp_ctx *ctx); /* starts small and grows */
 void rk__tp_buf_putn(tp_buf *b, const char *s, size_t n);
 void rk__tp_buf_puts(tp_buf *b, const char *s);
 void rk__tp_buf_printf(tp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -201,6 +201,7 @@ struct tp_member {
     tp_token *name;
     int index;
     int offset;
+    const char *emit_name; /* an emitter's, cached */
 };
 
 typedef struct tp_param_type {
