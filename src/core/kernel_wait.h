@@ -24,7 +24,7 @@ typedef struct rk__backoff {
 } rk__backoff;
 
 /* Spin this long, then yield until the second mark, then sleep. */
-#define RK__BACKOFF_SPIN_NS 20000u
+#define RK__BACKOFF_SPIN_NS 2000u
 #define RK__BACKOFF_YIELD_NS 200000u
 #define RK__BACKOFF_SLEEP_MIN_NS 20000u
 #define RK__BACKOFF_SLEEP_MAX_NS 1000000u

@@ -25,7 +25,7 @@ enum {
 };
 /* Idle phases: spin, then yield, then sleep on the doorbell. A busy
  * kernel never leaves the first; one-at-a-time traffic stays in it too. */
-#define IDLE_SPIN_NS 50000u
+#define IDLE_SPIN_NS 2000u
 #define IDLE_YIELD_NS 1000000u
 #define DOORBELL_NAP_MS 100
 
