@@ -39,6 +39,7 @@ typedef struct name_entry {
     const char *name;
     name_kind kind;
     bool atomic; /* buffer or shared variable whose elements are atomic<T> */
+    const char *offset; /* NK_BUFFER through a local pointer: the index it starts at */
 } name_entry;
 
 typedef struct emitter {
@@ -60,6 +61,9 @@ typedef struct emitter {
     const tp_obj *shared_fn; /* whose RK_SHARED locals declare_shared is naming */
     const tp_obj *find_obj;  /* mentions(): what to look for, and whether it was seen */
     bool found_obj;
+    const tp_type *checked[64]; /* structs whose layout was checked, and the verdict */
+    bool checked_ok[64];
+    int checked_count;
 } emitter;
 
 static void put(emitter *e, const char *s) { rk__tp_buf_puts(e->out, s); }
@@ -125,7 +129,8 @@ static name_entry *add_name(emitter *e, const tp_obj *o, const char *name, name_
     }
     name_entry *n = &e->names[e->name_count++];
     *n = (name_entry){.obj = o, .name = name, .kind = kind};
-    for (int i = 0; i < e->atomic_count; i++)
+    /* Only storage buffers and workgroup variables hold WGSL atomics. */
+    for (int i = 0; (kind == NK_BUFFER || o->is_shared) && i < e->atomic_count; i++)
         if (e->atomic_roots[i] == o) n->atomic = true;
     return n;
 }
@@ -229,7 +234,21 @@ static void wgsl_layout(const tp_type *ty, int *size, int *align) {
 
 /* Members must be 32-bit values (or arrays and structs of them), and each
  * must sit where WGSL puts it: the same bytes cross the host/device line. */
+static bool check_struct_once(emitter *e, tp_type *ty);
+
 static bool check_struct(emitter *e, tp_type *ty) {
+    const tp_type *key = ty->origin ? ty->origin : ty;
+    for (int i = 0; i < e->checked_count; i++)
+        if (e->checked[i] == key) return e->checked_ok[i];
+    bool ok = check_struct_once(e, ty);
+    if (e->checked_count < 64) {
+        e->checked[e->checked_count] = key;
+        e->checked_ok[e->checked_count++] = ok;
+    }
+    return ok;
+}
+
+static bool check_struct_once(emitter *e, tp_type *ty) {
     bool ok = true;
     int off = 0;
     for (tp_member *m = ty->members; m; m = m->next) {
@@ -435,10 +454,15 @@ static void element(emitter *e, tp_node *n, tp_node *index, const tp_token *tok)
         return;
     }
     put(e, "[");
+    const char *start = ne && ne->kind == NK_BUFFER ? ne->offset : NULL;
     if (!f.nterms && !index) {
-        put(e, "0");
+        put(e, start ? start : "0");
     } else {
         bool first = true;
+        if (start) {
+            put(e, start);
+            first = false;
+        }
         for (int i = 0; i < f.nterms; i++) {
             put(e, f.negative[i] ? " - " : first ? "" : " + ");
             put(e, "i32(");
@@ -559,10 +583,12 @@ static void args_list(emitter *e, tp_obj *callee, tp_node *a) {
 
 /* Stencil neighbour index with clamp-to-edge, as the CUDA tile loads do. */
 static void stencil_index(emitter *e, tp_node *n) {
-    int d3 = e->st && e->st->dims == 3;
-    if (d3) PRINTF(e, "(rk_clampi(rk_z + (%di), rk_nz) * rk_ny + ", n->off[2]);
-    PRINTF(e, "rk_clampi(rk_y + (%di), rk_ny) * rk_nx + rk_clampi(rk_x + (%di), rk_nx)", n->off[1], n->off[0]);
-    if (d3) put(e, ")");
+    if (e->st && e->st->dims == 3)
+        PRINTF(e, "(rk_clampi(rk_z + (%di), rk_nz) * rk_ny + rk_clampi(rk_y + (%di), rk_ny)) * rk_nx + "
+                  "rk_clampi(rk_x + (%di), rk_nx)",
+               n->off[2], n->off[1], n->off[0]);
+    else
+        PRINTF(e, "rk_clampi(rk_y + (%di), rk_ny) * rk_nx + rk_clampi(rk_x + (%di), rk_nx)", n->off[1], n->off[0]);
 }
 
 static const char *math_name(tp_builtin_id id) {
@@ -656,13 +682,16 @@ static void atomic_builtin(emitter *e, tp_node *n) {
                         ? "u32"
                         : "i32";
     const tp_type *vt = t[0] == 'u' ? &rk__tp_ty_uint : &rk__tp_ty_int;
-    bool device = target->kind == ND_ADDR && is_atomic_lvalue(e, target->lhs);
+    bool device = is_atomic_lvalue(e, target->kind == ND_ADDR ? target->lhs : target);
     if (device) {
         if (strcmp(op, "CAS") == 0)
             put(e, "atomicCompareExchangeWeak(&");
         else
             PRINTF(e, "atomic%s(&", op);
-        lvalue(e, target->lhs);
+        if (target->kind == ND_ADDR)
+            lvalue(e, target->lhs);
+        else
+            element(e, target, NULL, n->tok); /* atomic_x(buf + i, v): the element buf[i] */
     } else {
         PRINTF(e, "rk_fn_atomic%s_%s(", op, t);
         if (target->kind == ND_ADDR) {
@@ -1115,6 +1144,26 @@ static void expr_stmt(emitter *e, tp_node *n) {
     }
     if ((n->kind == ND_CAST || n->kind == ND_CONV) && unq(n->ty)->kind == TY_VOID && n->lhs->kind == ND_VAR)
         return; /* (void)x; only silences a C warning */
+    if (n->kind == ND_ASSIGN) {
+        /* a = b = v: the inner assignment first, then a takes b's new value. */
+        tp_node *inner = n->rhs;
+        while (inner->kind == ND_CONV) inner = inner->lhs;
+        if (inner->kind == ND_ASSIGN) {
+            expr_stmt(e, inner);
+            tp_node copy = *n;
+            tp_node value = *n->rhs;
+            if (n->rhs->kind == ND_CONV) {
+                value.lhs = inner->lhs;
+                copy.rhs = &value;
+            } else {
+                copy.rhs = inner->lhs;
+            }
+            line_start(e);
+            simple_stmt(e, &copy);
+            put(e, ";\n");
+            return;
+        }
+    }
     line_start(e);
     simple_stmt(e, n);
     put(e, ";\n");
@@ -1134,6 +1183,40 @@ static void decl(emitter *e, tp_node *n) {
     }
     check_type(e, v->ty, v->tok, rk__tp_format(e->ctx, "variable '%s'", v->name));
     const char *name = wgsl_ident(e, v->name);
+    if (v->ty->kind == TY_PTR && n->init) {
+        /* A pointer into a buffer (T *p = buf + i, or &buf[i]): WGSL cannot
+         * hold it, so p stands for the buffer from a fixed index on. */
+        tp_node *init = strip_ptr_conv(n->init);
+        tp_node *at = init->kind == ND_ADDR && init->lhs->kind == ND_INDEX ? init->lhs : NULL;
+        ptr_form f = {0};
+        tp_node *base = NULL;
+        if (at) {
+            bool l = at->lhs->ty->kind == TY_PTR || at->lhs->ty->kind == TY_ARRAY;
+            if (pointer_form(e, l ? at->lhs : at->rhs, &f) && f.nterms < 8) {
+                f.terms[f.nterms] = l ? at->rhs : at->lhs;
+                f.negative[f.nterms++] = false;
+                base = f.base;
+            }
+        } else if (pointer_form(e, init, &f)) {
+            base = f.base;
+        }
+        name_entry *bn = base && base->kind == ND_VAR ? find_name(e, base->obj) : NULL;
+        if (bn && bn->kind == NK_BUFFER) {
+            const char *off = rk__tp_format(e->ctx, "rk_at_%s_%d", v->name, e->loop_var++);
+            line_start(e);
+            PRINTF(e, "let %s: i32 = %s", off, bn->offset ? bn->offset : "0i");
+            for (int i = 0; i < f.nterms; i++) {
+                PRINTF(e, " %s i32(", f.negative[i] ? "-" : "+");
+                expr(e, f.terms[i]);
+                put(e, ")");
+            }
+            put(e, ";\n");
+            name_entry *ne = add_name(e, v, bn->name, NK_BUFFER);
+            ne->atomic = bn->atomic;
+            ne->offset = off;
+            return;
+        }
+    }
     if (v->ty->kind == TY_PTR) {
         /* A pointer to a local: a WGSL let of pointer type. */
         tp_node *init = n->init ? strip_ptr_conv(n->init) : NULL;
@@ -1262,8 +1345,8 @@ static void for_stmt(emitter *e, tp_node *n) {
     put(e, "{\n");
     e->indent++;
     if (!simple_init) stmt(e, n->init);
-    line_start(e);
     if (simple_init && simple_inc) {
+        line_start(e);
         put(e, "for (");
         if (n->init && n->init->kind == ND_DECL) {
             tp_obj *v = n->init->obj;
@@ -1443,8 +1526,7 @@ static void note_builtin(emitter *e, tp_node *n) {
     e->used[n->builtin] = true;
     if (!(rk__tp_builtins[n->builtin].flags & TP_BF_ATOMIC) || !n->args) return;
     tp_node *t = strip_ptr_conv(n->args);
-    if (t->kind != ND_ADDR) return;
-    const tp_obj *root = lvalue_root(t->lhs);
+    const tp_obj *root = lvalue_root(t->kind == ND_ADDR ? t->lhs : t);
     if (!root || !(root->is_param || root->is_shared)) return;
     for (int i = 0; i < e->atomic_count; i++)
         if (e->atomic_roots[i] == root) return;
@@ -1464,8 +1546,14 @@ static void note_array_args(emitter *e, tp_node *n) {
         tp_node *s = strip_ptr_conv(a);
         if (s->ty->kind != TY_ARRAY) continue;
         bool seen = false;
-        for (int i = 0; i < e->array_param_count; i++)
-            if (e->array_params[i] == p) seen = true;
+        for (int i = 0; i < e->array_param_count; i++) {
+            if (e->array_params[i] != p) continue;
+            seen = true;
+            if (!rk__tp_same_type(e->array_param_types[i], unq(s->ty)))
+                rk__tp_error(e->ctx, a->tok, "'%s' is called with arrays of different types for parameter '%s'; a WGSL "
+                                             "pointer parameter takes one array type (WGSL target)", callee->name,
+                             p->name ? p->name : "?");
+        }
         if (seen) continue;
         const tp_obj **v = rk__tp_alloc(e->ctx, sizeof *v * (size_t)(e->array_param_count + 1));
         tp_type **t = rk__tp_alloc(e->ctx, sizeof *t * (size_t)(e->array_param_count + 1));
@@ -1661,13 +1749,17 @@ static bool kernel_bindings(emitter *e, tp_obj *fn, bool stencil) {
                 rk__tp_error(e->ctx, p->tok, "kernel '%s': a struct passed by value is not available as a kernel "
                                              "argument; pass a pointer to a buffer (WGSL target)", k);
             }
-            check_type(e, p->ty, p->tok, rk__tp_format(e->ctx, "parameter '%s'", pname));
+            if (unq(p->ty)->kind == TY_DOUBLE)
+                rk__tp_error(e->ctx, p->tok, "kernel '%s': parameter '%s' is a double and WGSL has no f64; use float "
+                                             "(WGSL target)", k, pname);
+            else
+                check_type(e, p->ty, p->tok, rk__tp_format(e->ctx, "parameter '%s'", pname));
             scalars = true;
             continue;
         }
         tp_type *elem = unq(p->ty->base);
-        check_type(e, elem, p->tok, rk__tp_format(e->ctx, "buffer parameter '%s'", pname));
-        if (elem->kind == TY_VOID || elem->kind == TY_PTR || elem->kind == TY_BOOL) {
+        if (elem->kind != TY_DOUBLE) check_type(e, elem, p->tok, rk__tp_format(e->ctx, "buffer parameter '%s'", pname));
+        if (elem->kind == TY_VOID || elem->kind == TY_PTR || elem->kind == TY_BOOL || elem->kind == TY_DOUBLE) {
             rk__tp_error(e->ctx, p->tok, "kernel '%s': buffer parameter '%s' needs a 32-bit element type or a struct "
                                          "(WGSL target)", k, pname);
         }
@@ -1821,9 +1913,10 @@ static void handler(emitter *e, tp_obj *fn) {
     if (!req || !resp || !state) return; /* check.c reported it */
     tp_obj *ps[3] = {req, resp, state};
     tp_type *pt[3];
+    bool layouts_ok = true;
     for (int i = 0; i < 3; i++) {
         pt[i] = ps[i]->ty->kind == TY_PTR ? unq(ps[i]->ty->base) : &rk__tp_ty_void;
-        if (pt[i]->kind == TY_STRUCT) check_struct(e, pt[i]);
+        if (pt[i]->kind == TY_STRUCT && !check_struct(e, pt[i])) layouts_ok = false;
     }
     /* The handler itself, over pointers to function-scope copies. */
     PRINTF(e, "fn %s(", wgsl_ident(e, fn->name));
@@ -1844,6 +1937,7 @@ static void handler(emitter *e, tp_obj *fn) {
     e->indent = 0;
     put(e, "}\n\n");
 
+    if (!layouts_ok) return; /* the message types were reported */
     /* The adapter the ring template calls. */
     bool uses_state = pt[2]->kind != TY_VOID && mentions(e, fn->body, state);
     PRINTF(e, "// Ring entry for handler '%s': request %d bytes, reply %d bytes, state %d bytes.\n", fn->name,

@@ -252,10 +252,22 @@ static const char *wgsl_type_of(rk_arg_kind k) {
     }
 }
 
-static const wgsl_binding *binding_at(const wgsl_facts *f, uint32_t index) {
-    for (size_t i = 0; i < f->binding_count; i++)
-        if (f->bindings[i].group == 0 && f->bindings[i].binding == index) return &f->bindings[i];
-    return NULL;
+static size_t entry_index(const wg_module *m, const wg_function *f) { return (size_t)(f->entry - m->facts.entries); }
+
+static const wgsl_binding *binding_at(const wg_module *m, const wg_function *f, uint32_t index) {
+    return rk__wgsl_binding_for(&m->facts, entry_index(m, f), index);
+}
+
+/* Declarations this entry point is checked against: the ones its body names
+ * when it names any (modules from the transpiler name all of theirs), else
+ * all of the module's. */
+static bool relevant(const wg_module *m, const wg_function *f, size_t b) {
+    const wgsl_facts *x = &m->facts;
+    if (!x->mentions) return true;
+    size_t e = entry_index(m, f);
+    bool any = false;
+    for (size_t i = 0; i < x->binding_count; i++) any = any || x->mentions[e * x->binding_count + i];
+    return !any || x->mentions[e * x->binding_count + b];
 }
 
 /* Packs scalars by WGSL's uniform layout: 4-byte members at 4, vec2<u32> at 8;
@@ -292,6 +304,7 @@ static rk_status check_args(const wg_module *m, const wg_function *f, const rk_l
     }
     for (size_t i = 0; i < m->facts.binding_count; i++) {
         const wgsl_binding *b = &m->facts.bindings[i];
+        if (!relevant(m, f, i)) continue;
         if (b->group != 0)
             return rk__fail(RK_INVALID_ARGUMENT,
                             "rk_launch '%s': '%s' is in @group(%u); the launch convention binds @group(0) only", fn,
@@ -304,14 +317,14 @@ static rk_status check_args(const wg_module *m, const wg_function *f, const rk_l
                             fn, b->binding, b->name, buffers, scalars, buffers ? buffers - 1 : 0, buffers);
     }
     for (uint32_t i = 0; i < buffers; i++) {
-        const wgsl_binding *b = binding_at(&m->facts, i);
+        const wgsl_binding *b = binding_at(m, f, i);
         if (!b || (b->space != WGSL_STORAGE_RW && b->space != WGSL_STORAGE_READ))
             return rk__fail(RK_INVALID_ARGUMENT,
                             "rk_launch '%s': buffer argument %u needs a var<storage> at @group(0) @binding(%u)", fn,
                             i, i);
     }
     if (scalars) {
-        const wgsl_binding *u = binding_at(&m->facts, buffers);
+        const wgsl_binding *u = binding_at(m, f, buffers);
         if (!u || u->space != WGSL_UNIFORM)
             return rk__fail(RK_INVALID_ARGUMENT,
                             "rk_launch '%s': %zu scalar argument(s) need a var<uniform> at @group(0) @binding(%u)", fn,
@@ -368,7 +381,7 @@ rk_status rk__wg_launch(rk_function *function, const rk_launch_desc *d) {
     size_t n = 0;
     for (size_t i = 0, b = 0; i < d->arg_count; i++) {
         if (d->args[i].kind != RK_ARG_BUFFER) continue;
-        const wgsl_binding *decl = binding_at(&m->facts, (uint32_t)b);
+        const wgsl_binding *decl = binding_at(m, f, (uint32_t)b);
         wg_buffer *buf = wg_buf(d->args[i].value.buffer);
         /* A binding the module never mentions is not in the "auto" layout. */
         if (decl->referenced && n < 64)
@@ -394,7 +407,7 @@ rk_status rk__wg_launch(rk_function *function, const rk_launch_desc *d) {
             f->uniforms_size = packed_size;
         }
         c->W->QueueWriteBuffer(c->queue, f->uniforms, 0, packed, packed_size);
-        if (binding_at(&m->facts, nbuf)->referenced && n < 64)
+        if (binding_at(m, f, nbuf)->referenced && n < 64)
             entries[n++] = (WGPUBindGroupEntry){.binding = nbuf, .buffer = f->uniforms, .size = packed_size};
     }
     WGPUBindGroup group = NULL;

@@ -95,6 +95,7 @@ typedef struct constant {
 
 typedef struct scan_state {
     const toks *t;
+    size_t *body_begin, *body_end; /* per entry: token range of its body */
     attr pending[8];
     size_t pending_n;
     constant consts[64];
@@ -244,7 +245,19 @@ static bool add_entry(scan_state *st, size_t i, wgsl_facts *f) {
     copy_name(e.name, &st->t->v[i + 1]);
     read_workgroup(st, find_attr(st, "workgroup_size"), &e);
     wgsl_entry *v = realloc(f->entries, (f->entry_count + 1) * sizeof *v);
-    if (!v) return false;
+    size_t *bb = realloc(st->body_begin, (f->entry_count + 1) * sizeof *bb);
+    if (bb) st->body_begin = bb;
+    size_t *be = bb ? realloc(st->body_end, (f->entry_count + 1) * sizeof *be) : NULL;
+    if (be) st->body_end = be;
+    if (!v || !bb || !be) {
+        if (v) f->entries = v;
+        return false;
+    }
+    /* The body: from the first '{' after the signature to its match. */
+    size_t j = i;
+    while (j < st->t->n && !is(&st->t->v[j], "{")) j++;
+    st->body_begin[f->entry_count] = j;
+    st->body_end[f->entry_count] = skip_group(st->t, j, '{', '}');
     f->entries = v;
     f->entries[f->entry_count++] = e;
     return true;
@@ -306,6 +319,19 @@ bool rk__wgsl_scan(const char *source, wgsl_facts *out) {
             if (t.v[i].kind == T_IDENT && is(&t.v[i], out->bindings[b].name)) uses++;
         out->bindings[b].referenced = uses >= 2;
     }
+    if (ok && out->entry_count && out->binding_count) {
+        out->mentions = calloc(out->entry_count * out->binding_count, sizeof *out->mentions);
+        ok = out->mentions != NULL;
+        for (size_t e = 0; ok && e < out->entry_count; e++)
+            for (size_t b = 0; b < out->binding_count; b++)
+                for (size_t i = st.body_begin[e]; i < st.body_end[e] && i < t.n; i++)
+                    if (t.v[i].kind == T_IDENT && is(&t.v[i], out->bindings[b].name)) {
+                        out->mentions[e * out->binding_count + b] = true;
+                        break;
+                    }
+    }
+    free(st.body_begin);
+    free(st.body_end);
     free(t.v);
     if (!ok) rk__wgsl_facts_free(out);
     return ok;
@@ -316,7 +342,19 @@ void rk__wgsl_facts_free(wgsl_facts *f) {
     free(f->structs);
     free(f->bindings);
     free(f->entries);
+    free(f->mentions);
     memset(f, 0, sizeof *f);
+}
+
+const wgsl_binding *rk__wgsl_binding_for(const wgsl_facts *f, size_t entry, uint32_t index) {
+    const wgsl_binding *first = NULL;
+    for (size_t b = 0; b < f->binding_count; b++) {
+        const wgsl_binding *d = &f->bindings[b];
+        if (d->group != 0 || d->binding != index) continue;
+        if (f->mentions && entry < f->entry_count && f->mentions[entry * f->binding_count + b]) return d;
+        if (!first) first = d;
+    }
+    return first;
 }
 
 const wgsl_struct *rk__wgsl_find_struct(const wgsl_facts *f, const char *name) {

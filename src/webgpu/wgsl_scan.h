@@ -46,11 +46,17 @@ typedef struct wgsl_facts {
     size_t binding_count;
     wgsl_struct *structs;
     size_t struct_count;
+    /* mentions[e * binding_count + b]: entry e's body names binding b. */
+    bool *mentions;
 } wgsl_facts;
 
 /* false only when out of memory. */
 bool rk__wgsl_scan(const char *source, wgsl_facts *out);
 void rk__wgsl_facts_free(wgsl_facts *f);
 const wgsl_struct *rk__wgsl_find_struct(const wgsl_facts *f, const char *name);
+/* The declaration at @group(0) @binding(index) that entry point `entry`
+ * uses: one its body names if several share the binding (one module may hold
+ * kernels with different parameters), else the first; NULL if none. */
+const wgsl_binding *rk__wgsl_binding_for(const wgsl_facts *f, size_t entry, uint32_t index);
 
 #endif

@@ -1,0 +1,452 @@
+/* Transpiled kernels on WebGPU give the CPU backend's results:
+ *  - every example and case source is transpiled to WGSL; what transpiles is
+ *    compiled by Dawn (handlers inside stand-in ring bindings), and what does
+ *    not must be refused by the WGSL emitter itself, with a reason;
+ *  - vector_scale and the features kernel (tests/webgpu/wgsl_features.c) run
+ *    on both backends and are compared; the laplacian and heat3d stencils are
+ *    compared with the same sources run on the host through dsl_stencil.h;
+ *  - the demo handler and the features handler run as ring kernels on both
+ *    backends, every reply compared. */
+#include <math.h>
+
+#include "check.h"
+#include "ringkernel/transpile.h"
+#include "stencil_reference.h"
+
+#define SEC 1000000000ull
+
+static char *read_text(const char *relative) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", RK_SOURCE_DIR, relative);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(1);
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    CHECK(fread(text, 1, (size_t)n, f) == (size_t)n);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+static uint32_t next_random(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+static float random_float(void) { return (float)(next_random() % 20001) / 1000.0f - 10.0f; }
+
+static void check_close(const char *what, const float *got, const float *want, size_t n, double tol) {
+    for (size_t i = 0; i < n; i++) {
+        double scale = fabs(want[i]) > 1.0 ? fabs(want[i]) : 1.0;
+        if (!(fabs((double)got[i] - (double)want[i]) <= tol * scale)) {
+            fprintf(stderr, "%s: element %zu: webgpu %.9g, cpu %.9g\n", what, i, got[i], want[i]);
+            exit(1);
+        }
+    }
+}
+
+static rk_context *open_backend(const char *name) {
+    const rk_backend *b = NULL;
+    uint32_t count = 0;
+    CHECK_OK(rk_backend_find(name, &b));
+    if (rk_backend_device_count(b, &count) != RK_OK || count == 0)
+        RK_SKIP("%s backend unavailable: %s", name, rk_backend_unavailable_reason(b));
+    rk_context *ctx = NULL;
+    CHECK_OK(rk_context_create(b, 0, &ctx));
+    return ctx;
+}
+
+/* Transpiles a file to WGSL; returns the result (caller destroys) and status.
+ * Handler sources use the DSL without including it, as backends take them. */
+static rk_status to_wgsl(const char *relative, rk_transpile_result **out) {
+    char wrapper[1200];
+    snprintf(wrapper, sizeof wrapper, "#include <ringkernel/dsl.h>\n#include \"%s/%s\"\n", RK_SOURCE_DIR, relative);
+    rk_transpile_desc d = {.source = wrapper, .path = relative, .target = RK_TARGET_WGSL};
+    return rk_transpile(&d, out);
+}
+
+static const char *first_error(const rk_transpile_result *r) {
+    for (size_t i = 0; i < rk_transpile_diagnostic_count(r); i++)
+        if (rk_transpile_diagnostic(r, i)->severity == RK_DIAG_ERROR) return rk_transpile_diagnostic(r, i)->message;
+    return "?";
+}
+
+/* ---- every source: transpiles and compiles, or is refused by the emitter ---- */
+
+static const char *const sources[] = {
+    "examples/kernels/vector_scale.c", "examples/kernels/laplacian.c", "examples/kernels/heat3d.c",
+    "examples/kernels/poly_handler.c", "tests/transpile/cases/blur.c", "tests/transpile/cases/features.c",
+    "tests/transpile/cases/reduce.c", "tests/webgpu/wgsl_features.c", "examples/handlers/demo_handler.c",
+};
+
+/* Handlers call into the ring template's bindings: stand-ins make them a module. */
+static char *with_ring_stand_ins(const rk_transpile_result *r) {
+    const char *wgsl = rk_transpile_output(r, NULL);
+    size_t len = strlen(wgsl) + 1024;
+    for (size_t i = 0; i < rk_transpile_kernel_count(r); i++) len += 128;
+    char *out = malloc(len);
+    size_t used = (size_t)snprintf(out, len,
+                                   "%s\n@group(0) @binding(0) var<storage, read> rk_in: array<u32>;\n"
+                                   "@group(0) @binding(1) var<storage, read_write> rk_out: array<u32>;\n"
+                                   "@group(0) @binding(2) var<storage, read_write> rk_state: array<u32>;\n",
+                                   wgsl);
+    for (size_t i = 0; i < rk_transpile_kernel_count(r); i++) {
+        const rk_transpiled_kernel *k = rk_transpile_kernel(r, i);
+        if (k->kind != RK_TRANSPILE_HANDLER) continue;
+        used += (size_t)snprintf(out + used, len - used,
+                                 "@compute @workgroup_size(1) fn rk_validate_%s() { _ = rk_handle_%s(1u, 0u); }\n",
+                                 k->name, k->name);
+    }
+    return out;
+}
+
+static void every_source_validated(rk_context *wg) {
+    int compiled = 0, refused = 0;
+    for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++) {
+        rk_transpile_result *r = NULL;
+        rk_status s = to_wgsl(sources[i], &r);
+        if (s != RK_OK) {
+            /* Refused: by the WGSL emitter (it says so), never by a crash or a bad module. */
+            CHECK_EQ(s, RK_PARSE_ERROR);
+            CHECK_STR_CONTAINS(rk_transpile_diagnostics_text(r), "(WGSL target)");
+            printf("refused for WGSL: %s (%zu errors), e.g. %s\n", sources[i], rk_transpile_error_count(r),
+                   first_error(r));
+            refused++;
+            rk_transpile_result_destroy(r);
+            continue;
+        }
+        bool handlers = false;
+        for (size_t k = 0; k < rk_transpile_kernel_count(r); k++)
+            if (rk_transpile_kernel(r, k)->kind == RK_TRANSPILE_HANDLER) handlers = true;
+        char *code = handlers ? with_ring_stand_ins(r) : strdup(rk_transpile_output(r, NULL));
+        rk_module *m = NULL;
+        s = rk_module_compile(wg, code, NULL, &m);
+        if (s != RK_OK) fprintf(stderr, "Dawn rejected the WGSL of %s:\n%s\n--- source ---\n%s\n", sources[i], rk_last_error(), code);
+        CHECK_OK(s);
+        for (size_t k = 0; k < rk_transpile_kernel_count(r); k++) {
+            const rk_transpiled_kernel *tk = rk_transpile_kernel(r, k);
+            rk_function *f = NULL;
+            if (tk->kind != RK_TRANSPILE_HANDLER) CHECK_OK(rk_module_get_function(m, tk->name, &f));
+        }
+        printf("validated by Dawn: %s\n", sources[i]);
+        compiled++;
+        CHECK_OK(rk_module_destroy(m));
+        free(code);
+        rk_transpile_result_destroy(r);
+    }
+    CHECK_GE(compiled, 5);
+    printf("%d sources compiled by Dawn, %d refused by the WGSL emitter\n", compiled, refused);
+}
+
+/* ---- kernels on both backends ------------------------------------------------ */
+
+typedef struct pair {
+    rk_context *cpu, *wg;
+    rk_module *mcpu, *mwg;
+    rk_function *fcpu, *fwg;
+} pair;
+
+static void pair_open(pair *p, rk_context *cpu, rk_context *wg, const char *relative, const char *name) {
+    p->cpu = cpu;
+    p->wg = wg;
+    char *src = read_text(relative);
+    CHECK_OK(rk_module_compile(cpu, src, NULL, &p->mcpu));
+    CHECK_OK(rk_module_get_function(p->mcpu, name, &p->fcpu));
+    rk_transpile_result *r = NULL;
+    CHECK_OK(to_wgsl(relative, &r));
+    /* A source with handlers needs the ring template's bindings to compile alone. */
+    char *code = with_ring_stand_ins(r);
+    CHECK_OK(rk_module_compile(wg, code, NULL, &p->mwg));
+    free(code);
+    CHECK_OK(rk_module_get_function(p->mwg, name, &p->fwg));
+    rk_transpile_result_destroy(r);
+    free(src);
+}
+
+static void pair_close(pair *p) {
+    CHECK_OK(rk_module_destroy(p->mcpu));
+    CHECK_OK(rk_module_destroy(p->mwg));
+}
+
+/* Buffers with the same contents on both backends. */
+static void upload2(pair *p, rk_buffer **bc, rk_buffer **bw, const void *data, size_t size) {
+    CHECK_OK(rk_buffer_alloc(p->cpu, size, bc));
+    CHECK_OK(rk_buffer_alloc(p->wg, size, bw));
+    CHECK_OK(rk_copy_to_device(p->cpu, *bc, 0, data, size, NULL));
+    CHECK_OK(rk_copy_to_device(p->wg, *bw, 0, data, size, NULL));
+}
+
+static void vector_scale(rk_context *cpu, rk_context *wg) {
+    pair p;
+    pair_open(&p, cpu, wg, "examples/kernels/vector_scale.c", "vector_scale");
+    static const int sizes[] = {1, 63, 64, 1000, 4097};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int n = sizes[s];
+        size_t bytes = (size_t)n * sizeof(float);
+        float *data = malloc(bytes), *a = malloc(bytes), *b = malloc(bytes);
+        for (int i = 0; i < n; i++) data[i] = random_float();
+        rk_buffer *bc, *bw;
+        upload2(&p, &bc, &bw, data, bytes);
+        rk_arg ac[] = {RK_ARG_BUF(bc), RK_ARG_FLOAT(-1.75f), RK_ARG_INT(n)};
+        rk_arg aw[] = {RK_ARG_BUF(bw), RK_ARG_FLOAT(-1.75f), RK_ARG_INT(n)};
+        rk_launch_desc lc = {.grid = RK_DIM3((uint32_t)(n + 63) / 64, 1, 1), .block = RK_DIM3(64, 1, 1), .args = ac, .arg_count = 3};
+        rk_launch_desc lw = lc;
+        lw.args = aw;
+        CHECK_OK(rk_launch(p.fcpu, &lc));
+        CHECK_OK(rk_launch(p.fwg, &lw));
+        CHECK_OK(rk_copy_to_host(cpu, a, bc, 0, bytes, NULL));
+        CHECK_OK(rk_copy_to_host(wg, b, bw, 0, bytes, NULL));
+        CHECK_OK(rk_context_synchronize(cpu));
+        check_close("vector_scale", b, a, (size_t)n, 0.0);
+        CHECK_OK(rk_buffer_free(bc));
+        CHECK_OK(rk_buffer_free(bw));
+        free(data), free(a), free(b);
+    }
+    pair_close(&p);
+    printf("vector_scale: webgpu == cpu at %zu sizes\n", sizeof sizes / sizeof sizes[0]);
+}
+
+/* Stencils against the same source run on the host through dsl_stencil.h
+ * (the CPU backend compiles global kernels only). */
+static void stencil(rk_context *wg, const char *file, const char *name, bool three_d) {
+    rk_transpile_result *r = NULL;
+    CHECK_OK(to_wgsl(file, &r));
+    rk_module *m = NULL;
+    rk_function *f = NULL;
+    CHECK_OK(rk_module_compile(wg, rk_transpile_output(r, NULL), NULL, &m));
+    CHECK_OK(rk_module_get_function(m, name, &f));
+    const rk_transpiled_kernel *tk = rk_transpile_kernel(r, 0);
+    static const int sizes[][3] = {{1, 1, 1}, {16, 16, 1}, {17, 5, 3}, {33, 47, 2}, {40, 9, 9}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int nx = sizes[s][0], ny = sizes[s][1], nz = three_d ? sizes[s][2] : 1;
+        size_t n = (size_t)nx * ny * nz, bytes = n * sizeof(float);
+        float *in = malloc(bytes), *a = calloc(n, sizeof *a), *b = malloc(bytes);
+        for (size_t i = 0; i < n; i++) in[i] = random_float();
+        if (three_d)
+            host_heat3d(in, a, 0.125f, nx, ny, nz);
+        else
+            host_laplacian(in, a, nx, ny);
+        rk_buffer *iw, *ow;
+        CHECK_OK(rk_buffer_alloc(wg, bytes, &iw));
+        CHECK_OK(rk_buffer_alloc(wg, bytes, &ow));
+        CHECK_OK(rk_copy_to_device(wg, iw, 0, in, bytes, NULL));
+        const uint32_t *t = tk->tile;
+        rk_arg args[6];
+        size_t na = 0;
+        args[na++] = RK_ARG_BUF(iw);
+        args[na++] = RK_ARG_BUF(ow);
+        if (three_d) args[na++] = RK_ARG_FLOAT(0.125f);
+        args[na++] = RK_ARG_INT(nx);
+        args[na++] = RK_ARG_INT(ny);
+        if (three_d) args[na++] = RK_ARG_INT(nz);
+        rk_launch_desc l = {.grid = RK_DIM3((uint32_t)(nx + (int)t[0] - 1) / t[0], (uint32_t)(ny + (int)t[1] - 1) / t[1],
+                                            (uint32_t)(nz + (int)t[2] - 1) / t[2]),
+                            .block = RK_DIM3(t[0], t[1], t[2]), .args = args, .arg_count = na};
+        CHECK_OK(rk_launch(f, &l));
+        CHECK_OK(rk_copy_to_host(wg, b, ow, 0, bytes, NULL));
+        check_close(name, b, a, n, 1e-5);
+        CHECK_OK(rk_buffer_free(iw));
+        CHECK_OK(rk_buffer_free(ow));
+        free(in), free(a), free(b);
+    }
+    CHECK_OK(rk_module_destroy(m));
+    rk_transpile_result_destroy(r);
+    printf("%s: webgpu == host C at %zu sizes\n", name, sizeof sizes / sizeof sizes[0]);
+}
+
+typedef struct Particle {
+    float pos[3];
+    float mass;
+    int32_t kind;
+    uint32_t flags;
+} Particle;
+
+static void features_kernel(rk_context *cpu, rk_context *wg) {
+    pair p;
+    pair_open(&p, cpu, wg, "tests/webgpu/wgsl_features.c", "features");
+    enum { N = 300, BLOCKS = (N + 63) / 64 };
+    static const int kinds[] = {0, 4, 5, 2};
+    Particle parts[N];
+    for (int i = 0; i < N; i++) {
+        parts[i] = (Particle){{random_float(), random_float(), random_float()}, (float)(next_random() % 300) / 100.0f,
+                              kinds[next_random() % 4], 0};
+    }
+    float zeros[8 * N] = {0};
+    int counts0[4] = {0};
+    rk_buffer *pc, *pw, *oc, *ow, *cc, *cw, *sc, *sw;
+    upload2(&p, &pc, &pw, parts, sizeof parts);
+    upload2(&p, &oc, &ow, zeros, sizeof zeros);
+    upload2(&p, &cc, &cw, counts0, sizeof counts0);
+    upload2(&p, &sc, &sw, zeros, BLOCKS * sizeof(float));
+    rk_arg ac[] = {RK_ARG_BUF(pc), RK_ARG_BUF(oc), RK_ARG_BUF(cc), RK_ARG_BUF(sc), RK_ARG_INT(N), RK_ARG_UINT(0xabcdu)};
+    rk_arg aw[] = {RK_ARG_BUF(pw), RK_ARG_BUF(ow), RK_ARG_BUF(cw), RK_ARG_BUF(sw), RK_ARG_INT(N), RK_ARG_UINT(0xabcdu)};
+    rk_launch_desc lc = {.grid = RK_DIM3(BLOCKS, 1, 1), .block = RK_DIM3(64, 1, 1), .args = ac, .arg_count = 6};
+    rk_launch_desc lw = lc;
+    lw.args = aw;
+    CHECK_OK(rk_launch(p.fcpu, &lc));
+    CHECK_OK(rk_launch(p.fwg, &lw));
+    Particle pa[N], pb[N];
+    float oa[8 * N], ob[8 * N], sa[BLOCKS], sb[BLOCKS];
+    int ca[4], cb[4];
+    CHECK_OK(rk_copy_to_host(cpu, pa, pc, 0, sizeof pa, NULL));
+    CHECK_OK(rk_copy_to_host(cpu, oa, oc, 0, sizeof oa, NULL));
+    CHECK_OK(rk_copy_to_host(cpu, ca, cc, 0, sizeof ca, NULL));
+    CHECK_OK(rk_copy_to_host(cpu, sa, sc, 0, sizeof sa, NULL));
+    CHECK_OK(rk_context_synchronize(cpu));
+    CHECK_OK(rk_copy_to_host(wg, pb, pw, 0, sizeof pb, NULL));
+    CHECK_OK(rk_copy_to_host(wg, ob, ow, 0, sizeof ob, NULL));
+    CHECK_OK(rk_copy_to_host(wg, cb, cw, 0, sizeof cb, NULL));
+    CHECK_OK(rk_copy_to_host(wg, sb, sw, 0, sizeof sb, NULL));
+    for (int i = 0; i < 4; i++) CHECK_EQ(cb[i], ca[i]);
+    CHECK_EQ(ca[0] + ca[1] + ca[2] + ca[3], N);
+    for (int i = 0; i < N; i++) {
+        CHECK_EQ(pb[i].flags, pa[i].flags);
+        CHECK_FLOAT_NEAR(pb[i].mass, pa[i].mass, 0.0);
+    }
+    check_close("features out", ob, oa, 8 * N, 1e-5);
+    check_close("features block sums", sb, sa, BLOCKS, 1e-5);
+    rk_buffer *bufs[] = {pc, pw, oc, ow, cc, cw, sc, sw};
+    for (int i = 0; i < 8; i++) CHECK_OK(rk_buffer_free(bufs[i]));
+    pair_close(&p);
+    printf("features kernel: webgpu == cpu (%d particles)\n", N);
+}
+
+/* ---- handlers as ring kernels on both backends -------------------------------- */
+
+typedef struct FeatReq {
+    uint32_t id;
+    int32_t op;
+    float x;
+    float vals[6];
+} FeatReq;
+
+typedef struct FeatResp {
+    uint32_t id;
+    float result;
+    uint32_t seen;
+    uint32_t sum_ids;
+} FeatResp;
+
+/* Runs n requests through a kernel on rt; replies and statuses in order. */
+static void run_ring(rk_runtime *rt, const rk_kernel_desc *d, const void *reqs, size_t n, void *replies,
+                     rk_reply_info *infos) {
+    rk_kernel *k = NULL;
+    CHECK_OK(rk_kernel_launch(rt, d, &k));
+    CHECK_OK(rk_kernel_activate(k));
+    size_t sent = 0, got = 0;
+    const unsigned char *rq = reqs;
+    unsigned char *rp = replies;
+    while (got < n) {
+        if (sent < n) {
+            size_t m = 0;
+            rk_status s = rk_kernel_send_batch(k, rq + sent * d->message_size, d->message_size, n - sent, RK_NO_WAIT,
+                                               &m, NULL);
+            CHECK(s == RK_OK || s == RK_TIMEOUT || s == RK_WOULD_BLOCK);
+            sent += m;
+        }
+        size_t m = 0;
+        rk_status s = rk_kernel_receive_batch(k, rp + got * d->reply_size, d->reply_size, &infos[got], n - got,
+                                              sent > got ? 10 * SEC : RK_NO_WAIT, &m);
+        CHECK(s == RK_OK || s == RK_TIMEOUT || s == RK_WOULD_BLOCK);
+        got += m;
+    }
+    CHECK_OK(rk_kernel_terminate(k, 10 * SEC));
+    CHECK_OK(rk_kernel_destroy(k));
+}
+
+static void handlers(void) {
+    rk_runtime *cpu = NULL, *wg = NULL;
+    rk_runtime_desc dc = {.backend = "cpu"}, dw = {.backend = "webgpu"};
+    CHECK_OK(rk_runtime_create(&dc, &cpu));
+    CHECK_OK(rk_runtime_create(&dw, &wg));
+
+    /* The demo handler (stateless: one invocation per message on WebGPU). */
+    char *demo = read_text("examples/handlers/demo_handler.c");
+    enum { N = 2000 };
+    uint32_t (*dreq)[16] = calloc(N, sizeof *dreq);
+    uint32_t (*ra)[4] = calloc(N, sizeof *ra), (*rb)[4] = calloc(N, sizeof *rb);
+    rk_reply_info *ia = calloc(N, sizeof *ia), *ib = calloc(N, sizeof *ib);
+    for (uint32_t i = 0; i < N; i++) {
+        dreq[i][0] = i;
+        dreq[i][1] = next_random();
+        dreq[i][2] = next_random();
+    }
+    rk_kernel_desc d = {.name = "demo", .handler_source = demo, .handler_name = "demo_handler", .message_size = 64,
+                        .reply_size = 16, .queue_capacity = 512};
+    run_ring(cpu, &d, dreq, N, ra, ia);
+    run_ring(wg, &d, dreq, N, rb, ib);
+    for (uint32_t i = 0; i < N; i++) {
+        CHECK_EQ(rb[i][0], i);
+        for (int w = 0; w < 4; w++) CHECK_EQ(rb[i][w], ra[i][w]);
+        CHECK_EQ(ib[i].status, ia[i].status);
+    }
+    printf("demo handler: %d replies, webgpu == cpu\n", N);
+    free(demo), free(dreq), free(ra), free(rb), free(ia), free(ib);
+
+    /* The features handler: state, a switch, a pointer to an array, an error status. */
+    char *feat = read_text("tests/webgpu/wgsl_features.c");
+    enum { M = 500 };
+    FeatReq *freq = calloc(M, sizeof *freq);
+    FeatResp *fa = calloc(M, sizeof *fa), *fb = calloc(M, sizeof *fb);
+    ia = calloc(M, sizeof *ia);
+    ib = calloc(M, sizeof *ib);
+    for (uint32_t i = 0; i < M; i++) {
+        freq[i].id = i * 3 + 1;
+        freq[i].op = (int32_t)(next_random() % 4);
+        freq[i].x = random_float();
+        for (int v = 0; v < 6; v++) freq[i].vals[v] = random_float();
+    }
+    rk_kernel_desc fd = {.name = "features", .handler_source = feat, .handler_name = "feature_handler",
+                         .message_size = sizeof(FeatReq), .reply_size = sizeof(FeatResp), .state_size = 12,
+                         .queue_capacity = 128};
+    run_ring(cpu, &fd, freq, M, fa, ia);
+    run_ring(wg, &fd, freq, M, fb, ib);
+    int errors = 0;
+    for (uint32_t i = 0; i < M; i++) {
+        CHECK_EQ(fb[i].id, freq[i].id);
+        CHECK_EQ(fb[i].id, fa[i].id);
+        CHECK_EQ(fb[i].seen, i + 1);
+        CHECK_EQ(fb[i].seen, fa[i].seen);
+        CHECK_EQ(fb[i].sum_ids, fa[i].sum_ids);
+        CHECK_EQ(ib[i].status, ia[i].status);
+        CHECK_EQ(ib[i].status, freq[i].op == 3 ? -3 : 0);
+        check_close("feature_handler result", &fb[i].result, &fa[i].result, 1, 1e-5);
+        errors += ib[i].status != 0;
+    }
+    printf("features handler: %d replies (%d handler errors), webgpu == cpu\n", M, errors);
+    free(feat), free(freq), free(fa), free(fb), free(ia), free(ib);
+
+    /* A handler the WGSL emitter cannot take is refused at launch with its reason. */
+    char *poly = read_text("examples/kernels/poly_handler.c");
+    rk_kernel_desc pd = {.handler_source = poly, .handler_name = "poly_eval", .message_size = 44, .reply_size = 16,
+                         .state_size = 16, .queue_capacity = 16};
+    rk_kernel *k = NULL;
+    CHECK_STATUS(rk_kernel_launch(wg, &pd, &k), RK_COMPILE_FAILED);
+    CHECK_STR_CONTAINS(rk_last_error(), "64-bit");
+    free(poly);
+
+    CHECK_OK(rk_runtime_destroy(cpu));
+    CHECK_OK(rk_runtime_destroy(wg));
+}
+
+int main(void) {
+    rk_context *wg = open_backend("webgpu");
+    rk_context *cpu = open_backend("cpu");
+    every_source_validated(wg);
+    vector_scale(cpu, wg);
+    stencil(wg, "examples/kernels/laplacian.c", "laplacian", false);
+    stencil(wg, "examples/kernels/heat3d.c", "heat3d", true);
+    features_kernel(cpu, wg);
+    CHECK_OK(rk_context_destroy(cpu));
+    CHECK_OK(rk_context_destroy(wg));
+    handlers();
+    printf("transpiled kernels on webgpu: all checks passed\n");
+    return 0;
+}
