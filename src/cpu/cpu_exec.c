@@ -25,7 +25,6 @@
 /* Kernels run on these stacks: room for local arrays and sanitizer redzones. */
 enum { FIBER_STACK_SIZE = 256 * 1024, MAX_WARPS = RK_CPU_MAX_THREADS_PER_BLOCK / RK_CPU_WARP_SIZE };
 
-typedef enum fiber_state { FIBER_RUNNING, FIBER_AT_BARRIER, FIBER_AT_WARP, FIBER_IDLE } fiber_state;
 typedef enum warp_op { WARP_SHFL, WARP_BALLOT } warp_op;
 
 typedef struct fiber {
@@ -33,7 +32,6 @@ typedef struct fiber {
     rk__cpu_executor *ex;
     rk_dsl_thread self;    /* what rk__dsl_runtime->self() returns for the thread it runs */
     uint32_t linear;       /* linear thread index in the block */
-    fiber_state state;
     bool quit;             /* set at teardown: leave the idle loop for good */
     struct fiber *next;    /* in exactly one list: idle, runnable, barrier or warp waiters */
 } fiber;
@@ -192,12 +190,10 @@ static void fiber_main(void *arg) {
         const rk__cpu_call *call = b->call;
         while (b->started < b->threads) {
             start_thread(b, f);
-            f->state = FIBER_RUNNING;
             rk__cpu_call_invoke(call);
             thread_exited(b, f);
         }
         /* Nothing left to start: wait in the idle list for a later block. */
-        f->state = FIBER_IDLE;
         list_push(&ex->idle, f);
         park(f);
     }
@@ -354,10 +350,8 @@ static void dsl_sync_threads(void) {
         list_splice(&b->runnable, &b->barrier);
         return;
     }
-    f->state = FIBER_AT_BARRIER;
     list_push(&b->barrier, f);
     park(f);
-    f->state = FIBER_RUNNING;
 }
 
 static uint32_t warp_exchange_value(warp_op op, uint32_t value, int src, int mode) {
@@ -377,10 +371,8 @@ static uint32_t warp_exchange_value(warp_op op, uint32_t value, int src, int mod
         warp_complete(b, w);
         return w->result[lane];
     }
-    f->state = FIBER_AT_WARP;
     list_push(&w->waiters, f);
     park(f);
-    f->state = FIBER_RUNNING;
     return w->result[lane];
 }
 

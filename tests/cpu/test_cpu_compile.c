@@ -74,6 +74,7 @@ static void test_vector_scale(rk_context *ctx) {
 /* A 2-D grid of 2-D blocks: index arithmetic in every dimension. */
 static void test_2d(rk_context *ctx) {
     static const char src[] =
+        "#include <ringkernel/dsl.h> /* optional: kernels get it anyway */\n"
         "RK_KERNEL void fill(int *out, int width, int height) {\n"
         "    int x = block_idx_x() * block_dim_x() + thread_idx_x();\n"
         "    int y = block_idx_y() * block_dim_y() + thread_idx_y();\n"
