@@ -1,5 +1,6 @@
 /* rk bench groups "cuda" and "transpile": the functions of bench/bench_cuda.h
  * and bench/bench_transpile.h when this tree has them. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,8 +117,48 @@ int bench_group_cuda(const bench_config *cfg, bench_report *rep, bool requested)
 
 #endif
 
+#ifdef RK_HAVE_BENCH_TRANSPILE
+#include "bench_transpile.h"
+
+int bench_group_transpile(const bench_config *cfg, bench_report *rep, bool requested) {
+    (void)requested;
+    int rc = RK_EXIT_OK;
+    for (size_t i = 0; i < rk_bench_transpile_kernel_count(); i++) {
+        const char *kernel = rk_bench_transpile_kernel_name(i);
+        char name[64];
+        snprintf(name, sizeof name, "transpile %s to CUDA", kernel);
+        bench_note(cfg, "transpile: %s", name);
+        rk_bench_transpile_opts o = {.kernel = kernel, .iterations = cfg->quick ? 50 : 0};
+        rk_bench_transpile_result r;
+        memset(&r, 0, sizeof r);
+        rk_status s = rk_bench_transpile(&o, &r);
+        bench_row row = bench_row_make("transpile", name);
+        if (s != RK_OK) {
+            cli_report_status("bench", name, s);
+            snprintf(row.note, sizeof row.note, "failed: %s", rk_status_name(s));
+            bench_report_add(rep, &row);
+            rc = RK_EXIT_FAILURE;
+            continue;
+        }
+        row.messages = r.iterations;
+        row.seconds = r.seconds;
+        row.rate = r.seconds > 0 ? (double)r.iterations / r.seconds : NAN;
+        row.p50_us = r.p50_us;
+        row.p99_us = r.p99_us;
+        row.errors = r.errors;
+        snprintf(row.note, sizeof row.note, "%s kernel, %zu B of source -> %zu B of CUDA, mean %.1f us", r.kind,
+                 r.source_bytes, r.output_bytes, r.mean_us);
+        if (!bench_report_add(rep, &row) || r.errors) rc = RK_EXIT_FAILURE;
+    }
+    return rc;
+}
+
+#else
+
 int bench_group_transpile(const bench_config *cfg, bench_report *rep, bool requested) {
     (void)cfg, (void)rep;
     if (requested) fprintf(stderr, "rk bench: the transpiler benchmarks are not built into this rk\n");
     return requested ? RK_EXIT_UNAVAILABLE : RK_EXIT_OK;
 }
+
+#endif

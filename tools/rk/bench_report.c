@@ -70,7 +70,7 @@ static void fmt_gbps(double v, char *out, size_t size) { snprintf(out, size, "%.
 
 void bench_report_print_table(const bench_report *r, const char *date) {
     print_facts_text(r, date);
-    static const char *const headers[] = {"group", "benchmark", "backend", ">messages", ">msg/s",
+    static const char *const headers[] = {"group", "benchmark", "backend", ">count", ">per s",
                                           ">GB/s",  ">p50",      ">p99"};
     text_table t;
     table_init(&t, 8, headers);
