@@ -1,5 +1,5 @@
 /* bench_cuda: the GPU ring-kernel benchmarks of bench_cuda.h as a table.
- *   bench_cuda [--quick] [--kernels N] [--messages N] [--device cuda:0]
+ *   bench_cuda [--quick] [--latency-only] [--kernels N] [--workers N] [--messages N] [--device cuda:0]
  * Exits 77 when there is no CUDA device. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,17 +22,20 @@ static void row_latency(const char *name, rk_status st, const rk_bench_cuda_late
 }
 
 int main(int argc, char **argv) {
-    bool quick = false;
-    uint32_t kernels = 4;
+    bool quick = false, latency_only = false;
+    uint32_t kernels = 4, workers = 0;
     uint64_t messages = 0;
     const char *device = "cuda:0";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) quick = true;
+        else if (strcmp(argv[i], "--latency-only") == 0) latency_only = true;
         else if (strcmp(argv[i], "--kernels") == 0 && i + 1 < argc) kernels = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) workers = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--messages") == 0 && i + 1 < argc) messages = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--quick] [--kernels N] [--messages N] [--device cuda:0]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--latency-only] [--kernels N] [--workers N] [--messages N] [--device cuda:0]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -46,8 +49,10 @@ int main(int argc, char **argv) {
     rk_bench_cuda_describe(rt, dev, sizeof dev, driver, sizeof driver);
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    printf("ringkernel CUDA benchmarks\ndevice: %s\ndriver: %s\ndate: %s\ncommit: %s\n\n", dev, driver, date,
-           RK_BENCH_COMMIT);
+    char worker_text[48] = "backend default";
+    if (workers) snprintf(worker_text, sizeof worker_text, "%u GPU blocks per kernel", workers);
+    printf("ringkernel CUDA benchmarks\ndevice: %s\ndriver: %s\ndate: %s\ncommit: %s\nworkers: %s\n\n", dev, driver,
+           date, RK_BENCH_COMMIT, worker_text);
     printf("| %-34s | %9s | %7s | %7s | %7s | %7s | %14s | %6s |\n", "benchmark", "messages", "p50 µs", "p99 µs",
            "p99.9µs", "mean µs", "rate", "errors");
     printf("|%s|%s|%s|%s|%s|%s|%s|%s|\n", "------------------------------------", "----------:", "--------:",
@@ -55,7 +60,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
 
     int failures = 0;
-    rk_bench_cuda_opts o = {.messages = quick ? 5000 : messages};
+    rk_bench_cuda_opts o = {.messages = quick ? 5000 : messages, .workers = workers};
     rk_bench_cuda_latency lat;
     rk_status st = rk_bench_cuda_latency_run(rt, RK_MODE_PERSISTENT, &o, &lat);
     row_latency("round trip, persistent", st, &lat);
@@ -64,6 +69,10 @@ int main(int argc, char **argv) {
     st = rk_bench_cuda_latency_run(rt, RK_MODE_PERSISTENT, &o, &lat);
     row_latency("round trip, persistent, busy-poll", st, &lat);
     failures += st != RK_OK || lat.errors;
+    if (latency_only) {
+        rk_runtime_destroy(rt);
+        return failures ? 1 : 0;
+    }
     rk_bench_cuda_opts ot = {.messages = quick ? 2000 : messages};
     st = rk_bench_cuda_latency_run(rt, RK_MODE_TRADITIONAL, &ot, &lat);
     row_latency("round trip, launch per command", st, &lat);
@@ -75,7 +84,7 @@ int main(int argc, char **argv) {
 
     uint32_t counts[2] = {1, kernels};
     for (int i = 0; i < (kernels > 1 ? 2 : 1); i++) {
-        rk_bench_cuda_opts tp = {.messages = quick ? 2000000 : messages, .kernels = counts[i]};
+        rk_bench_cuda_opts tp = {.messages = quick ? 2000000 : messages, .kernels = counts[i], .workers = workers};
         rk_bench_cuda_throughput t;
         st = rk_bench_cuda_throughput_run(rt, &tp, &t);
         char name[64];

@@ -57,6 +57,36 @@ static inline bool rk__ring_current(const volatile uint64_t *slot, uint32_t word
 #endif
 }
 
+/* Checks every tag of the slot and copies the payload of `bytes` bytes out
+ * in the same pass. False (dst partly written) when some word is not
+ * current yet. */
+static inline bool rk__ring_take(unsigned char *dst, const volatile uint64_t *slot, uint32_t words, uint32_t bytes,
+                                 uint32_t tag) {
+    uint32_t w = 0;
+#if defined(__SSE2__)
+    const __m128i want = _mm_set_epi32(0, (int)tag, 0, (int)tag);
+    for (; (w + 4) * 4 <= bytes; w += 4) {
+        __m128i a = _mm_load_si128((const __m128i *)(const void *)(slot + w));
+        __m128i b = _mm_load_si128((const __m128i *)(const void *)(slot + w + 2));
+        __m128i tags = _mm_and_si128(_mm_cmpeq_epi32(_mm_srli_epi64(a, 32), want),
+                                     _mm_cmpeq_epi32(_mm_srli_epi64(b, 32), want));
+        if (_mm_movemask_epi8(tags) != 0xffff) return false;
+        _mm_storeu_si128((__m128i *)(void *)(dst + 4 * w),
+                         _mm_unpacklo_epi64(_mm_shuffle_epi32(a, 0x08), _mm_shuffle_epi32(b, 0x08)));
+    }
+#endif
+    for (; w * 4 < bytes; w++) {
+        uint64_t v = slot[w];
+        if ((uint32_t)(v >> 32) != tag) return false;
+        uint32_t x = (uint32_t)v;
+        uint32_t left = bytes - w * 4;
+        memcpy(dst + 4 * w, &x, left < 4 ? left : 4);
+    }
+    for (; w < words; w++)
+        if ((uint32_t)(slot[w] >> 32) != tag) return false;
+    return true;
+}
+
 /* Copies the payload of `bytes` bytes out of a current slot. */
 static inline void rk__ring_decode(unsigned char *dst, const volatile uint64_t *slot, uint32_t bytes) {
     uint32_t w = 0;

@@ -257,8 +257,9 @@ static rk_status try_receive(rk_kernel *k, void *replies, size_t stride, rk_repl
     size_t n = 0;
     while (n < max && pos < r->recv_published) {
         const volatile uint64_t *slot = r->out + (pos & r->mask) * r->l.out_ll;
-        if (!rk__ring_current(slot, r->l.out_ll, rk__ring_tag(pos, r->log2_capacity))) break;
-        if (r->l.reply_bytes) rk__ring_decode(dst + n * stride, slot, r->l.reply_bytes);
+        /* Payload and status in one pass; the status word follows the payload. */
+        if (!rk__ring_take(dst + n * stride, slot, r->l.out_ll, r->l.reply_bytes, rk__ring_tag(pos, r->log2_capacity)))
+            break;
         infos[n].id = r->ids[pos & r->mask];
         infos[n].status = (int32_t)(uint32_t)slot[status_word];
         infos[n].reserved = 0;

@@ -195,8 +195,8 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
     rk_u64 *saved = a.counts + (size_t)RK_COUNT_WORDS * gw;
     rk_u64 chunk_pos = (rk_u64)gw << a.log2_chunk;
     const rk_u64 step = (rk_u64)a.worker_warps << a.log2_chunk;
-    rk_u32 done = 0, window = P; /* invariant: done != full at the top of the loop */
-    rk_u32 empty_polls = 0;
+    rk_u32 done = 0, window = 1; /* invariant: done != full at the top of the loop */
+    rk_u32 empty_polls = 0, full_polls = 0;
     rk_u64 processed = 0, errors = 0;
     if (a.resume) {
         processed = rk_load(saved);
@@ -244,16 +244,23 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         }
         bad = rk_warp_or(bad);
         const rk_u32 ready = rk_bits(first, lim) & ~done & ~bad;
-        /* While messages flow, poll the whole rest of the chunk (the sender
-         * writes in batches, so it is usually all there); after a few empty
-         * polls, poll one slot, so idle warps cost the bus little. */
+        /* The window: one slot while messages come one at a time (a wider
+         * poll only takes longer), doubling while every polled slot keeps
+         * being ready (a sender writing batches), back to one slot after a
+         * few empty polls, so idle warps cost the bus little. */
         const rk_u32 n_ready = __popc(ready);
         if (!ready) {
+            full_polls = 0;
             if (++empty_polls >= 4) window = 1;
             continue;
         }
         empty_polls = 0;
-        window = P;
+        if (ready == (rk_bits(first, lim) & ~done)) {
+            if (++full_polls >= 2) window = min(P, 2 * window);
+        } else {
+            full_polls = 0;
+            window = max(1u, n_ready);
+        }
         __syncwarp();
 
         /* One lane per message runs the handler. */
