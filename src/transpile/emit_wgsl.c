@@ -1256,10 +1256,14 @@ static void block(emitter *e, tp_node *n) {
     put(e, "}");
 }
 
+/* Does this statement (not its siblings) always leave the case? */
 static bool ends_flow(const tp_node *n) {
     if (!n) return false;
-    while (n->next) n = n->next;
-    if (n->kind == ND_BLOCK) return ends_flow(n->body);
+    if (n->kind == ND_BLOCK) {
+        const tp_node *last = n->body;
+        while (last && last->next) last = last->next;
+        return ends_flow(last);
+    }
     return n->kind == ND_BREAK || n->kind == ND_RETURN || n->kind == ND_CONTINUE;
 }
 
