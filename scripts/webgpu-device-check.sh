@@ -27,7 +27,11 @@ prepare() {
   bash "$ROOT/scripts/install-webgpu.sh"
   # The Vulkan loader (and what EGL/GL need, should Dawn try them) as .debs
   # for the GPU machine, which cannot fetch anything.
-  grep -qx '/.gl/' "$ROOT/.git/info/exclude" 2>/dev/null || echo /.gl/ >> "$ROOT/.git/info/exclude"
+  if ! git -C "$ROOT" check-ignore -q .gl 2>/dev/null; then
+    local exclude
+    exclude="$(git -C "$ROOT" rev-parse --git-path info/exclude)"
+    mkdir -p "$(dirname "$exclude")" && echo /.gl/ >> "$exclude"
+  fi
   mkdir -p "$ROOT/.gl" /tmp/amd64/partial
   local o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64)
   apt-get "${o[@]}" update -qq
