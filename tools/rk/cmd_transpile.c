@@ -1,6 +1,7 @@
-/* rk transpile: DSL C kernel source -> CUDA C (the library's rk_transpile).
+/* rk transpile: DSL C kernel source -> CUDA C, or another target the library
+ * has an emitter for (the library's rk_transpile).
  *
- *   rk transpile --target cuda FILE.c [-o OUT] [-I DIR]... [-D NAME[=VALUE]]...
+ *   rk transpile [--target cuda|wgsl|msl] FILE.c [-o OUT] [-I DIR]... [-D NAME[=VALUE]]...
  *                [--kind auto|global|stencil|handler] [--tile WxH[xD]] [--halo N]
  *
  * Exit codes: 0 transpiled (warnings may be printed), 1 the source has
@@ -18,15 +19,16 @@
 enum { EXIT_OK = 0, EXIT_DIAGNOSTICS = 1, EXIT_USAGE = 2, MAX_LIST = 256 };
 
 static void usage(FILE *f) {
-    fputs("usage: rk transpile [--target cuda] FILE.c [-o OUT] [-I DIR]... [-D NAME[=VALUE]]...\n"
+    fputs("usage: rk transpile [--target cuda|wgsl|msl] FILE.c [-o OUT] [-I DIR]... [-D NAME[=VALUE]]...\n"
           "                    [--kind auto|global|stencil|handler] [--tile WxH[xD]] [--halo N]\n"
           "\n"
-          "Translates a kernel written in ringkernel's C subset (against <ringkernel/dsl.h>) into\n"
-          "CUDA C. FILE may be '-' for standard input. Errors are printed like a compiler's\n"
-          "(file:line:col, the source line and a caret); all of them, not only the first.\n"
+          "Translates a kernel written in ringkernel's C subset (against <ringkernel/dsl.h>)\n"
+          "into a GPU kernel language. FILE may be '-' for standard input. Errors are printed\n"
+          "like a compiler's (file:line:col, the source line and a caret), all of them.\n"
           "\n"
           "options:\n"
-          "  -t, --target NAME   output language: cuda (wgsl and msl are not built yet)\n"
+          "  -t, --target NAME   output language: cuda (default), wgsl or msl; a target whose\n"
+          "                      emitter is not in this build is a usage error\n"
           "  -o, --output FILE   write the result to FILE (default: standard output)\n"
           "  -I DIR              search DIR for #include files (repeatable)\n"
           "  -D NAME[=VALUE]     define a macro (repeatable)\n"
