@@ -96,6 +96,16 @@ rk_status rk_buffer_alloc(rk_context *ctx, size_t size, rk_buffer **out);
 rk_status rk_buffer_free(rk_buffer *buffer);
 size_t rk_buffer_size(const rk_buffer *buffer);
 
+/* Host-mapped memory: the host reads and writes it through *host_ptr while
+ * kernels run, and kernels take the buffer like any other (command words and
+ * replies of a persistent kernel). Zero-initialised; *host_ptr stays valid
+ * until rk_buffer_free. Give every word one writer, host or device: on an
+ * H100 GPU atomics on host memory are not atomic with respect to the CPU.
+ * Kernels use load_acquire_* / store_release_* (dsl.h), the host C11 atomics.
+ * Copies to and from the buffer work too. RK_UNSUPPORTED on backends that
+ * cannot map host memory (see rk_device_info.host_mapped_memory). */
+rk_status rk_buffer_alloc_mapped(rk_context *ctx, size_t size, rk_buffer **out, void **host_ptr);
+
 rk_status rk_copy_to_device(rk_context *ctx, rk_buffer *dst, size_t dst_offset,
                             const void *src, size_t size, rk_stream *stream);
 rk_status rk_copy_to_host(rk_context *ctx, void *dst, const rk_buffer *src,
@@ -170,7 +180,8 @@ typedef struct rk_launch_desc {
     rk_stream *stream;       /* NULL = default stream */
     const rk_arg *args;
     size_t arg_count;
-    bool cooperative;        /* grid-wide sync; refused if the grid cannot be co-resident */
+    bool cooperative;        /* grid-wide sync (grid_sync() in dsl.h); refused if the grid
+                              * cannot be co-resident (on the CPU: more blocks than worker threads) */
 } rk_launch_desc;
 
 /* Enqueues the kernel on the stream. Grid/block problems give

@@ -100,6 +100,50 @@ __device__ static inline int warp_any(int pred) { return __any_sync(0xffffffffu,
 __device__ static inline int warp_all(int pred) { return __all_sync(0xffffffffu, pred); }
 __device__ static inline unsigned warp_ballot(int pred) { return __ballot_sync(0xffffffffu, pred); }
 
+/* Grid-wide barrier, for cooperative launches only: a central counter and a
+ * generation word per module, so one cooperative launch of a module's
+ * kernels may run at a time. Arrival releases the block's writes (gpu
+ * scope); leaving acquires everyone's. */
+static __device__ unsigned int rk_grid_barrier_[2]; /* arrivals, generation */
+__device__ static inline void grid_sync(void) {
+    __syncthreads();
+    if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
+        unsigned int *count = &rk_grid_barrier_[0], *gen = &rk_grid_barrier_[1];
+        unsigned int blocks = gridDim.x * gridDim.y * gridDim.z, g, arrived, now;
+        asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(g) : "l"(gen) : "memory");
+        asm volatile("atom.acq_rel.gpu.add.u32 %0, [%1], 1;" : "=r"(arrived) : "l"(count) : "memory");
+        if (arrived == blocks - 1) {
+            atomicExch(count, 0u); /* before the release below: the next round starts at 0 */
+            asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(gen), "r"(g + 1u) : "memory");
+        } else {
+            do {
+                asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(gen) : "memory");
+            } while (now == g);
+        }
+    }
+    __syncthreads();
+}
+
+/* System-scope ordering for words shared with the host (rk_buffer_alloc_mapped). */
+__device__ static inline uint32_t load_acquire_u32(const uint32_t *p) {
+    uint32_t v;
+    asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ static inline uint64_t load_acquire_u64(const uint64_t *p) {
+    uint64_t v;
+    asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ static inline void store_release_u32(uint32_t *p, uint32_t v) {
+    asm volatile("st.release.sys.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ static inline void store_release_u64(uint64_t *p, uint64_t v) {
+    asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+/* A polling loop's pause: about ns nanoseconds (sm_70 and later). */
+__device__ static inline void sleep_ns(unsigned ns) { __nanosleep(ns); }
+
 /* =========================================================================
  * CPU: plain C11, driven by the CPU backend's executor
  * ========================================================================= */
@@ -136,9 +180,12 @@ typedef struct rk_dsl_runtime {
      * mode: 0 = from lane src, 1 = down by src, 2 = xor with src. */
     uint32_t (*shfl)(uint32_t bits, int src, int mode);
     uint32_t (*ballot)(int pred);
+    /* ABI 2: grid-wide barrier (cooperative launches), polling pause. */
+    void (*grid_sync)(void);
+    void (*sleep_ns)(unsigned ns);
 } rk_dsl_runtime;
 
-#define RK_DSL_ABI_VERSION 1u
+#define RK_DSL_ABI_VERSION 2u
 
 /* Defined by the library for kernels compiled into the host program; a
  * module built by the CPU backend (RK_CPU_MODULE) has its own copy that the
@@ -226,6 +273,19 @@ static inline int shfl_xor_i32(int v, int mask) { return (int)rk__dsl_runtime->s
 static inline unsigned warp_ballot(int pred) { return rk__dsl_runtime->ballot(pred); }
 static inline int warp_any(int pred) { return rk__dsl_runtime->ballot(pred) != 0u; }
 static inline int warp_all(int pred) { return rk__dsl_runtime->ballot(!pred) == 0u; }
+
+/* Grid-wide barrier, for cooperative launches only (each block then runs on
+ * its own worker thread). */
+static inline void grid_sync(void) { rk__dsl_runtime->grid_sync(); }
+
+/* Ordering for words shared with the host (rk_buffer_alloc_mapped). */
+static inline uint32_t load_acquire_u32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline uint64_t load_acquire_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void store_release_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static inline void store_release_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+/* A polling loop's pause. On the CPU it yields the core to other threads
+ * (the host may be waiting for it), whatever ns is. */
+static inline void sleep_ns(unsigned ns) { rk__dsl_runtime->sleep_ns(ns); }
 
 #endif /* CPU */
 

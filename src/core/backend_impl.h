@@ -49,6 +49,9 @@ struct rk_context {
 struct rk_buffer {
     rk_context *ctx;
     size_t size;
+    /* Frees a buffer that iface->buffer_free cannot (host-mapped memory);
+     * NULL for ordinary buffers. Set by the backend's slot that made it. */
+    void (*release)(rk_buffer *buffer);
 };
 
 struct rk_stream {
@@ -90,6 +93,10 @@ struct rk__context_iface {
     rk_status (*module_get_function)(rk_module *module, const char *name, rk_function **out);
 
     rk_status (*launch)(rk_function *function, const rk_launch_desc *desc);
+
+    /* Host-mapped memory (rk_buffer_alloc_mapped); optional. Sets *host_ptr,
+     * and (*out)->release when buffer_free cannot free it. */
+    rk_status (*buffer_alloc_mapped)(rk_context *ctx, size_t size, rk_buffer **out, void **host_ptr);
 
     /* Ring kernels on this backend; NULL = none. */
     const rk__ring_iface *ring;

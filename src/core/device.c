@@ -66,9 +66,31 @@ rk_status rk_buffer_alloc(rk_context *ctx, size_t size, rk_buffer **out) {
     return s;
 }
 
+rk_status rk_buffer_alloc_mapped(rk_context *ctx, size_t size, rk_buffer **out, void **host_ptr) {
+    static const char fn[] = "rk_buffer_alloc_mapped";
+    REQUIRE(ctx, fn);
+    REQUIRE(out, fn);
+    REQUIRE(host_ptr, fn);
+    *out = NULL;
+    *host_ptr = NULL;
+    OPTIONAL_SLOT(ctx, buffer_alloc_mapped, fn);
+    if (size == 0) return rk__fail(RK_INVALID_ARGUMENT, "%s: size is 0", fn);
+    if (!ctx->info.host_mapped_memory)
+        return rk__fail(RK_UNSUPPORTED, "%s: the %s device cannot map host memory", fn, ctx->backend->name);
+    rk_status s = ctx->iface->buffer_alloc_mapped(ctx, size, out, host_ptr);
+    if (s == RK_OK) {
+        (*out)->ctx = ctx;
+        (*out)->size = size;
+    }
+    return s;
+}
+
 rk_status rk_buffer_free(rk_buffer *buffer) {
     REQUIRE(buffer, "rk_buffer_free");
-    buffer->ctx->iface->buffer_free(buffer);
+    if (buffer->release)
+        buffer->release(buffer);
+    else
+        buffer->ctx->iface->buffer_free(buffer);
     return RK_OK;
 }
 

@@ -143,7 +143,7 @@ static rk_status cpu_device_info(uint32_t device, rk_device_info *out) {
     out->max_grid_dim[1] = 65535;
     out->max_grid_dim[2] = 65535;
     out->max_shared_memory_per_block = RK_CPU_MAX_SHARED_MEMORY;
-    out->cooperative_launch = false; /* no grid-wide barrier: blocks do not all run at once */
+    out->cooperative_launch = true; /* up to one block per worker thread (cpu_pool.c) */
     out->persistent_kernels = true;
     out->host_mapped_memory = true;
     return RK_OK;
@@ -216,6 +216,7 @@ static const rk__context_iface cpu_context_iface = {
     .module_destroy = rk__cpu_module_destroy,
     .module_get_function = rk__cpu_module_get_function,
     .launch = rk__cpu_launch,
+    .buffer_alloc_mapped = rk__cpu_buffer_alloc_mapped,
     .ring = &rk__cpu_ring_iface,
 };
 

@@ -6,7 +6,7 @@
  *   cpu_pool.c     worker threads sharing out blocks      cpu_exec.c    one block as fibers
  *   cpu_fiber.c    context switch + sanitizer notes       cpu_module.c  modules, functions
  *   cpu_compile.c  DSL C -> cached shared object          cpu_sha256.c  content hash
- *   cpu_call.c     calling a kernel with its arguments
+ *   cpu_call.c     calling a kernel with its arguments   cpu_grid.c    grid barrier (cooperative)
  */
 #ifndef RK_CPU_DEVICE_H
 #define RK_CPU_DEVICE_H
@@ -84,6 +84,20 @@ typedef union rk__cpu_arg_slot {
     double f64;
 } rk__cpu_arg_slot;
 
+/* ---- the grid barrier of a cooperative launch (cpu_grid.c) --------------------- */
+
+typedef struct rk__cpu_grid_barrier rk__cpu_grid_barrier;
+
+/* A barrier for blocks blocks; waiters poll for spin_ns before sleeping. */
+rk_status rk__cpu_grid_barrier_create(uint64_t blocks, uint64_t spin_ns, rk__cpu_grid_barrier **out);
+void rk__cpu_grid_barrier_destroy(rk__cpu_grid_barrier *g);
+/* One call per block per grid_sync(); returns when every block still running has called. */
+void rk__cpu_grid_barrier_wait(rk__cpu_grid_barrier *g);
+/* A block returned: the others no longer wait for it. */
+void rk__cpu_grid_barrier_leave(rk__cpu_grid_barrier *g);
+/* The launch failed: every wait, now and later, returns at once. */
+void rk__cpu_grid_barrier_break(rk__cpu_grid_barrier *g);
+
 typedef struct rk__cpu_call {
     void (*fn)(void);
     const char *name;
@@ -96,6 +110,7 @@ typedef struct rk__cpu_call {
     rk__cpu_arg_slot *slots;
     bool direct;              /* every argument fits a register: int_regs/fp_regs hold them */
     uint64_t int_regs[8], fp_regs[8];
+    rk__cpu_grid_barrier *grid_barrier; /* cooperative launches only; freed with the call */
 } rk__cpu_call;
 
 /* Builds a call for function with desc's dimensions and arguments. */
@@ -129,7 +144,9 @@ typedef struct rk__cpu_pool rk__cpu_pool;
 /* workers OS threads (may be 0: the caller then runs every block). */
 rk_status rk__cpu_pool_create(unsigned workers, rk__cpu_pool **out);
 void rk__cpu_pool_destroy(rk__cpu_pool *pool);
-/* Runs the whole grid; the calling thread works too, with its executor. */
+/* Runs the whole grid; the calling thread works too, with its executor. A
+ * cooperative grid (call->grid_barrier set) first waits until enough workers
+ * are free of other cooperative grids to run every block at once. */
 rk_status rk__cpu_pool_run_grid(rk__cpu_pool *pool, rk__cpu_executor *caller, const rk__cpu_call *call,
                                 char *error);
 
@@ -170,6 +187,8 @@ rk_status rk__cpu_stream_launch(rk_context *ctx, rk_stream *stream, rk__cpu_call
 
 rk_status rk__cpu_buffer_alloc(rk_context *ctx, size_t size, rk_buffer **out);
 void rk__cpu_buffer_free(rk_buffer *buffer);
+/* Host memory already is what the device reads: an ordinary buffer. */
+rk_status rk__cpu_buffer_alloc_mapped(rk_context *ctx, size_t size, rk_buffer **out, void **host_ptr);
 rk_status rk__cpu_copy_to_device(rk_context *ctx, rk_buffer *dst, size_t dst_offset, const void *src, size_t size,
                                  rk_stream *stream);
 rk_status rk__cpu_copy_to_host(rk_context *ctx, void *dst, const rk_buffer *src, size_t src_offset, size_t size,

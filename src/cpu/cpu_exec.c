@@ -15,6 +15,7 @@
  * (_Thread_local) statics are per block, as long as a thread runs one block
  * at a time, which it does.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,7 @@ typedef struct block_state {
     const rk__cpu_call *call;
     rk_dsl_thread proto;   /* block index and dimensions shared by every thread */
     uint32_t threads, started, exited, at_barrier, at_warp;
+    bool grid_sync_refused;  /* grid_sync() in a launch that is not cooperative */
     uint32_t next_idx[3];  /* thread index of the next thread to start */
     fiber_list runnable, barrier;
     uint32_t warp_count;
@@ -262,6 +264,7 @@ static void block_init(rk__cpu_executor *ex, const rk__cpu_call *call, uint64_t 
     b->proto.dynamic_shared = ex->shared;
     b->threads = call->block.x * call->block.y * call->block.z;
     b->started = b->exited = b->at_barrier = b->at_warp = 0;
+    b->grid_sync_refused = false;
     memset(b->next_idx, 0, sizeof b->next_idx);
     b->runnable.head = b->runnable.tail = NULL;
     b->barrier.head = b->barrier.tail = NULL;
@@ -303,6 +306,15 @@ rk_status rk__cpu_run_block(rk__cpu_executor *ex, const rk__cpu_call *call, uint
         return ex->failure;
     }
     if (b->at_barrier || b->at_warp) return fault(b, error);
+    if (b->grid_sync_refused) {
+        const rk_dsl_thread *p = &b->proto;
+        snprintf(error, RK_CPU_ERROR_TEXT,
+                 "cpu: kernel '%s', block (%u,%u,%u): grid_sync() in a launch of %u x %u x %u blocks that is not "
+                 "cooperative (set rk_launch_desc.cooperative)",
+                 call->name, p->block_idx[0], p->block_idx[1], p->block_idx[2], call->grid.x, call->grid.y,
+                 call->grid.z);
+        return RK_DEVICE_FAULT;
+    }
     return RK_OK;
 }
 
@@ -376,6 +388,29 @@ static uint32_t warp_exchange_value(warp_op op, uint32_t value, int src, int mod
     return w->result[lane];
 }
 
+/* Block barrier, then thread 0 meets the other blocks, then the block again:
+ * the rest of the block waits at the second barrier meanwhile. */
+static void dsl_grid_sync(void) {
+    fiber *f = current_fiber;
+    if (!f) return;
+    block_state *b = &f->ex->block;
+    rk__cpu_grid_barrier *g = b->call->grid_barrier;
+    uint64_t blocks = (uint64_t)b->call->grid.x * b->call->grid.y * b->call->grid.z;
+    dsl_sync_threads();
+    if (f->linear == 0) {
+        if (g)
+            rk__cpu_grid_barrier_wait(g);
+        else if (blocks > 1)
+            b->grid_sync_refused = true; /* reported when the block ends; blocks here run one after another */
+    }
+    dsl_sync_threads();
+}
+
+static void dsl_sleep_ns(unsigned ns) {
+    (void)ns;
+    sched_yield();
+}
+
 static uint32_t dsl_shfl(uint32_t bits, int src, int mode) { return warp_exchange_value(WARP_SHFL, bits, src, mode); }
 
 static uint32_t dsl_ballot(int pred) { return warp_exchange_value(WARP_BALLOT, pred != 0, 0, 0); }
@@ -386,6 +421,8 @@ const rk_dsl_runtime rk__cpu_dsl_runtime_table = {
     .sync_threads = dsl_sync_threads,
     .shfl = dsl_shfl,
     .ballot = dsl_ballot,
+    .grid_sync = dsl_grid_sync,
+    .sleep_ns = dsl_sleep_ns,
 };
 
 /* For kernels compiled into the host program (dsl.h declares it extern). */

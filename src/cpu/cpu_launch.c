@@ -63,14 +63,30 @@ rk_status rk__cpu_call_create(void (*fn)(void), const char *name, const rk_launc
     return RK_OK;
 }
 
-void rk__cpu_call_destroy(rk__cpu_call *call) { free(call); }
+void rk__cpu_call_destroy(rk__cpu_call *call) {
+    if (!call) return;
+    rk__cpu_grid_barrier_destroy(call->grid_barrier);
+    free(call);
+}
 
 rk_status rk__cpu_launch(rk_function *function, const rk_launch_desc *desc) {
     rk_context *ctx = function->module->ctx;
-    rk_status s = rk__cpu_context_start_pool(rk__cpu_ctx(ctx));
+    rk__cpu_context *c = rk__cpu_ctx(ctx);
+    uint64_t blocks = (uint64_t)desc->grid.x * desc->grid.y * desc->grid.z;
+    /* grid_sync() needs every block running at once, each on its own worker. */
+    if (desc->cooperative && blocks > c->threads)
+        return rk__fail(RK_BAD_LAUNCH_CONFIG,
+                        "rk_launch: cooperative grid of %llu blocks is over the CPU limit of %u (one block per worker "
+                        "thread; RK_CPU_THREADS sets the count); not launched",
+                        (unsigned long long)blocks, c->threads);
+    rk_status s = rk__cpu_context_start_pool(c);
     if (s != RK_OK) return s;
     rk__cpu_call *call = NULL;
     s = rk__cpu_call_create(((rk__cpu_function *)function)->fn, function->name, desc, &call);
     if (s != RK_OK) return s;
+    if (desc->cooperative && (s = rk__cpu_grid_barrier_create(blocks, c->spin_ns, &call->grid_barrier)) != RK_OK) {
+        rk__cpu_call_destroy(call);
+        return s;
+    }
     return rk__cpu_stream_launch(ctx, desc->stream, call);
 }

@@ -29,6 +29,12 @@ rk_status rk__cpu_buffer_alloc(rk_context *ctx, size_t size, rk_buffer **out) {
     return RK_OK;
 }
 
+rk_status rk__cpu_buffer_alloc_mapped(rk_context *ctx, size_t size, rk_buffer **out, void **host_ptr) {
+    rk_status s = rk__cpu_buffer_alloc(ctx, size, out);
+    if (s == RK_OK) *host_ptr = ((cpu_buffer *)*out)->data;
+    return s;
+}
+
 void rk__cpu_buffer_free(rk_buffer *buffer) {
     cpu_buffer *b = (cpu_buffer *)buffer;
     free(b->data);

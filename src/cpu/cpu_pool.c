@@ -5,6 +5,12 @@
  * claims blocks until none are left. The submitter waits until no worker is
  * still inside the job, so the job can live on its stack. A one-block grid
  * wakes nobody: the stream thread runs it alone.
+ *
+ * A cooperative grid needs all its blocks running at once. A block in it
+ * cannot finish before every block has started (they meet at grid_sync()),
+ * so no participant takes a second block before each has one: it is enough
+ * that grid - 1 workers are not held by other cooperative grids, which may
+ * run forever. The submitter reserves them before queueing the job.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,6 +37,8 @@ struct rk__cpu_pool {
     grid_job *jobs;
     bool stopping;
     unsigned count;
+    unsigned reserved;         /* workers promised to cooperative grids; under lock */
+    pthread_cond_t unreserved; /* reserved dropped */
     pthread_t *threads;
 };
 
@@ -42,6 +50,8 @@ static void record_failure(rk__cpu_pool *pool, grid_job *j, rk_status s, const c
     }
     atomic_store(&j->failed, true);
     if (pool) pthread_mutex_unlock(&pool->lock);
+    /* Blocks of a cooperative grid that will never start must not be waited for. */
+    if (j->call->grid_barrier) rk__cpu_grid_barrier_break(j->call->grid_barrier);
 }
 
 static void run_blocks(rk__cpu_pool *pool, rk__cpu_executor *ex, grid_job *j) {
@@ -50,6 +60,7 @@ static void run_blocks(rk__cpu_pool *pool, rk__cpu_executor *ex, grid_job *j) {
         uint64_t i = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
         if (i >= j->total || atomic_load_explicit(&j->failed, memory_order_relaxed)) return;
         rk_status s = rk__cpu_run_block(ex, j->call, i, error);
+        if (j->call->grid_barrier) rk__cpu_grid_barrier_leave(j->call->grid_barrier);
         if (s != RK_OK) {
             record_failure(pool, j, s, error);
             return;
@@ -97,6 +108,7 @@ rk_status rk__cpu_pool_create(unsigned workers, rk__cpu_pool **out) {
     }
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->work, NULL);
+    pthread_cond_init(&pool->unreserved, NULL);
     for (unsigned i = 0; i < workers; i++) {
         int e = pthread_create(&pool->threads[i], NULL, worker_main, pool);
         if (e != 0) {
@@ -116,6 +128,7 @@ void rk__cpu_pool_destroy(rk__cpu_pool *pool) {
     pthread_cond_broadcast(&pool->work);
     pthread_mutex_unlock(&pool->lock);
     for (unsigned i = 0; i < pool->count; i++) pthread_join(pool->threads[i], NULL);
+    pthread_cond_destroy(&pool->unreserved);
     pthread_cond_destroy(&pool->work);
     pthread_mutex_destroy(&pool->lock);
     free(pool->threads);
@@ -133,14 +146,21 @@ rk_status rk__cpu_pool_run_grid(rk__cpu_pool *pool, rk__cpu_executor *caller, co
     atomic_init(&j.next, 0);
     atomic_init(&j.failed, false);
     bool shared = pool && pool->count > 0 && j.total > 1;
+    /* rk__cpu_launch refused cooperative grids larger than the workers plus this thread. */
+    unsigned reserve = call->grid_barrier && shared ? (unsigned)(j.total - 1) : 0;
     if (shared) {
         pthread_cond_init(&j.idle, NULL);
         pthread_mutex_lock(&pool->lock);
+        while (reserve && pool->count - pool->reserved < reserve) pthread_cond_wait(&pool->unreserved, &pool->lock);
+        pool->reserved += reserve;
         grid_job **tail = &pool->jobs;
         while (*tail) tail = &(*tail)->next_job;
         *tail = &j;
         uint64_t helpers = j.total - 1 < pool->count ? j.total - 1 : pool->count;
-        for (uint64_t i = 0; i < helpers; i++) pthread_cond_signal(&pool->work);
+        if (reserve)
+            pthread_cond_broadcast(&pool->work);
+        else
+            for (uint64_t i = 0; i < helpers; i++) pthread_cond_signal(&pool->work);
         pthread_mutex_unlock(&pool->lock);
     }
     run_blocks(pool, caller, &j);
@@ -152,6 +172,10 @@ rk_status rk__cpu_pool_run_grid(rk__cpu_pool *pool, rk__cpu_executor *caller, co
                 *p = j.next_job;
                 break;
             }
+        }
+        if (reserve) {
+            pool->reserved -= reserve;
+            pthread_cond_broadcast(&pool->unreserved);
         }
         pthread_mutex_unlock(&pool->lock);
         pthread_cond_destroy(&j.idle);

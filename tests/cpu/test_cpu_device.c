@@ -42,7 +42,7 @@ static void test_device_info(rk_context *ctx) {
     CHECK_GE(info.max_shared_memory_per_block, 48 * 1024);
     CHECK(info.persistent_kernels);
     CHECK(info.host_mapped_memory);
-    CHECK(!info.cooperative_launch);
+    CHECK(info.cooperative_launch);
 
     rk_device_info from_ctx;
     CHECK_OK(rk_context_device_info(ctx, &from_ctx));

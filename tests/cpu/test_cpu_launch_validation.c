@@ -75,7 +75,8 @@ int main(void) {
     expect_refused(count, d, RK_INVALID_ARGUMENT, "kind");
     d = ok;
     d.cooperative = true;
-    expect_refused(count, d, RK_UNSUPPORTED, "cooperative");
+    d.grid.x = 2000; /* more blocks than worker threads (at most 1024) */
+    expect_refused(count, d, RK_BAD_LAUNCH_CONFIG, "cooperative grid of 2000 blocks");
     CHECK_STATUS(rk_launch(NULL, &ok), RK_NULL_ARGUMENT);
     CHECK_STATUS(rk_launch(count, NULL), RK_NULL_ARGUMENT);
 
