@@ -208,6 +208,12 @@ static void on_uncaptured_error(const WGPUDevice *device, WGPUEnum type, WGPUStr
 
 static void release_all(wg_context *c) {
     const rk__wgpu_api *W = c->W;
+    if (c->wedged) { /* still running a kernel: releasing anything would wait for it */
+        pthread_mutex_destroy(&c->lock);
+        pthread_mutex_destroy(&c->error_lock);
+        free(c);
+        return;
+    }
     if (c->staging) {
         W->BufferDestroy(c->staging);
         W->BufferRelease(c->staging);

@@ -17,10 +17,17 @@ typedef struct wg_stream {
 #define LOCK(c) pthread_mutex_lock(&(c)->lock)
 #define UNLOCK(c) pthread_mutex_unlock(&(c)->lock)
 
+/* Waits a while for queued work; a kernel that never finishes must not
+ * hang the caller, so after that the device is abandoned, not destroyed
+ * (destroying it would wait for the GPU). */
 static void context_destroy(rk_context *ctx) {
     wg_context *c = wg_ctx(ctx);
     LOCK(c);
-    (void)rk__wg_queue_drain(c, "rk_context_destroy");
+    if (!c->wedged && rk__wg_queue_drain(c, 5000000000ull, "rk_context_destroy") == RK_TIMEOUT) {
+        c->wedged = true;
+        rk__log(RK_LOG_WARN, "webgpu: queued work did not finish in 5 s; leaving the device behind");
+    }
+    if (c->wedged) rk__log(RK_LOG_WARN, "webgpu: a kernel is still running; its device is left behind");
     UNLOCK(c);
     rk__wg_context_release(c);
 }
@@ -28,7 +35,7 @@ static void context_destroy(rk_context *ctx) {
 static rk_status context_synchronize(rk_context *ctx) {
     wg_context *c = wg_ctx(ctx);
     LOCK(c);
-    rk_status s = rk__wg_queue_drain(c, "rk_context_synchronize");
+    rk_status s = rk__wg_queue_drain(c, UINT64_MAX, "rk_context_synchronize");
     UNLOCK(c);
     return s;
 }
@@ -156,7 +163,7 @@ static rk_status stream_create(rk_context *ctx, rk_stream **out) {
 static rk_status stream_synchronize(rk_stream *stream) {
     wg_context *c = wg_ctx(stream->ctx);
     LOCK(c);
-    rk_status s = rk__wg_queue_drain(c, "rk_stream_synchronize");
+    rk_status s = rk__wg_queue_drain(c, UINT64_MAX, "rk_stream_synchronize");
     UNLOCK(c);
     return s;
 }

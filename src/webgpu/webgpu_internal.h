@@ -43,6 +43,7 @@ typedef struct wg_context {
     char lost[512];             /* why the device was lost */
     atomic_bool is_lost;
 
+    bool wedged;        /* a drain at destroy timed out: leave the device alone */
     WGPUBuffer staging; /* map-read staging buffer for readbacks, reused */
     uint64_t staging_size;
 } wg_context;
@@ -59,10 +60,12 @@ static inline wg_buffer *wg_buf(const rk_buffer *b) { return (wg_buffer *)(uintp
 /* ---- helpers (webgpu_sync.c); all expect ctx->lock held ----------------------- */
 
 /* Waits for a future (timeout_ns == UINT64_MAX: forever). RK_TIMEOUT, or
- * RK_DEVICE_FAULT if the device was lost. what names the operation. */
-rk_status rk__wg_wait(wg_context *c, WGPUFuture future, uint64_t timeout_ns, const char *what);
+ * RK_DEVICE_FAULT if the device was lost, or RK_HUNG once *abort (may be
+ * NULL) becomes true. what names the operation. */
+rk_status rk__wg_wait(wg_context *c, WGPUFuture future, uint64_t timeout_ns, const atomic_bool *abort,
+                      const char *what);
 /* Waits until everything submitted to the queue so far has finished. */
-rk_status rk__wg_queue_drain(wg_context *c, const char *what);
+rk_status rk__wg_queue_drain(wg_context *c, uint64_t timeout_ns, const char *what);
 /* Reports (and clears) an uncaptured error or a lost device as a failure of
  * `what`; RK_OK when there is none. */
 rk_status rk__wg_check(wg_context *c, const char *what);

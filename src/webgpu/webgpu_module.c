@@ -114,7 +114,8 @@ static rk_status create_shader(wg_context *c, const char *code, WGPUShaderModule
         WGPUCompilationInfoCallbackInfo cb = {.mode = WGPU_CALLBACK_MODE_WAIT_ANY_ONLY,
                                               .callback = on_compilation_info, .userdata1 = &r};
         char *saved = strdup(rk_last_error());
-        (void)rk__wg_wait(c, c->W->ShaderModuleGetCompilationInfo(shader, cb), 5000000000ull, "compilation info");
+        (void)rk__wg_wait(c, c->W->ShaderModuleGetCompilationInfo(shader, cb), 5000000000ull, NULL,
+                          "compilation info");
         rk__fail(s, "%s", saved ? saved : "WGSL compile failed");
         if (r.text && saved && strstr(saved, r.text) == NULL) {
             rk__fail_append("\nmessages:\n");

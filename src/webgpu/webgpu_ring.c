@@ -38,6 +38,8 @@ typedef struct wg_ring {
 
     pthread_t worker;
     bool worker_started;
+    atomic_bool abort;   /* destroy gave up on a dispatch that does not finish */
+    WGPUEnum map_status; /* the readback map's result (owned here, not on a stack: see run_batch) */
 
     /* Everything below is guarded by mu. */
     pthread_mutex_t mu;
@@ -215,14 +217,10 @@ static rk_status create_device(wg_ring *r, const char *code) {
 
 /* ---- one batch: write, dispatch, read back ------------------------------------------- */
 
-typedef struct map_result {
-    WGPUEnum status;
-} map_result;
-
 static void on_map(WGPUEnum status, WGPUStringView message, void *u1, void *u2) {
     (void)message;
     (void)u2;
-    ((map_result *)u1)->status = status;
+    *(WGPUEnum *)u1 = status;
 }
 
 /* Runs a batch of n staged requests (already in r->batch). Expects c->lock. */
@@ -250,12 +248,16 @@ static rk_status run_batch(wg_ring *r, uint32_t n) {
     W->CommandEncoderRelease(enc);
 
     size_t span = (size_t)(r->reply_off + (reply_bytes ? reply_bytes : 4));
-    map_result m = {0};
-    WGPUBufferMapCallbackInfo cb = {.mode = WGPU_CALLBACK_MODE_WAIT_ANY_ONLY, .callback = on_map, .userdata1 = &m};
+    /* If destroy aborts this wait, the callback (WaitAnyOnly) is never run;
+     * its result lives in the ring all the same, not on this stack. */
+    r->map_status = 0;
+    WGPUBufferMapCallbackInfo cb = {.mode = WGPU_CALLBACK_MODE_WAIT_ANY_ONLY, .callback = on_map,
+                                    .userdata1 = &r->map_status};
     rk_status s = rk__wg_wait(c, W->BufferMapAsync(r->readback, WGPU_MAP_MODE_READ, 0, span, cb), UINT64_MAX,
-                              "ring kernel batch");
+                              &r->abort, "ring kernel batch");
+    if (s == RK_HUNG) c->wedged = true; /* the dispatch still runs: leave the device alone */
     if (s != RK_OK) return s;
-    if (m.status != WGPU_STATUS_SUCCESS) {
+    if (r->map_status != WGPU_STATUS_SUCCESS) {
         s = rk__wg_check(c, "ring kernel batch");
         return s != RK_OK ? s : rk__fail(RK_DEVICE_FAULT, "ring kernel batch: mapping the results failed");
     }
@@ -350,7 +352,7 @@ static rk_status resolve_mode(rk_context *ctx, rk_exec_mode requested, rk_exec_m
 }
 
 static void free_ring(wg_ring *r) {
-    if (r->c) {
+    if (r->c && !r->c->wedged) {
         pthread_mutex_lock(&r->c->lock);
         release_device(r);
         pthread_mutex_unlock(&r->c->lock);
@@ -515,6 +517,9 @@ static void destroy(rk_kernel *k) {
     if (!r) return;
     pthread_mutex_lock(&r->mu);
     r->stop = true;
+    /* Not terminated: the core has given up waiting (a handler that does
+     * not finish). Stop waiting for the dispatch in flight. */
+    if (!r->has_terminated && r->failure == RK_OK) atomic_store(&r->abort, true);
     pthread_cond_signal(&r->cv);
     pthread_mutex_unlock(&r->mu);
     if (r->worker_started) pthread_join(r->worker, NULL);

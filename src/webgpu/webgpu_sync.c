@@ -31,9 +31,13 @@ rk_status rk__wg_check(wg_context *c, const char *what) {
     return s;
 }
 
-rk_status rk__wg_wait(wg_context *c, WGPUFuture future, uint64_t timeout_ns, const char *what) {
+rk_status rk__wg_wait(wg_context *c, WGPUFuture future, uint64_t timeout_ns, const atomic_bool *abort,
+                      const char *what) {
     uint64_t start = rk__now_ns();
     for (;;) {
+        if (abort && atomic_load(abort))
+            return rk__fail(RK_HUNG, "%s: stopped while the device was still busy (a kernel that does not finish?)",
+                            what);
         uint64_t slice = WAIT_SLICE_NS;
         if (timeout_ns != UINT64_MAX) {
             uint64_t spent = rk__now_ns() - start;
@@ -65,11 +69,11 @@ static void on_work_done(WGPUEnum status, WGPUStringView message, void *u1, void
     copy_view(r->message, sizeof r->message, message);
 }
 
-rk_status rk__wg_queue_drain(wg_context *c, const char *what) {
+rk_status rk__wg_queue_drain(wg_context *c, uint64_t timeout_ns, const char *what) {
     status_result r = {0};
     WGPUQueueWorkDoneCallbackInfo cb = {
         .mode = WGPU_CALLBACK_MODE_WAIT_ANY_ONLY, .callback = on_work_done, .userdata1 = &r};
-    rk_status s = rk__wg_wait(c, c->W->QueueOnSubmittedWorkDone(c->queue, cb), UINT64_MAX, what);
+    rk_status s = rk__wg_wait(c, c->W->QueueOnSubmittedWorkDone(c->queue, cb), timeout_ns, NULL, what);
     if (s != RK_OK) return s;
     if (r.status != WGPU_STATUS_SUCCESS)
         return rk__fail(RK_DEVICE_FAULT, "%s: queue work failed (status %u): %s", what, (unsigned)r.status,
@@ -99,7 +103,7 @@ rk_status rk__wg_scope_pop(wg_context *c, rk_status fail_status, const char *wha
     if (!r) return rk__fail(RK_OUT_OF_MEMORY, "%s: out of memory", what);
     WGPUPopErrorScopeCallbackInfo cb = {
         .mode = WGPU_CALLBACK_MODE_WAIT_ANY_ONLY, .callback = on_scope, .userdata1 = r};
-    rk_status s = rk__wg_wait(c, c->W->DevicePopErrorScope(c->device, cb), UINT64_MAX, what);
+    rk_status s = rk__wg_wait(c, c->W->DevicePopErrorScope(c->device, cb), UINT64_MAX, NULL, what);
     if (s == RK_OK && r->status != WGPU_STATUS_SUCCESS)
         s = rk__fail(RK_INTERNAL, "%s: could not pop the error scope (status %u): %s", what, (unsigned)r->status,
                      r->message);
@@ -181,7 +185,7 @@ rk_status rk__wg_read(wg_context *c, WGPUBuffer src, uint64_t offset, void *dst,
 
     map_result r = {0};
     WGPUBufferMapCallbackInfo cb = {.mode = WGPU_CALLBACK_MODE_WAIT_ANY_ONLY, .callback = on_map, .userdata1 = &r};
-    s = rk__wg_wait(c, c->W->BufferMapAsync(c->staging, WGPU_MAP_MODE_READ, 0, (size_t)span, cb), UINT64_MAX,
+    s = rk__wg_wait(c, c->W->BufferMapAsync(c->staging, WGPU_MAP_MODE_READ, 0, (size_t)span, cb), UINT64_MAX, NULL,
                     "reading a WebGPU buffer back");
     if (s != RK_OK) return s;
     if (r.status != WGPU_STATUS_SUCCESS) {
