@@ -168,7 +168,14 @@ static rk_status stream_synchronize(rk_stream *stream) {
     return s;
 }
 
-static void stream_destroy(rk_stream *stream) { free(stream); }
+/* Like the other backends, destroying a stream finishes its queued work. */
+static void stream_destroy(rk_stream *stream) {
+    wg_context *c = wg_ctx(stream->ctx);
+    LOCK(c);
+    (void)rk__wg_queue_drain(c, UINT64_MAX, "rk_stream_destroy");
+    UNLOCK(c);
+    free(stream);
+}
 
 const rk__context_iface rk__webgpu_context_iface = {
     .destroy = context_destroy,

@@ -225,6 +225,51 @@ static void test_vector_scale(rk_context *ctx) {
     CHECK_OK(rk_module_destroy(m));
 }
 
+/* Many small operations on streams keep their order; a stream's destroy and
+ * a context synchronize wait for queued launches. */
+static void test_stream_order(rk_context *ctx) {
+    const char *src = "@group(0) @binding(0) var<storage, read_write> d: array<i32>;\n"
+                      "@group(0) @binding(1) var<uniform> n: i32;\n"
+                      "@compute @workgroup_size(32) fn add_one(@builtin(global_invocation_id) g: vec3<u32>) {\n"
+                      "    if (i32(g.x) < n) { d[g.x] = d[g.x] + 1; }\n"
+                      "}\n";
+    enum { N = 64, ROUNDS = 100 };
+    rk_module *m = NULL;
+    rk_function *f = NULL;
+    CHECK_OK(rk_module_compile(ctx, src, NULL, &m));
+    CHECK_OK(rk_module_get_function(m, "add_one", &f));
+    rk_buffer *buf = NULL;
+    CHECK_OK(rk_buffer_alloc(ctx, N * sizeof(int), &buf));
+    int host[N], out[N];
+    for (int pass = 0; pass < 2; pass++) {
+        rk_stream *s = NULL;
+        if (pass) CHECK_OK(rk_stream_create(ctx, &s)); /* pass 0: the default stream */
+        rk_arg args[] = {RK_ARG_BUF(buf), RK_ARG_INT(N)};
+        rk_launch_desc d = {.grid = RK_DIM3(2, 1, 1), .block = RK_DIM3(32, 1, 1), .args = args, .arg_count = 2,
+                            .stream = s};
+        for (int r = 0; r < ROUNDS; r++) {
+            for (int i = 0; i < N; i++) host[i] = r * 1000 + i;
+            CHECK_OK(rk_copy_to_device(ctx, buf, 0, host, sizeof host, s));
+            CHECK_OK(rk_launch(f, &d));
+            CHECK_OK(rk_launch(f, &d));
+            CHECK_OK(rk_copy_to_host(ctx, out, buf, 0, sizeof out, s));
+            if (s) CHECK_OK(rk_stream_synchronize(s));
+            for (int i = 0; i < N; i++) CHECK_EQ(out[i], r * 1000 + i + 2);
+        }
+        /* queued launches, then destroy (or synchronize) before reading */
+        for (int r = 0; r < 10; r++) CHECK_OK(rk_launch(f, &d));
+        if (s)
+            CHECK_OK(rk_stream_destroy(s));
+        else
+            CHECK_OK(rk_context_synchronize(ctx));
+        CHECK_OK(rk_copy_to_host(ctx, out, buf, 0, sizeof out, NULL));
+        for (int i = 0; i < N; i++) CHECK_EQ(out[i], (ROUNDS - 1) * 1000 + i + 12);
+    }
+    CHECK_STATUS(rk_stream_synchronize(NULL), RK_NULL_ARGUMENT);
+    CHECK_OK(rk_buffer_free(buf));
+    CHECK_OK(rk_module_destroy(m));
+}
+
 /* 64-bit scalars, 2-D workgroups, several entry points in one module, a
  * declared-but-unused binding, a define, and a workgroup size from a const. */
 static void test_convention_details(rk_context *ctx) {
@@ -280,6 +325,7 @@ int main(void) {
     test_compile_errors(ctx);
     test_vector_scale(ctx);
     test_convention_details(ctx);
+    test_stream_order(ctx);
     CHECK_OK(rk_context_destroy(ctx));
     printf("webgpu device layer: all checks passed\n");
     return 0;
