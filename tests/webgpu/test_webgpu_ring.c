@@ -236,6 +236,29 @@ static void test_state(rk_runtime *rt) {
     CHECK_OK(rk_kernel_destroy(k));
 }
 
+/* Replies of zero bytes still carry the id and the handler's status. */
+static void test_empty_replies(rk_runtime *rt) {
+    rk_kernel_desc d = {.name = "sink", .handler_source = "fn sink(req: u32, resp: u32) -> i32 {\n"
+                                                          "    return select(0, -1, rk_in[req] == 3u);\n}\n",
+                        .handler_name = "sink", .message_size = 4, .reply_size = 0, .queue_capacity = 16};
+    rk_kernel *k = NULL;
+    CHECK_OK(rk_kernel_launch(rt, &d, &k));
+    CHECK_OK(rk_kernel_activate(k));
+    uint64_t first = 0;
+    for (uint32_t i = 0; i < 8; i++) {
+        uint64_t id = 0;
+        CHECK_OK(rk_kernel_send(k, &i, sizeof i, RK_NO_WAIT, &id));
+        if (i == 0) first = id;
+    }
+    for (uint32_t i = 0; i < 8; i++) {
+        rk_reply_info info;
+        CHECK_OK(rk_kernel_receive(k, NULL, 0, &info, 10 * SEC));
+        CHECK_EQ(info.id, first + i);
+        CHECK_EQ(info.status, i == 3 ? -1 : 0);
+    }
+    CHECK_OK(rk_kernel_destroy(k));
+}
+
 static void test_refusals(rk_runtime *rt) {
     rk_kernel *k = NULL;
     rk_kernel_desc d = scale_desc(16);
@@ -262,6 +285,7 @@ int main(void) {
     test_batches_and_terminate(rt);
     test_terminate_inactive(rt);
     test_state(rt);
+    test_empty_replies(rt);
     test_refusals(rt);
     CHECK_OK(rk_runtime_destroy(rt));
     printf("webgpu ring kernels: all checks passed\n");
