@@ -56,7 +56,12 @@ static void print_summary_text(const demo_run *r, const demo_summary *s) {
     cli_format_duration_ns(s->p99_ns, p99, sizeof p99);
     printf("\nrk demo summary\n");
     printf("  backend      %s  %s\n", s->backend, s->device);
-    printf("  kernel       %s mode, %llu launch%s, handler %s() from %s\n", s->mode,
+    /* The public API does not say which pattern "default" became; the launch
+     * count does: one launch is a persistent kernel. */
+    const char *pattern = strcmp(s->mode, "default") != 0 ? ""
+                          : s->stats.launches == 1        ? " (persistent)"
+                                                          : " (launched per batch of messages)";
+    printf("  kernel       %s mode%s, %llu launch%s, handler %s() from %s\n", s->mode, pattern,
            (unsigned long long)s->stats.launches, s->stats.launches == 1 ? "" : "es", DEMO_HANDLER_NAME,
            DEMO_HANDLER_PATH);
     printf("  messages     %llu sent, %llu replies verified, %llu processed by the kernel\n",
