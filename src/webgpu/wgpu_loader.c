@@ -62,8 +62,8 @@ static bool try_path(const char *path, bool must_exist_as_file) {
     }
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        const char *e = dlerror();
-        note("%s: %s; ", path, e ? e : "dlopen failed");
+        const char *e = dlerror(); /* names the path itself */
+        note("%s%s; ", e ? e : "dlopen failed: ", e ? "" : path);
         return false;
     }
     if (!bind_symbols(h, path)) return false; /* keep h: harmless, and dlclose of Dawn is unsafe */
@@ -90,7 +90,7 @@ static void load(void) {
     const char *env = getenv("RK_WEBGPU_LIB");
     if (env && *env) {
         loaded = try_path(env, false);
-        if (!loaded) note("%s%s", "(RK_WEBGPU_LIB is set, so nothing else was tried)", "");
+        if (!loaded) note("%s%s", "RK_WEBGPU_LIB is set, so nothing else was tried", "");
         return;
     }
     char dir[400], path[512];
