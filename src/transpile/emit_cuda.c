@@ -334,6 +334,12 @@ static void builtin(emitter *e, tp_node *n) {
         put(e, "(int)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u)");
         return;
     case TP_B_SYNC_THREADS: simple = "__syncthreads"; break;
+    case TP_B_GRID_SYNC: simple = "rk__grid_sync"; break;
+    case TP_B_LOAD_ACQUIRE_U32: simple = "rk__load_acquire_u32"; break;
+    case TP_B_LOAD_ACQUIRE_U64: simple = "rk__load_acquire_u64"; break;
+    case TP_B_STORE_RELEASE_U32: simple = "rk__store_release_u32"; break;
+    case TP_B_STORE_RELEASE_U64: simple = "rk__store_release_u64"; break;
+    case TP_B_SLEEP_NS: simple = "__nanosleep"; break;
     case TP_B_THREAD_FENCE: simple = "__threadfence"; break;
     case TP_B_THREAD_FENCE_BLOCK: simple = "__threadfence_block"; break;
     case TP_B_DYNAMIC_SHARED: simple = "rk__dynamic_shared"; break;
@@ -960,6 +966,47 @@ void rk__tp_emit_cuda(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
     PRINTF(&e, " * Entry points: %s. Do not edit; edit the source and run rk transpile. */\n\n", kinds.data);
     if (any_stencil)
         put(&e, "__device__ static inline int rk__clamp(int v, int n) { return v < 0 ? 0 : (v >= n ? n - 1 : v); }\n\n");
+    if (e.used[TP_B_GRID_SYNC])
+        put(&e, "/* grid_sync(): a barrier across the whole grid, for cooperative launches (all blocks\n"
+                " * resident). Thread 0 of each block arrives on a counter; the last to arrive resets it\n"
+                " * and advances the generation the others wait for. The fences publish each block's\n"
+                " * writes before it arrives and make the others' visible after it leaves. */\n"
+                "__device__ unsigned int rk__grid_barrier[2]; /* arrivals, generation */\n"
+                "__device__ static inline void rk__grid_sync(void) {\n"
+                "    __syncthreads();\n"
+                "    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {\n"
+                "        volatile unsigned int *generation = &rk__grid_barrier[1];\n"
+                "        unsigned int blocks = gridDim.x * gridDim.y * gridDim.z, seen = *generation;\n"
+                "        __threadfence();\n"
+                "        if (atomicAdd(&rk__grid_barrier[0], 1u) == blocks - 1u) {\n"
+                "            atomicExch(&rk__grid_barrier[0], 0u);\n"
+                "            __threadfence();\n"
+                "            atomicAdd(&rk__grid_barrier[1], 1u);\n"
+                "        } else {\n"
+                "            while (*generation == seen) {\n"
+                "            }\n"
+                "        }\n"
+                "        __threadfence();\n"
+                "    }\n"
+                "    __syncthreads();\n"
+                "}\n\n");
+    /* System-scope acquire loads and release stores, for words shared with the host. */
+    if (e.used[TP_B_LOAD_ACQUIRE_U32])
+        put(&e, "__device__ static inline unsigned int rk__load_acquire_u32(const unsigned int *p) {\n"
+                "    unsigned int v;\n"
+                "    asm volatile(\"ld.acquire.sys.u32 %0, [%1];\" : \"=r\"(v) : \"l\"(p) : \"memory\");\n"
+                "    return v;\n}\n\n");
+    if (e.used[TP_B_LOAD_ACQUIRE_U64])
+        put(&e, "__device__ static inline unsigned long long rk__load_acquire_u64(const unsigned long long *p) {\n"
+                "    unsigned long long v;\n"
+                "    asm volatile(\"ld.acquire.sys.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(p) : \"memory\");\n"
+                "    return v;\n}\n\n");
+    if (e.used[TP_B_STORE_RELEASE_U32])
+        put(&e, "__device__ static inline void rk__store_release_u32(unsigned int *p, unsigned int v) {\n"
+                "    asm volatile(\"st.release.sys.u32 [%0], %1;\" ::\"l\"(p), \"r\"(v) : \"memory\");\n}\n\n");
+    if (e.used[TP_B_STORE_RELEASE_U64])
+        put(&e, "__device__ static inline void rk__store_release_u64(unsigned long long *p, unsigned long long v) {\n"
+                "    asm volatile(\"st.release.sys.u64 [%0], %1;\" ::\"l\"(p), \"l\"(v) : \"memory\");\n}\n\n");
     if (e.used[TP_B_DYNAMIC_SHARED])
         put(&e, "__device__ static inline void *rk__dynamic_shared(void) {\n"
                 "    extern __shared__ unsigned char rk__dynamic_smem[];\n"

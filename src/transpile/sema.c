@@ -308,6 +308,8 @@ static tp_type *bt_type(tp_ctx *ctx, tp_bt bt) {
     case BT_PUINT: return rk__tp_pointer_to(ctx, &rk__tp_ty_uint);
     case BT_PU64: return rk__tp_pointer_to(ctx, &rk__tp_ty_ulong);
     case BT_PFLOAT: return rk__tp_pointer_to(ctx, &rk__tp_ty_float);
+    case BT_PCUINT: return rk__tp_pointer_to(ctx, rk__tp_qualified(ctx, &rk__tp_ty_uint, true, false, false));
+    case BT_PCU64: return rk__tp_pointer_to(ctx, rk__tp_qualified(ctx, &rk__tp_ty_ulong, true, false, false));
     default: return ERR;
     }
 }

@@ -122,7 +122,7 @@ static void walk_expr(walker *w, tp_node *n, role r) {
         return;
     case ND_BUILTIN: {
         const tp_builtin *b = &rk__tp_builtins[n->builtin];
-        if (b->flags & (TP_BF_GRID | TP_BF_SYNC | TP_BF_WARP) || n->builtin == TP_B_DYNAMIC_SHARED)
+        if (b->flags & (TP_BF_GRID | TP_BF_SYNC | TP_BF_WARP | TP_BF_RUNTIME) || n->builtin == TP_B_DYNAMIC_SHARED)
             rk__tp_error(w->ctx, n->tok,
                          "'%s' is not available in a stencil kernel, which sees the grid only through its rk_grid_pos",
                          b->name);

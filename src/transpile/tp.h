@@ -307,6 +307,7 @@ typedef enum tp_builtin_id {
 typedef enum tp_bt {
     BT_NONE, BT_VOID, BT_INT, BT_UINT, BT_U64, BT_FLOAT, BT_DOUBLE, BT_VOIDPTR,
     BT_PINT, BT_PUINT, BT_PU64, BT_PFLOAT, /* pointers to those */
+    BT_PCUINT, BT_PCU64,                   /* pointers to const */
     BT_POS, BT_ANY_BUFFER, BT_ELEM, /* stencil: grid position, any pointer, its element */
 } tp_bt;
 
@@ -320,6 +321,7 @@ enum {
     TP_BF_WARP = 1 << 6,
     TP_BF_ATOMIC = 1 << 7,
     TP_BF_CONST = 1 << 8,    /* INFINITY, NAN */
+    TP_BF_RUNTIME = 1 << 9,  /* needs the CPU executor's runtime: not in stencils */
 };
 
 typedef struct tp_builtin {

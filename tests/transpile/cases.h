@@ -27,6 +27,7 @@ static const tp_case tp_cases[] = {
     {"features", "tests/transpile/cases/features.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
     {"blur", "tests/transpile/cases/blur.c", RK_TRANSPILE_STENCIL, {0, 0, 0}, 0},
     {"reduce", "tests/transpile/cases/reduce.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
+    {"grid_phases", "tests/transpile/cases/grid_phases.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
 };
 enum { TP_CASE_COUNT = sizeof tp_cases / sizeof tp_cases[0] };
 

@@ -156,6 +156,32 @@ static void backend_kernels(rk_context *ctx) {
     printf("reduce (shared memory, barrier, warp shuffles, atomics) on the CPU backend: matches\n");
     CHECK_OK(rk_module_destroy(m));
     free(src);
+
+    /* A cooperative launch: grid_sync between phases, a release/acquire flag. */
+    src = read_source("tests/transpile/cases/grid_phases.c");
+    CHECK_OK(rk_module_compile(ctx, src, NULL, &m));
+    CHECK_OK(rk_module_get_function(m, "grid_phases", &f));
+    enum { BLOCKS = 2, ROUNDS = 3 };
+    int out[BLOCKS * ROUNDS];
+    uint32_t flag = 0;
+    rk_buffer *bslots, *bout, *bflag;
+    CHECK_OK(rk_buffer_alloc(ctx, BLOCKS * sizeof(int), &bslots));
+    CHECK_OK(rk_buffer_alloc(ctx, sizeof out, &bout));
+    CHECK_OK(rk_buffer_alloc(ctx, sizeof flag, &bflag));
+    rk_arg args[] = {RK_ARG_BUF(bslots), RK_ARG_BUF(bout), RK_ARG_BUF(bflag), RK_ARG_INT(ROUNDS)};
+    rk_launch_desc l = {.grid = RK_DIM3(BLOCKS, 1, 1), .block = RK_DIM3(4, 1, 1), .args = args, .arg_count = 4,
+                        .cooperative = true};
+    CHECK_OK(rk_launch(f, &l));
+    CHECK_OK(rk_copy_to_host(ctx, out, bout, 0, sizeof out, NULL));
+    CHECK_OK(rk_copy_to_host(ctx, &flag, bflag, 0, sizeof flag, NULL));
+    CHECK_OK(rk_context_synchronize(ctx));
+    for (int b = 0; b < BLOCKS; b++)
+        for (int r = 0; r < ROUNDS; r++) CHECK_EQ(out[b * ROUNDS + r], ((b + 1) % BLOCKS) * 10 + r);
+    CHECK_EQ(flag, ROUNDS);
+    rk_buffer_free(bslots), rk_buffer_free(bout), rk_buffer_free(bflag);
+    CHECK_OK(rk_module_destroy(m));
+    free(src);
+    printf("grid_phases (cooperative, grid_sync, release/acquire) on the CPU backend: matches\n");
 }
 
 static PolyRequest make_request(uint32_t id) {

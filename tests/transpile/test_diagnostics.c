@@ -101,6 +101,14 @@ static const diag_case cases[] = {
             "4:39: error: the offsets of 'rk_at' must be integer constant expressions",
             "4:55: error: 'thread_idx_x' is not available in a stencil kernel, which sees the grid only through its rk_grid_pos",
             "5:5: error: stencil 's': 'in' is read at neighbour offsets and also written; use separate input and output buffers"}},
+    {"stencil and the CPU runtime", STENCIL "RK_KERNEL void s(const float *in, float *out, rk_grid_pos p) {\n"
+                                            "    sleep_ns(10);\n"
+                                            "    grid_sync();\n"
+                                            "    out[rk_pos_idx(p)] = in[0] + (float)warp_ballot(1);\n"
+                                            "}\n",
+     0, 0, {"3:5: error: 'sleep_ns' is not available in a stencil kernel, which sees the grid only through its rk_grid_pos",
+            "4:5: error: 'grid_sync' is not available in a stencil kernel, which sees the grid only through its rk_grid_pos",
+            "5:41: error: 'warp_ballot' is not available in a stencil kernel, which sees the grid only through its rk_grid_pos"}},
     {"stencil halo", STENCIL "RK_KERNEL void s(const float *in, float *out, rk_grid_pos p) {\n"
                              "    out[rk_pos_idx(p)] = rk_at(p, in, 2, 0);\n"
                              "}\n",

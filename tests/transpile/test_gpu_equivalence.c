@@ -1,7 +1,7 @@
 /* Transpiled kernels on a CUDA GPU give the results of the same sources on
  * the CPU, on random inputs at several sizes, including sizes that no tile
  * divides and several tile/halo configurations:
- *  - global kernels (vector_scale, reduce, features): the CUDA output of the
+ *  - global kernels (vector_scale, reduce, features, grid_phases): the CUDA output of the
  *    transpiler through rk_module_compile on the GPU, the DSL source through
  *    rk_module_compile on the CPU backend;
  *  - stencils (laplacian, heat3d, blur): the tiled CUDA kernel against the
@@ -161,6 +161,31 @@ static void reduce_case(void) {
     printf("reduce: GPU = CPU backend at %zu sizes\n", sizeof sizes / sizeof sizes[0]);
     rk_module_destroy(gm), rk_module_destroy(cm);
     free(dsl), free(cuda);
+}
+
+/* A cooperative launch: grid_sync between phases and a release/acquire flag. */
+static void grid_phases_case(void) {
+    char *cuda = transpile("tests/transpile/cases/grid_phases.c", RK_TRANSPILE_GLOBAL, 0, 0, 0, 0, NULL);
+    rk_module *m;
+    rk_function *f = function(gpu, cuda, "grid_phases", &m);
+    enum { BLOCKS = 16, ROUNDS = 5 };
+    int out[BLOCKS * ROUNDS];
+    uint32_t flag = 0;
+    rk_buffer *bs = upload(gpu, NULL, BLOCKS * sizeof(int)), *bo = upload(gpu, NULL, sizeof out), *bf = upload(gpu, NULL, sizeof flag);
+    rk_arg a[] = {RK_ARG_BUF(bs), RK_ARG_BUF(bo), RK_ARG_BUF(bf), RK_ARG_INT(ROUNDS)};
+    rk_launch_desc l = {.grid = RK_DIM3(BLOCKS, 1, 1), .block = RK_DIM3(64, 1, 1), .args = a, .arg_count = 4,
+                        .cooperative = true};
+    CHECK_OK(rk_launch(f, &l));
+    download(gpu, out, bo, sizeof out);
+    download(gpu, &flag, bf, sizeof flag);
+    for (int b = 0; b < BLOCKS; b++)
+        for (int r = 0; r < ROUNDS; r++) CHECK_EQ(out[b * ROUNDS + r], ((b + 1) % BLOCKS) * 10 + r);
+    CHECK_EQ(flag, ROUNDS);
+    compared++;
+    printf("grid_phases: %d blocks x %d rounds of grid_sync, as the CPU backend computes it\n", BLOCKS, ROUNDS);
+    rk_buffer_free(bs), rk_buffer_free(bo), rk_buffer_free(bf);
+    rk_module_destroy(m);
+    free(cuda);
 }
 
 /* The features case: structs, a const table, helpers, switch, shared memory,
@@ -436,6 +461,7 @@ int main(void) {
     vector_scale_case();
     reduce_case();
     features_case();
+    grid_phases_case();
     laplacian_case(0, 0, 0);
     laplacian_case(8, 4, 2);
     laplacian_case(32, 8, 0);
