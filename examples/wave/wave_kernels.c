@@ -1,0 +1,137 @@
+/* The wave showcase's kernels, in the ringkernel DSL: the same source runs
+ * on the CPU backend (compiled by the system compiler) and on CUDA
+ * (compiled by NVRTC); wave_sim.c puts wave_protocol.h in front of it.
+ *
+ * A 2-D wave u_tt = c^2 (u_xx + u_yy) - damping u_t on an nx * ny grid,
+ * leapfrog in time (FDTD): two time levels, and the new level overwrites
+ * the older one in place. Walls reflect (a neighbour outside the grid reads
+ * the edge cell). Stable for a Courant number c <= 1/sqrt(2).
+ *
+ * Two ways to drive it, with the same arithmetic per cell:
+ *   traditional  wave_step / wave_inject launched per command; queries copy
+ *                one cell to the host.
+ *   persistent   wave_persistent, one cooperative launch that loops: block 0
+ *                reads commands from a ring in host-mapped memory, applies
+ *                the small ones itself, and hands steps to the whole grid.
+ */
+#ifndef WAVE_PROTOCOL_H
+#include "wave_protocol.h"
+#endif
+
+/* u(t+1) for cell (x, y), written over u(t-1) in prev. Opposite neighbours
+ * are added first, so mirrored cells do the same float operations and a
+ * centred impulse stays exactly symmetric. */
+RK_DEVICE void wave_cell(const float *cur, float *prev, int x, int y, int nx, int ny, float c2, float damping) {
+    int i = y * nx + x;
+    float here = cur[i];
+    float north = cur[y > 0 ? i - nx : i], south = cur[y < ny - 1 ? i + nx : i];
+    float west = cur[x > 0 ? i - 1 : i], east = cur[x < nx - 1 ? i + 1 : i];
+    float lap = (north + south) + (west + east) - 4.0f * here;
+    prev[i] = (2.0f - damping) * here - (1.0f - damping) * prev[i] + c2 * lap;
+}
+
+/* Cell k (0 .. WAVE_BUMP_WIDTH^2 - 1) of an impulse at (x0, y0): a smooth
+ * bump of the given height, added to both time levels (displaced, at rest). */
+RK_DEVICE void wave_bump_cell(float *f0, float *f1, int nx, int ny, int x0, int y0, float amplitude, int k) {
+    int dx = k % WAVE_BUMP_WIDTH - WAVE_BUMP_RADIUS, dy = k / WAVE_BUMP_WIDTH - WAVE_BUMP_RADIUS;
+    int x = x0 + dx, y = y0 + dy, d2 = dx * dx + dy * dy, r2 = (WAVE_BUMP_RADIUS + 1) * (WAVE_BUMP_RADIUS + 1);
+    if (x < 0 || y < 0 || x >= nx || y >= ny || d2 >= r2) return;
+    float w = 1.0f - (float)d2 / (float)r2;
+    float v = amplitude * w * w;
+    f0[y * nx + x] += v;
+    f1[y * nx + x] += v;
+}
+
+/* ---- traditional: one launch per command ---------------------------------- */
+
+RK_KERNEL void wave_step(const float *cur, float *prev, int nx, int ny, float c2, float damping) {
+    int i = block_idx_x() * block_dim_x() + thread_idx_x();
+    if (i < nx * ny) wave_cell(cur, prev, i % nx, i / nx, nx, ny, c2, damping);
+}
+
+RK_KERNEL void wave_inject(float *f0, float *f1, int nx, int ny, int x, int y, float amplitude) {
+    int k = thread_idx_x();
+    if (k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH) wave_bump_cell(f0, f1, nx, ny, x, y, amplitude, k);
+}
+
+/* ---- persistent: one launch for the simulation's lifetime ------------------- */
+
+RK_DEVICE void wave_complete(wave_mailbox *mb, uint32_t seq, float value) {
+    wave_reply *r = &mb->reply[seq & (WAVE_RING_SLOTS - 1)];
+    r->value = value;
+    r->seq = seq;
+    store_release_u32(&mb->done, seq);
+}
+
+/* f0/f1: the two time levels, f[parity] the current one. c2 = c^2. */
+RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_broadcast *bc, int nx, int ny,
+                               float c2, float damping, unsigned parity) {
+    RK_SHARED wave_cmd cmd;
+    const int tid = thread_idx_x(), nt = block_dim_x(), block = block_idx_x();
+    const int gtid = block * nt + tid, gthreads = grid_dim_x() * nt, cells = nx * ny;
+    uint32_t next = 1, seen = 0; /* next command; grid-wide commands seen */
+    for (;;) {
+        uint32_t op = 0, steps = 0;
+        if (block == 0) {
+            /* One thread polls host memory; the block applies what needs no grid. */
+            if (tid == 0) {
+                const wave_cmd *slot = &mb->cmd[next & (WAVE_RING_SLOTS - 1)];
+                while (load_acquire_u32(&slot->seq) != next) sleep_ns(WAVE_POLL_NS);
+                cmd = *slot;
+            }
+            sync_threads();
+            wave_cmd c = cmd;
+            sync_threads(); /* everyone has its copy before thread 0 takes the next */
+            if (c.op == WAVE_OP_INJECT) {
+                for (int k = tid; k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH; k += nt)
+                    wave_bump_cell(f0, f1, nx, ny, c.x, c.y, c.value, k);
+                sync_threads();
+                if (tid == 0) wave_complete(mb, next, 0.0f);
+            } else if (c.op == WAVE_OP_SET_SPEED || c.op == WAVE_OP_SET_DAMPING) {
+                if (c.op == WAVE_OP_SET_SPEED) c2 = c.value * c.value;
+                else damping = c.value;
+                if (tid == 0) wave_complete(mb, next, 0.0f);
+            } else if (c.op == WAVE_OP_QUERY) {
+                if (tid == 0) wave_complete(mb, next, (parity ? f1 : f0)[c.y * nx + c.x]);
+            } else if ((c.op == WAVE_OP_STEP && c.count > 0) || c.op == WAVE_OP_STOP) {
+                if (tid == 0) {
+                    bc->op = c.op;
+                    bc->count = c.count;
+                    bc->c2 = c2;
+                    bc->damping = damping;
+                    store_release_u32(&bc->seq, seen + 1);
+                }
+                seen++;
+                op = c.op;
+                steps = c.count;
+            } else if (tid == 0) {
+                wave_complete(mb, next, 0.0f); /* zero steps */
+            }
+            next++;
+        } else {
+            /* The other blocks poll device memory, never the host's. */
+            if (tid == 0)
+                while (load_acquire_u32(&bc->seq) != seen + 1) sleep_ns(WAVE_POLL_NS);
+            sync_threads();
+            seen++;
+            op = bc->op;
+            steps = bc->count;
+            c2 = bc->c2;
+            damping = bc->damping;
+        }
+        if (op == WAVE_OP_STOP) {
+            if (block == 0 && tid == 0) wave_complete(mb, next - 1, 0.0f);
+            return;
+        }
+        if (op == WAVE_OP_STEP) {
+            for (uint32_t s = 0; s < steps; s++) {
+                const float *cur = parity ? f1 : f0;
+                float *prev = parity ? f0 : f1;
+                for (int i = gtid; i < cells; i += gthreads) wave_cell(cur, prev, i % nx, i / nx, nx, ny, c2, damping);
+                grid_sync(); /* the next step, or block 0's next command, sees every cell */
+                parity ^= 1u;
+            }
+            if (block == 0 && tid == 0) wave_complete(mb, next - 1, 0.0f);
+        }
+    }
+}

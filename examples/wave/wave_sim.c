@@ -1,0 +1,517 @@
+/* The wave simulation's host side: one device, one field, two patterns
+ * behind the same commands (wave_sim.h). Only the public ringkernel API. */
+#include "wave_sim.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "wave_protocol.h"
+
+extern const char wave_protocol_source[];
+extern const char wave_kernels_source[];
+
+enum {
+    DEFAULT_SIZE = 256,
+    STEP_THREADS = 256,        /* traditional step kernel's block */
+    INJECT_THREADS = 64,       /* >= WAVE_BUMP_WIDTH^2 */
+    SPIN_BEFORE_YIELD = 2000,  /* polls before a waiting host thread starts yielding its core */
+};
+#define MAX_SPEED 0.70710678f  /* 1/sqrt(2): the 2-D leapfrog stability limit */
+#define HUNG_AFTER_NS 60000000000ull
+
+struct wave_sim {
+    wave_pattern pattern;
+    rk_context *ctx;
+    rk_device_info info;
+    rk_module *module;
+    rk_function *step_fn, *inject_fn, *persistent_fn;
+    rk_buffer *field[2];
+    rk_stream *stream;       /* traditional: every command; persistent: the kernel */
+    rk_stream *copy_stream;  /* persistent: reads of the field while the kernel runs */
+    int nx, ny;
+    float speed, damping;
+    unsigned parity;         /* field[parity] is the current level once every command sent is applied */
+    uint64_t steps;
+    uint32_t blocks, threads;
+    wave_ticket sent;        /* the last ticket handed out */
+    uint8_t slot_op[WAVE_RING_SLOTS];
+    /* persistent */
+    rk_buffer *mailbox_buf, *broadcast;
+    wave_mailbox *mb;        /* host view of mailbox_buf */
+    bool running;
+    /* traditional */
+    wave_ticket synced;      /* every ticket up to here is complete */
+    rk_buffer *landing_buf;  /* host-mapped slots that query copies land in */
+    float *landing;
+};
+
+/* ---- errors --------------------------------------------------------------- */
+
+static _Thread_local char error_text[640];
+
+const char *wave_last_error(void) { return error_text; }
+
+static rk_status fail(rk_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static rk_status fail(rk_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(error_text, sizeof error_text, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+/* A library call failed: keep its reason under our own heading. */
+static rk_status lib_fail(rk_status status, const char *what) {
+    return fail(status, "%s: %s: %s", what, rk_status_name(status), rk_last_error());
+}
+
+#define TRY(call, what)                                  \
+    do {                                                 \
+        rk_status s_ = (call);                           \
+        if (s_ != RK_OK) return lib_fail(s_, what);      \
+    } while (0)
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* ---- names and source ------------------------------------------------------ */
+
+const char *wave_pattern_name(wave_pattern pattern) {
+    return pattern == WAVE_TRADITIONAL ? "traditional" : pattern == WAVE_PERSISTENT ? "persistent" : "unknown";
+}
+
+int wave_pattern_parse(const char *name, wave_pattern *out) {
+    if (name && strcmp(name, "persistent") == 0) *out = WAVE_PERSISTENT;
+    else if (name && strcmp(name, "traditional") == 0) *out = WAVE_TRADITIONAL;
+    else return 0;
+    return 1;
+}
+
+static char *kernel_source;
+static pthread_once_t kernel_source_once = PTHREAD_ONCE_INIT;
+
+static void assemble_source(void) {
+    static const char head[] = "#include <ringkernel/dsl.h>\n#line 1 \"wave_protocol.h\"\n";
+    static const char middle[] = "\n#line 1 \"wave_kernels.c\"\n";
+    size_t n = strlen(head) + strlen(wave_protocol_source) + strlen(middle) + strlen(wave_kernels_source) + 1;
+    kernel_source = malloc(n); /* kept for the process's life: one small string */
+    if (kernel_source) snprintf(kernel_source, n, "%s%s%s%s", head, wave_protocol_source, middle, wave_kernels_source);
+}
+
+const char *wave_kernel_source(void) {
+    pthread_once(&kernel_source_once, assemble_source);
+    return kernel_source;
+}
+
+double wave_energy(const float *cur, const float *prev, int nx, int ny, float speed) {
+    double kinetic = 0, potential = 0;
+    for (int y = 0; y < ny; y++) {
+        for (int x = 0; x < nx; x++) {
+            int i = y * nx + x;
+            double v = (double)cur[i] - prev[i];
+            kinetic += v * v;
+            if (x + 1 < nx) potential += ((double)cur[i] - cur[i + 1]) * ((double)prev[i] - prev[i + 1]);
+            if (y + 1 < ny) potential += ((double)cur[i] - cur[i + nx]) * ((double)prev[i] - prev[i + nx]);
+        }
+    }
+    return kinetic + (double)speed * speed * potential;
+}
+
+/* ---- persistent: the command ring ---------------------------------------------- */
+
+/* done >= t, in the 32-bit sequence space the kernel counts in. */
+static bool reached(uint32_t done, wave_ticket t) { return (int32_t)(done - (uint32_t)t) >= 0; }
+
+static rk_status wait_done(wave_sim *sim, wave_ticket t) {
+    uint32_t last = __atomic_load_n(&sim->mb->done, __ATOMIC_ACQUIRE);
+    if (reached(last, t)) return RK_OK;
+    uint64_t since = now_ns();
+    for (unsigned i = 0;; i++) {
+        uint32_t done = __atomic_load_n(&sim->mb->done, __ATOMIC_ACQUIRE);
+        if (reached(done, t)) return RK_OK;
+        if (i < SPIN_BEFORE_YIELD) {
+            cpu_relax();
+            continue;
+        }
+        sched_yield(); /* the kernel's workers may share this core (CPU backend) */
+        if ((i & 255) == 0) {
+            uint64_t now = now_ns();
+            if (done != last) {
+                last = done;
+                since = now;
+            } else if (now - since > HUNG_AFTER_NS) {
+                return fail(RK_HUNG, "wave: the persistent kernel completed nothing for 60 s (waiting for command %llu, "
+                                     "done %u)", (unsigned long long)t, done);
+            }
+        }
+    }
+}
+
+static rk_status persistent_send(wave_sim *sim, uint32_t op, int x, int y, float value, uint32_t count,
+                                 wave_ticket *ticket) {
+    wave_ticket t = sim->sent + 1;
+    /* The slot last held command t - WAVE_RING_SLOTS: the kernel must have taken it. */
+    if (t > WAVE_RING_SLOTS) {
+        rk_status s = wait_done(sim, t - WAVE_RING_SLOTS);
+        if (s != RK_OK) return s;
+    }
+    wave_cmd *slot = &sim->mb->cmd[t & (WAVE_RING_SLOTS - 1)];
+    slot->op = op;
+    slot->x = x;
+    slot->y = y;
+    slot->value = value;
+    slot->count = count;
+    __atomic_store_n(&slot->seq, (uint32_t)t, __ATOMIC_RELEASE);
+    sim->sent = t;
+    sim->slot_op[t & (WAVE_RING_SLOTS - 1)] = (uint8_t)op;
+    if (ticket) *ticket = t;
+    return RK_OK;
+}
+
+/* ---- traditional: launches and copies --------------------------------------------- */
+
+static rk_status launch(wave_sim *sim, rk_function *fn, uint32_t blocks, uint32_t threads, const rk_arg *args,
+                        size_t count, const char *what) {
+    rk_launch_desc d = {
+        .grid = RK_DIM3(blocks, 1, 1),
+        .block = RK_DIM3(threads, 1, 1),
+        .stream = sim->stream,
+        .args = args,
+        .arg_count = count,
+    };
+    TRY(rk_launch(fn, &d), what);
+    return RK_OK;
+}
+
+static rk_status traditional_step(wave_sim *sim, uint32_t steps) {
+    uint32_t cells = (uint32_t)sim->nx * (uint32_t)sim->ny, blocks = (cells + sim->threads - 1) / sim->threads;
+    float c2 = sim->speed * sim->speed;
+    for (uint32_t s = 0; s < steps; s++) {
+        rk_arg args[] = {RK_ARG_BUF(sim->field[sim->parity]), RK_ARG_BUF(sim->field[sim->parity ^ 1u]),
+                         RK_ARG_INT(sim->nx), RK_ARG_INT(sim->ny), RK_ARG_FLOAT(c2), RK_ARG_FLOAT(sim->damping)};
+        rk_status st = launch(sim, sim->step_fn, blocks, sim->threads, args, 6, "wave: launching wave_step");
+        if (st != RK_OK) return st;
+        sim->parity ^= 1u;
+    }
+    return RK_OK;
+}
+
+static rk_status traditional_send(wave_sim *sim, uint32_t op, int x, int y, float value, uint32_t count,
+                                  wave_ticket *ticket) {
+    wave_ticket t = sim->sent + 1;
+    rk_status st = RK_OK;
+    switch (op) {
+    case WAVE_OP_INJECT: {
+        rk_arg args[] = {RK_ARG_BUF(sim->field[0]), RK_ARG_BUF(sim->field[1]), RK_ARG_INT(sim->nx),
+                         RK_ARG_INT(sim->ny),       RK_ARG_INT(x),             RK_ARG_INT(y),
+                         RK_ARG_FLOAT(value)};
+        st = launch(sim, sim->inject_fn, 1, INJECT_THREADS, args, 7, "wave: launching wave_inject");
+        break;
+    }
+    case WAVE_OP_STEP: st = traditional_step(sim, count); break;
+    case WAVE_OP_QUERY: {
+        size_t offset = ((size_t)y * (size_t)sim->nx + (size_t)x) * sizeof(float);
+        float *landing = &sim->landing[t & (WAVE_RING_SLOTS - 1)];
+        st = rk_copy_to_host(sim->ctx, landing, sim->field[sim->parity], offset, sizeof(float), sim->stream);
+        if (st != RK_OK) st = lib_fail(st, "wave: copying a cell to the host");
+        break;
+    }
+    default: break; /* parameters travel with the next step's launch */
+    }
+    if (st != RK_OK) return st;
+    sim->sent = t;
+    sim->slot_op[t & (WAVE_RING_SLOTS - 1)] = (uint8_t)op;
+    if (ticket) *ticket = t;
+    return RK_OK;
+}
+
+/* ---- commands ------------------------------------------------------------------- */
+
+static rk_status send(wave_sim *sim, uint32_t op, int x, int y, float value, uint32_t count, wave_ticket *ticket) {
+    if (ticket) *ticket = 0;
+    return sim->pattern == WAVE_PERSISTENT ? persistent_send(sim, op, x, y, value, count, ticket)
+                                           : traditional_send(sim, op, x, y, value, count, ticket);
+}
+
+static rk_status check_cell(const wave_sim *sim, const char *fn, int x, int y) {
+    if (x < 0 || y < 0 || x >= sim->nx || y >= sim->ny)
+        return fail(RK_INVALID_ARGUMENT, "%s: cell (%d, %d) is outside the %d x %d grid", fn, x, y, sim->nx, sim->ny);
+    return RK_OK;
+}
+
+static rk_status check_speed(float speed) {
+    if (!(speed > 0.0f && speed <= MAX_SPEED))
+        return fail(RK_INVALID_ARGUMENT, "wave: speed %g is outside (0, %.4f] (the stability limit of the scheme)",
+                    (double)speed, (double)MAX_SPEED);
+    return RK_OK;
+}
+
+static rk_status check_damping(float damping) {
+    if (!(damping >= 0.0f && damping < 1.0f))
+        return fail(RK_INVALID_ARGUMENT, "wave: damping %g is outside [0, 1)", (double)damping);
+    return RK_OK;
+}
+
+rk_status wave_inject(wave_sim *sim, int x, int y, float amplitude, wave_ticket *ticket) {
+    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_inject: sim is NULL");
+    rk_status s = check_cell(sim, "wave_inject", x, y);
+    if (s == RK_OK && !isfinite(amplitude))
+        s = fail(RK_INVALID_ARGUMENT, "wave_inject: amplitude %g is not finite", (double)amplitude);
+    return s != RK_OK ? s : send(sim, WAVE_OP_INJECT, x, y, amplitude, 0, ticket);
+}
+
+rk_status wave_set_speed(wave_sim *sim, float speed, wave_ticket *ticket) {
+    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_set_speed: sim is NULL");
+    rk_status s = check_speed(speed);
+    if (s == RK_OK) s = send(sim, WAVE_OP_SET_SPEED, 0, 0, speed, 0, ticket);
+    if (s == RK_OK) sim->speed = speed;
+    return s;
+}
+
+rk_status wave_set_damping(wave_sim *sim, float damping, wave_ticket *ticket) {
+    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_set_damping: sim is NULL");
+    rk_status s = check_damping(damping);
+    if (s == RK_OK) s = send(sim, WAVE_OP_SET_DAMPING, 0, 0, damping, 0, ticket);
+    if (s == RK_OK) sim->damping = damping;
+    return s;
+}
+
+rk_status wave_step(wave_sim *sim, uint32_t steps, wave_ticket *ticket) {
+    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_step: sim is NULL");
+    unsigned parity = sim->parity;
+    rk_status s = send(sim, WAVE_OP_STEP, 0, 0, 0.0f, steps, ticket);
+    if (s != RK_OK) return s;
+    if (sim->pattern == WAVE_PERSISTENT) sim->parity = parity ^ (steps & 1u);
+    sim->steps += steps;
+    return RK_OK;
+}
+
+rk_status wave_query(wave_sim *sim, int x, int y, wave_ticket *ticket) {
+    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_query: sim is NULL");
+    rk_status s = check_cell(sim, "wave_query", x, y);
+    return s != RK_OK ? s : send(sim, WAVE_OP_QUERY, x, y, 0.0f, 0, ticket);
+}
+
+rk_status wave_wait(wave_sim *sim, wave_ticket ticket, float *value) {
+    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_wait: sim is NULL");
+    if (ticket == 0 || ticket > sim->sent)
+        return fail(RK_INVALID_ARGUMENT, "wave_wait: ticket %llu was never handed out (last %llu)",
+                    (unsigned long long)ticket, (unsigned long long)sim->sent);
+    if (value && sim->sent - ticket >= WAVE_RING_SLOTS)
+        return fail(RK_OUT_OF_RANGE, "wave_wait: the reply to command %llu is gone (%llu commands since; at most %u)",
+                    (unsigned long long)ticket, (unsigned long long)(sim->sent - ticket), WAVE_RING_SLOTS);
+    unsigned slot = (unsigned)(ticket & (WAVE_RING_SLOTS - 1));
+    if (sim->pattern == WAVE_PERSISTENT) {
+        rk_status s = wait_done(sim, ticket);
+        if (s != RK_OK) return s;
+        if (value) {
+            const wave_reply *r = &sim->mb->reply[slot];
+            if (r->seq != (uint32_t)ticket)
+                return fail(RK_INTERNAL, "wave_wait: reply slot %u holds command %u, not %llu", slot, r->seq,
+                            (unsigned long long)ticket);
+            *value = sim->slot_op[slot] == WAVE_OP_QUERY ? r->value : 0.0f;
+        }
+        return RK_OK;
+    }
+    if (ticket > sim->synced) {
+        TRY(rk_stream_synchronize(sim->stream), "wave: synchronizing the stream");
+        sim->synced = sim->sent;
+    }
+    if (value) *value = sim->slot_op[slot] == WAVE_OP_QUERY ? sim->landing[slot] : 0.0f;
+    return RK_OK;
+}
+
+rk_status wave_finish(wave_sim *sim) {
+    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_finish: sim is NULL");
+    return sim->sent ? wave_wait(sim, sim->sent, NULL) : RK_OK;
+}
+
+rk_status wave_read_field(wave_sim *sim, float *cur, float *prev) {
+    if (!sim || !cur) return fail(RK_NULL_ARGUMENT, "wave_read_field: sim or cur is NULL");
+    rk_status s = wave_finish(sim);
+    if (s != RK_OK) return s;
+    /* The persistent kernel is idle now (it polls), so the field holds still. */
+    rk_stream *stream = sim->pattern == WAVE_PERSISTENT ? sim->copy_stream : sim->stream;
+    size_t bytes = (size_t)sim->nx * (size_t)sim->ny * sizeof(float);
+    TRY(rk_copy_to_host(sim->ctx, cur, sim->field[sim->parity], 0, bytes, stream), "wave: copying the field");
+    if (prev)
+        TRY(rk_copy_to_host(sim->ctx, prev, sim->field[sim->parity ^ 1u], 0, bytes, stream), "wave: copying the field");
+    TRY(rk_stream_synchronize(stream), "wave: synchronizing the copy");
+    return RK_OK;
+}
+
+void wave_sim_get_info(const wave_sim *sim, wave_sim_info *out) {
+    memset(out, 0, sizeof *out);
+    if (!sim) return;
+    out->pattern = sim->pattern;
+    out->nx = sim->nx;
+    out->ny = sim->ny;
+    out->speed = sim->speed;
+    out->damping = sim->damping;
+    out->steps = sim->steps;
+    out->blocks = sim->blocks;
+    out->threads = sim->threads;
+    snprintf(out->backend, sizeof out->backend, "%s", sim->info.backend);
+    snprintf(out->device, sizeof out->device, "%s", sim->info.name);
+    snprintf(out->driver, sizeof out->driver, "%s", sim->info.driver);
+}
+
+/* ---- create and destroy ------------------------------------------------------------ */
+
+/* Launches wave_persistent; with automatic sizing, halves the grid until it
+ * fits (worker threads on the CPU, co-residency on a GPU). */
+static rk_status start_persistent(wave_sim *sim, bool auto_blocks) {
+    for (;;) {
+        rk_arg args[] = {RK_ARG_BUF(sim->field[0]), RK_ARG_BUF(sim->field[1]), RK_ARG_BUF(sim->mailbox_buf),
+                         RK_ARG_BUF(sim->broadcast), RK_ARG_INT(sim->nx),     RK_ARG_INT(sim->ny),
+                         RK_ARG_FLOAT(sim->speed * sim->speed), RK_ARG_FLOAT(sim->damping), RK_ARG_UINT(0)};
+        rk_launch_desc d = {
+            .grid = RK_DIM3(sim->blocks, 1, 1),
+            .block = RK_DIM3(sim->threads, 1, 1),
+            .stream = sim->stream,
+            .args = args,
+            .arg_count = 9,
+            .cooperative = true,
+        };
+        rk_status s = rk_launch(sim->persistent_fn, &d);
+        if (s == RK_OK) {
+            sim->running = true;
+            return RK_OK;
+        }
+        if (s != RK_BAD_LAUNCH_CONFIG || !auto_blocks || sim->blocks == 1)
+            return lib_fail(s, "wave: launching the persistent kernel");
+        sim->blocks /= 2;
+    }
+}
+
+static rk_status create(wave_sim *sim, const wave_config *cfg) {
+    const rk_backend *backend = NULL;
+    uint32_t device = 0;
+    TRY(rk_select_device(cfg->device ? cfg->device : "cpu", &backend, &device), "wave: choosing the device");
+    TRY(rk_context_create(backend, device, &sim->ctx), "wave: opening the device");
+    TRY(rk_context_device_info(sim->ctx, &sim->info), "wave: reading device facts");
+    bool cpu = strcmp(sim->info.backend, "cpu") == 0;
+    if (sim->pattern == WAVE_PERSISTENT) {
+        if (!sim->info.cooperative_launch || !sim->info.host_mapped_memory)
+            return fail(RK_UNSUPPORTED, "wave: the persistent pattern needs cooperative launch and host-mapped memory, "
+                                        "which the %s device lacks (use --pattern traditional)", sim->info.backend);
+        sim->threads = cfg->threads ? cfg->threads : cpu ? 32 : 512;
+        sim->blocks = cfg->blocks ? cfg->blocks : sim->info.multiprocessors ? sim->info.multiprocessors : 1;
+    } else {
+        sim->threads = cfg->threads ? cfg->threads : STEP_THREADS;
+        sim->blocks = 0;
+    }
+
+    rk_compile_options opts = {.optimization_level = 3};
+    const char *source = wave_kernel_source();
+    if (!source) return fail(RK_OUT_OF_MEMORY, "wave: out of memory");
+    TRY(rk_module_compile(sim->ctx, source, &opts, &sim->module), "wave: compiling wave_kernels.c");
+    /* Every function now: nothing may load lazily once a persistent kernel spins. */
+    TRY(rk_module_get_function(sim->module, "wave_step", &sim->step_fn), "wave: wave_step");
+    TRY(rk_module_get_function(sim->module, "wave_inject", &sim->inject_fn), "wave: wave_inject");
+    TRY(rk_module_get_function(sim->module, "wave_persistent", &sim->persistent_fn), "wave: wave_persistent");
+
+    size_t bytes = (size_t)sim->nx * (size_t)sim->ny * sizeof(float);
+    TRY(rk_buffer_alloc(sim->ctx, bytes, &sim->field[0]), "wave: allocating the field");
+    TRY(rk_buffer_alloc(sim->ctx, bytes, &sim->field[1]), "wave: allocating the field");
+    TRY(rk_stream_create(sim->ctx, &sim->stream), "wave: creating a stream");
+    if (sim->pattern == WAVE_TRADITIONAL) {
+        void *host = NULL;
+        rk_status s = rk_buffer_alloc_mapped(sim->ctx, WAVE_RING_SLOTS * sizeof(float), &sim->landing_buf, &host);
+        if (s == RK_UNSUPPORTED) { /* pageable memory then: slower copies, same meaning */
+            sim->landing = calloc(WAVE_RING_SLOTS, sizeof(float));
+            if (!sim->landing) return fail(RK_OUT_OF_MEMORY, "wave: out of memory");
+        } else if (s != RK_OK) {
+            return lib_fail(s, "wave: allocating pinned landing slots");
+        } else {
+            sim->landing = host;
+        }
+        return RK_OK;
+    }
+    void *host = NULL;
+    TRY(rk_stream_create(sim->ctx, &sim->copy_stream), "wave: creating a stream");
+    TRY(rk_buffer_alloc_mapped(sim->ctx, sizeof(wave_mailbox), &sim->mailbox_buf, &host),
+        "wave: allocating the host-mapped command ring");
+    sim->mb = host;
+    TRY(rk_buffer_alloc(sim->ctx, sizeof(wave_broadcast), &sim->broadcast), "wave: allocating the broadcast block");
+    return start_persistent(sim, cfg->blocks == 0);
+}
+
+rk_status wave_sim_create(const wave_config *cfg, wave_sim **out) {
+    if (!cfg || !out) return fail(RK_NULL_ARGUMENT, "wave_sim_create: cfg or out is NULL");
+    *out = NULL;
+    wave_sim *sim = calloc(1, sizeof *sim);
+    if (!sim) return fail(RK_OUT_OF_MEMORY, "wave_sim_create: out of memory");
+    sim->pattern = cfg->pattern ? cfg->pattern : WAVE_PERSISTENT;
+    sim->nx = cfg->nx ? cfg->nx : DEFAULT_SIZE;
+    sim->ny = cfg->ny ? cfg->ny : DEFAULT_SIZE;
+    sim->speed = cfg->speed != 0.0f ? cfg->speed : 0.5f;
+    sim->damping = cfg->damping;
+    rk_status s = RK_OK;
+    if (sim->pattern != WAVE_PERSISTENT && sim->pattern != WAVE_TRADITIONAL)
+        s = fail(RK_INVALID_ARGUMENT, "wave_sim_create: unknown pattern %d", (int)sim->pattern);
+    else if (sim->nx < 3 || sim->ny < 3 || (int64_t)sim->nx * sim->ny > (1 << 28))
+        s = fail(RK_INVALID_ARGUMENT, "wave_sim_create: a %d x %d grid (each side at least 3, at most 2^28 cells)",
+                 sim->nx, sim->ny);
+    if (s == RK_OK) s = check_speed(sim->speed);
+    if (s == RK_OK) s = check_damping(sim->damping);
+    if (s == RK_OK) s = create(sim, cfg);
+    if (s != RK_OK) {
+        char why[sizeof error_text];
+        memcpy(why, error_text, sizeof why);
+        wave_sim_destroy(sim);
+        memcpy(error_text, why, sizeof why);
+        return s;
+    }
+    *out = sim;
+    return RK_OK;
+}
+
+rk_status wave_sim_destroy(wave_sim *sim) {
+    if (!sim) return RK_OK;
+    rk_status result = RK_OK;
+    if (sim->running) {
+        wave_ticket stop = 0;
+        result = persistent_send(sim, WAVE_OP_STOP, 0, 0, 0.0f, 0, &stop);
+        if (result == RK_OK) result = wait_done(sim, stop);
+        if (result != RK_OK) {
+            /* The kernel still runs and uses everything: leave it all allocated. */
+            return result;
+        }
+        rk_status s = rk_stream_synchronize(sim->stream);
+        if (s != RK_OK) result = lib_fail(s, "wave: the persistent kernel");
+    } else if (sim->stream) {
+        rk_status s = rk_stream_synchronize(sim->stream);
+        if (s != RK_OK) result = lib_fail(s, "wave: the last commands");
+    }
+    if (sim->copy_stream) rk_stream_destroy(sim->copy_stream);
+    if (sim->stream) rk_stream_destroy(sim->stream);
+    if (sim->landing_buf) rk_buffer_free(sim->landing_buf);
+    else free(sim->landing);
+    if (sim->mailbox_buf) rk_buffer_free(sim->mailbox_buf);
+    if (sim->broadcast) rk_buffer_free(sim->broadcast);
+    for (int i = 0; i < 2; i++)
+        if (sim->field[i]) rk_buffer_free(sim->field[i]);
+    if (sim->module) rk_module_destroy(sim->module);
+    if (sim->ctx) rk_context_destroy(sim->ctx);
+    free(sim);
+    return result;
+}
