@@ -61,6 +61,7 @@ typedef struct emitter {
     const tp_obj *shared_fn; /* whose RK_SHARED locals declare_shared is naming */
     const tp_obj *find_obj;  /* mentions(): what to look for, and whether it was seen */
     bool found_obj;
+    bool uses_int64; /* the output needs the 64-bit integer helpers */
     const tp_type *checked[64]; /* structs whose layout was checked, and the verdict */
     bool checked_ok[64];
     int checked_count;
@@ -165,9 +166,8 @@ static bool check_type(emitter *e, const tp_type *ty, const tp_token *tok, const
         rk__tp_error(e->ctx, tok, "%s: WGSL has no 8- or 16-bit integers; use int32_t or uint32_t (WGSL target)",
                      what);
         return false;
-    case TY_LONG:
-        rk__tp_error(e->ctx, tok, "%s: WGSL has no 64-bit integers; use int32_t or uint32_t (WGSL target)", what);
-        return false;
+    case TY_LONG: /* emulated as vec2<u32> (low word, high word) */
+        return true;
     case TY_PTR: case TY_ARRAY:
         return check_type(e, ty->base, tok, what);
     case TY_STRUCT:
@@ -181,8 +181,9 @@ static bool check_type(emitter *e, const tp_type *ty, const tp_token *tok, const
 static const char *scalar(const tp_type *ty) {
     switch (ty->kind) {
     case TY_BOOL: return "bool";
-    case TY_CHAR: case TY_SHORT: case TY_INT: case TY_ENUM: case TY_LONG:
+    case TY_CHAR: case TY_SHORT: case TY_INT: case TY_ENUM:
         return ty->is_unsigned ? "u32" : "i32";
+    case TY_LONG: return "vec2<u32>";
     case TY_FLOAT: case TY_DOUBLE: return "f32";
     default: return NULL;
     }
@@ -225,6 +226,10 @@ static void wgsl_layout(const tp_type *ty, int *size, int *align) {
         *align = maxa;
         return;
     }
+    case TY_LONG: /* vec2<u32> */
+        *size = 8;
+        *align = 8;
+        return;
     default:
         *size = 4;
         *align = 4;
@@ -306,16 +311,15 @@ static void integer(emitter *e, int64_t v, const tp_type *ty) {
         PRINTF(e, "%lld.0f", (long long)v);
         return;
     }
+    if (ty->kind == TY_LONG) {
+        PRINTF(e, "vec2<u32>(%uu, %uu)", (unsigned)(uint32_t)(uint64_t)v, (unsigned)(uint32_t)((uint64_t)v >> 32));
+        return;
+    }
     if (ty->is_unsigned) {
-        if ((uint64_t)v > UINT32_MAX && ty->size == 8)
-            error(e, NULL, "an unsigned constant above 2^32-1 does not fit WGSL's u32");
         PRINTF(e, "%lluu", (unsigned long long)(uint32_t)v);
         return;
     }
-    if (v < INT32_MIN || v > INT32_MAX) {
-        if (ty->size == 8) error(e, NULL, "an integer constant outside 32 bits does not fit WGSL's i32");
-        v = (int32_t)v;
-    }
+    v = (int32_t)v;
     if (v == INT32_MIN)
         put(e, "(-2147483647i - 1i)");
     else if (v < 0)
@@ -465,15 +469,15 @@ static void element(emitter *e, tp_node *n, tp_node *index, const tp_token *tok)
         }
         for (int i = 0; i < f.nterms; i++) {
             put(e, f.negative[i] ? " - " : first ? "" : " + ");
-            put(e, "i32(");
-            expr(e, f.terms[i]);
-            put(e, ")");
+            as_type(e, f.terms[i], &rk__tp_ty_int);
             first = false;
         }
         if (index) {
-            if (!first) put(e, " + i32(");
-            expr(e, index);
-            if (!first) put(e, ")");
+            if (!first) put(e, " + ");
+            if (!first || unq(index->ty)->kind == TY_LONG)
+                as_type(e, index, &rk__tp_ty_int);
+            else
+                expr(e, index);
         }
     }
     put(e, "]");
@@ -525,7 +529,10 @@ static void lvalue(emitter *e, tp_node *n) {
             /* an array member or element: s.a[i] */
             lvalue(e, p);
             put(e, "[");
-            expr(e, i);
+            if (unq(i->ty)->kind == TY_LONG)
+                as_type(e, i, &rk__tp_ty_int);
+            else
+                expr(e, i);
             put(e, "]");
             return;
         }
@@ -549,6 +556,32 @@ static void lvalue(emitter *e, tp_node *n) {
     }
 }
 
+/* One call argument for parameter p (NULL: unknown). */
+static void one_arg(emitter *e, const tp_obj *p, tp_node *a) {
+    if (p && p->ty->kind == TY_PTR) {
+        /* Pointers to locals pass as WGSL pointers; whole arrays by reference. */
+        tp_node *s = strip_ptr_conv(a);
+        name_entry *ne = s->kind == ND_VAR ? find_name(e, s->obj) : NULL;
+        if (s->kind == ND_ADDR) {
+            put(e, "&");
+            lvalue(e, s->lhs);
+        } else if (s->ty->kind == TY_ARRAY) {
+            put(e, "&");
+            lvalue(e, s);
+        } else if (ne && (ne->kind == NK_PTR_ELEM || ne->kind == NK_PTR_ARRAY)) {
+            put(e, ne->name);
+        } else {
+            error(e, a->tok, "only pointers to local variables and local arrays can be passed to functions");
+            put(e, "0");
+        }
+        return;
+    }
+    if (p)
+        as_type(e, a, p->ty);
+    else
+        expr(e, a);
+}
+
 static void args_list(emitter *e, tp_obj *callee, tp_node *a) {
     bool first = true;
     tp_obj *p = callee ? callee->params : NULL;
@@ -556,28 +589,7 @@ static void args_list(emitter *e, tp_obj *callee, tp_node *a) {
         if (a->ty->kind == TY_GRID_POS || (p && p->ty->kind == TY_GRID_POS)) continue;
         if (!first) put(e, ", ");
         first = false;
-        if (p && p->ty->kind == TY_PTR) {
-            /* Pointers to locals pass as WGSL pointers; whole arrays by reference. */
-            tp_node *s = strip_ptr_conv(a);
-            if (s->kind == ND_ADDR) {
-                put(e, "&");
-                lvalue(e, s->lhs);
-            } else if (s->ty->kind == TY_ARRAY) {
-                put(e, "&");
-                lvalue(e, s);
-            } else if (s->kind == ND_VAR && find_name(e, s->obj) &&
-                       (find_name(e, s->obj)->kind == NK_PTR_ELEM || find_name(e, s->obj)->kind == NK_PTR_ARRAY)) {
-                put(e, find_name(e, s->obj)->name);
-            } else {
-                error(e, a->tok, "only pointers to local variables and local arrays can be passed to functions");
-                put(e, "0");
-            }
-            continue;
-        }
-        if (p)
-            as_type(e, a, p->ty);
-        else
-            expr(e, a);
+        one_arg(e, p, a);
     }
 }
 
@@ -665,10 +677,21 @@ static void atomic_builtin(emitter *e, tp_node *n) {
     case TP_B_ATOMIC_XOR_U32: op = "Xor"; break;
     case TP_B_ATOMIC_EXCH_I32: op = "Exchange"; break;
     case TP_B_ATOMIC_CAS_I32: case TP_B_ATOMIC_CAS_U32: op = "CAS"; break;
-    case TP_B_ATOMIC_ADD_U64:
-        error(e, n->tok, "atomic_add_u64: WGSL has no 64-bit atomics (keep 32-bit counters)");
-        put(e, "0u");
-        return;
+    case TP_B_ATOMIC_ADD_U64: {
+        /* Only a handler's function-scope state can take it: WGSL has no
+         * 64-bit atomics in storage or workgroup memory. */
+        tp_node *t = strip_ptr_conv(n->args);
+        const tp_obj *root = lvalue_root(t->kind == ND_ADDR ? t->lhs : t);
+        name_entry *ne = root ? find_name(e, root) : NULL;
+        if (!ne || ne->kind == NK_BUFFER || root->is_shared) {
+            error(e, n->tok, "atomic_add_u64: WGSL has no 64-bit atomics in buffers or shared memory (keep 32-bit "
+                             "counters)");
+            put(e, "vec2<u32>(0u, 0u)");
+            return;
+        }
+        op = "Add";
+        break;
+    }
     case TP_B_ATOMIC_ADD_F32:
         error(e, n->tok, "atomic_add_f32: WGSL has no floating-point atomics");
         put(e, "0.0f");
@@ -676,12 +699,13 @@ static void atomic_builtin(emitter *e, tp_node *n) {
     default: break;
     }
     tp_node *target = strip_ptr_conv(n->args);
-    const char *t = n->builtin == TP_B_ATOMIC_ADD_U32 || n->builtin == TP_B_ATOMIC_AND_U32 ||
+    const char *t = n->builtin == TP_B_ATOMIC_ADD_U64 ? "u64"
+                    : n->builtin == TP_B_ATOMIC_ADD_U32 || n->builtin == TP_B_ATOMIC_AND_U32 ||
                             n->builtin == TP_B_ATOMIC_OR_U32 || n->builtin == TP_B_ATOMIC_XOR_U32 ||
                             n->builtin == TP_B_ATOMIC_CAS_U32
                         ? "u32"
                         : "i32";
-    const tp_type *vt = t[0] == 'u' ? &rk__tp_ty_uint : &rk__tp_ty_int;
+    const tp_type *vt = strcmp(t, "u64") == 0 ? &rk__tp_ty_ulong : t[0] == 'u' ? &rk__tp_ty_uint : &rk__tp_ty_int;
     bool device = is_atomic_lvalue(e, target->kind == ND_ADDR ? target->lhs : target);
     if (device) {
         if (strcmp(op, "CAS") == 0)
@@ -841,7 +865,10 @@ static void convert(emitter *e, tp_node *inner, const tp_type *to) {
         return;
     }
     if (from->kind == TY_BOOL || is_comparison(inner->kind)) {
-        PRINTF(e, "select(%s(0), %s(1), ", tt, tt);
+        if (to->kind == TY_LONG)
+            put(e, "select(vec2<u32>(0u, 0u), vec2<u32>(1u, 0u), ");
+        else
+            PRINTF(e, "select(%s(0), %s(1), ", tt, tt);
         cond(e, inner);
         put(e, ")");
         return;
@@ -851,6 +878,38 @@ static void convert(emitter *e, tp_node *inner, const tp_type *to) {
         return;
     }
     /* Constants convert at emit time: no conversion call, exact value. */
+    if (inner->kind == ND_SIZEOF && to->kind != TY_FLOAT && to->kind != TY_DOUBLE) {
+        integer(e, inner->ival, to);
+        return;
+    }
+    if (inner->kind == ND_NUM && to->kind == TY_LONG) {
+        integer(e, inner->ty->is_unsigned && inner->ty->size == 4 ? (int64_t)(uint32_t)inner->ival : inner->ival, to);
+        return;
+    }
+    /* 64-bit integers are vec2<u32> (low, high): conversions through helpers. */
+    if (from->kind == TY_LONG) {
+        if (to->kind == TY_FLOAT || to->kind == TY_DOUBLE) {
+            PRINTF(e, "rk_%s64_to_f32(", from->is_unsigned ? "u" : "i");
+            expr(e, inner);
+            put(e, ")");
+        } else {
+            put(e, to->is_unsigned ? "(" : "i32((");
+            expr(e, inner);
+            put(e, to->is_unsigned ? ").x" : ").x)");
+        }
+        return;
+    }
+    if (to->kind == TY_LONG) {
+        if (from->kind == TY_FLOAT || from->kind == TY_DOUBLE)
+            PRINTF(e, "rk_f32_to_%s64(", to->is_unsigned ? "u" : "i");
+        else if (from->is_unsigned)
+            put(e, "vec2<u32>(");
+        else
+            put(e, "rk_i64_from_i32(");
+        expr(e, inner);
+        put(e, from->is_unsigned && from->kind != TY_FLOAT && from->kind != TY_DOUBLE ? ", 0u)" : ")");
+        return;
+    }
     if (inner->kind == ND_NUM) {
         if (to->kind == TY_FLOAT || to->kind == TY_DOUBLE)
             float_literal(e, to->kind == TY_FLOAT ? (double)(float)(inner->ty->is_unsigned ? (double)(uint64_t)inner->ival : (double)inner->ival) : (double)inner->ival);
@@ -869,6 +928,18 @@ static void as_type(emitter *e, tp_node *n, const tp_type *to) { convert(e, n, t
 static void cond(emitter *e, tp_node *n) {
     switch (n->kind) {
     case ND_EQ: case ND_NE: case ND_LT: case ND_LE: case ND_GT: case ND_GE:
+        if (unq(n->lhs->ty)->kind == TY_LONG) {
+            const char *lt = unq(n->lhs->ty)->is_unsigned ? "rk_ltu64" : "rk_lti64";
+            tp_node *a = n->lhs, *b = n->rhs;
+            switch (n->kind) {
+            case ND_EQ: put(e, "all("); expr(e, a); put(e, " == "); expr(e, b); put(e, ")"); return;
+            case ND_NE: put(e, "any("); expr(e, a); put(e, " != "); expr(e, b); put(e, ")"); return;
+            case ND_LT: PRINTF(e, "%s(", lt); expr(e, a); put(e, ", "); expr(e, b); put(e, ")"); return;
+            case ND_GT: PRINTF(e, "%s(", lt); expr(e, b); put(e, ", "); expr(e, a); put(e, ")"); return;
+            case ND_LE: PRINTF(e, "!%s(", lt); expr(e, b); put(e, ", "); expr(e, a); put(e, ")"); return;
+            default: PRINTF(e, "!%s(", lt); expr(e, a); put(e, ", "); expr(e, b); put(e, ")"); return;
+            }
+        }
         put(e, "(");
         expr(e, n->lhs);
         PRINTF(e, " %s ", binary_op(n->kind));
@@ -900,6 +971,12 @@ static void cond(emitter *e, tp_node *n) {
         expr(e, n);
         return;
     }
+    if (t->kind == TY_LONG) {
+        put(e, "any(");
+        expr(e, n);
+        put(e, " != vec2<u32>(0u, 0u))");
+        return;
+    }
     put(e, "(");
     expr(e, n);
     if (t->kind == TY_FLOAT || t->kind == TY_DOUBLE)
@@ -920,7 +997,7 @@ static void expr(emitter *e, tp_node *n) {
         integer(e, n->ival, n->ty);
         return;
     case ND_SIZEOF:
-        PRINTF(e, "%lluu", (unsigned long long)(uint32_t)n->ival);
+        integer(e, n->ival, n->ty);
         return;
     case ND_FNUM:
         float_literal(e, n->fval);
@@ -948,7 +1025,7 @@ static void expr(emitter *e, tp_node *n) {
         put(e, ")");
         return;
     case ND_NEG:
-        put(e, "(-");
+        put(e, unq(n->ty)->kind == TY_LONG ? "rk_neg64(" : "(-");
         expr(e, n->lhs);
         put(e, ")");
         return;
@@ -969,6 +1046,14 @@ static void expr(emitter *e, tp_node *n) {
         }
         return;
     case ND_SHL: case ND_SHR:
+        if (unq(n->ty)->kind == TY_LONG) {
+            PRINTF(e, "%s(", n->kind == ND_SHL ? "rk_shl64" : unq(n->ty)->is_unsigned ? "rk_shr64" : "rk_sar64");
+            expr(e, n->lhs);
+            put(e, ", ");
+            as_type(e, n->rhs, &rk__tp_ty_uint);
+            put(e, ")");
+            return;
+        }
         put(e, "(");
         expr(e, n->lhs);
         PRINTF(e, " %s ", binary_op(n->kind));
@@ -979,6 +1064,20 @@ static void expr(emitter *e, tp_node *n) {
         if (n->ty->kind == TY_PTR) {
             error(e, n->tok, "a pointer value (pointer arithmetic outside an index or '*') is not available");
             put(e, "0");
+            return;
+        }
+        if (unq(n->ty)->kind == TY_LONG && n->kind != ND_BITAND && n->kind != ND_BITOR && n->kind != ND_BITXOR) {
+            bool u = unq(n->ty)->is_unsigned;
+            const char *f = n->kind == ND_ADD   ? "rk_add64"
+                            : n->kind == ND_SUB ? "rk_sub64"
+                            : n->kind == ND_MUL ? "rk_mul64"
+                            : n->kind == ND_DIV ? (u ? "rk_udiv64" : "rk_idiv64")
+                                                : (u ? "rk_umod64" : "rk_imod64");
+            PRINTF(e, "%s(", f);
+            expr(e, n->lhs);
+            put(e, ", ");
+            expr(e, n->rhs);
+            put(e, ")");
             return;
         }
         put(e, "(");
@@ -1069,23 +1168,15 @@ static void simple_stmt(emitter *e, tp_node *n) {
             error(e, n->tok, "pointer arithmetic on a variable is not available");
             return;
         }
-        /* a op= b: computed in the common type, then converted back. */
+        /* a op= b: a = (T)((common)a op b), written as that expression so
+         * every conversion and 64-bit helper applies. */
         tp_type *ct = n->cast_ty ? n->cast_ty : n->lhs->ty;
+        tp_node lhs_in_ct = {.kind = ND_CONV, .ty = ct, .lhs = n->lhs, .tok = n->tok};
+        tp_node bin = {.kind = n->op, .ty = ct, .tok = n->tok, .rhs = n->rhs,
+                       .lhs = rk__tp_same_type(unq(ct), unq(n->lhs->ty)) ? n->lhs : &lhs_in_ct};
         lvalue(e, n->lhs);
         put(e, " = ");
-        bool back = strcmp(scalar(unq(ct)) ? scalar(unq(ct)) : "", scalar(unq(n->lhs->ty)) ? scalar(unq(n->lhs->ty)) : "") != 0;
-        if (back) PRINTF(e, "%s(", scalar(unq(n->lhs->ty)));
-        put(e, "(");
-        if (back) PRINTF(e, "%s(", scalar(unq(ct)));
-        lvalue(e, n->lhs);
-        if (back) put(e, ")");
-        PRINTF(e, " %s ", binary_op(n->op));
-        if (n->op == ND_SHL || n->op == ND_SHR)
-            as_type(e, n->rhs, &rk__tp_ty_uint);
-        else
-            expr(e, n->rhs);
-        put(e, ")");
-        if (back) put(e, ")");
+        as_type(e, &bin, n->lhs->ty);
         return;
     }
     case ND_PRE_INC: case ND_POST_INC: case ND_PRE_DEC: case ND_POST_DEC: {
@@ -1102,10 +1193,16 @@ static void simple_stmt(emitter *e, tp_node *n) {
             return;
         }
         lvalue(e, n->lhs);
-        if (t->kind == TY_FLOAT || t->kind == TY_DOUBLE)
+        if (t->kind == TY_LONG) {
+            put(e, " = ");
+            PRINTF(e, "%s(", inc ? "rk_add64" : "rk_sub64");
+            lvalue(e, n->lhs);
+            put(e, ", vec2<u32>(1u, 0u))");
+        } else if (t->kind == TY_FLOAT || t->kind == TY_DOUBLE) {
             PRINTF(e, " %s 1.0f", inc ? "+=" : "-=");
-        else
+        } else {
             put(e, inc ? "++" : "--");
+        }
         return;
     }
     case ND_CALL:
@@ -1135,8 +1232,70 @@ static void simple_stmt(emitter *e, tp_node *n) {
     expr(e, n);
 }
 
+/* f(&s.a, &s.b): WGSL refuses two pointer arguments into one variable (its
+ * alias rule goes by root variable), so at statement level the later ones go
+ * through temporaries copied in before the call and out after it (exact
+ * for distinct members, which do not overlap). Returns false if the call
+ * needs nothing of the kind. */
+static bool call_with_temps(emitter *e, tp_node *n) {
+    enum { MAX = 8 };
+    tp_node *args[MAX];
+    const tp_obj *roots[MAX];
+    int count = 0;
+    tp_obj *callee = n->obj->definition ? n->obj->definition : n->obj;
+    tp_obj *p = callee->params;
+    for (tp_node *a = n->args; a && count < MAX; a = a->next, p = p ? p->next : NULL) {
+        tp_node *s = strip_ptr_conv(a);
+        if (!p || p->ty->kind != TY_PTR || s->kind != ND_ADDR) continue;
+        args[count] = s;
+        roots[count++] = lvalue_root(s->lhs);
+    }
+    bool any = false;
+    bool temp[MAX] = {false};
+    for (int i = 1; i < count; i++)
+        for (int j = 0; j < i; j++)
+            if (roots[i] && roots[i] == roots[j] && !temp[j]) temp[i] = any = true;
+    if (!any) return false;
+    int first = e->loop_var;
+    for (int i = 0; i < count; i++) {
+        if (!temp[i]) continue;
+        line_start(e);
+        PRINTF(e, "var rk_tmp%d: %s = ", first + i, type_name(e, unq(args[i]->lhs->ty)));
+        expr(e, args[i]->lhs);
+        put(e, ";\n");
+    }
+    e->loop_var += count;
+    line_start(e);
+    PRINTF(e, "%s(", obj_name(e, n->obj));
+    bool sep = false;
+    p = callee->params;
+    int k = 0;
+    for (tp_node *a = n->args; a; a = a->next, p = p ? p->next : NULL) {
+        if (a->ty->kind == TY_GRID_POS || (p && p->ty->kind == TY_GRID_POS)) continue;
+        if (sep) put(e, ", ");
+        sep = true;
+        tp_node *s = strip_ptr_conv(a);
+        bool is_ptr_arg = p && p->ty->kind == TY_PTR && s->kind == ND_ADDR && k < count && args[k] == s;
+        if (is_ptr_arg && temp[k]) {
+            PRINTF(e, "&rk_tmp%d", first + k);
+        } else {
+            one_arg(e, p, a);
+        }
+        if (is_ptr_arg) k++;
+    }
+    put(e, ");\n");
+    for (int i = 0; i < count; i++) {
+        if (!temp[i]) continue;
+        line_start(e);
+        lvalue(e, args[i]->lhs);
+        PRINTF(e, " = rk_tmp%d;\n", first + i);
+    }
+    return true;
+}
+
 /* An expression statement, split at commas. */
 static void expr_stmt(emitter *e, tp_node *n) {
+    if (n->kind == ND_CALL && call_with_temps(e, n)) return;
     if (n->kind == ND_COMMA) {
         expr_stmt(e, n->lhs);
         expr_stmt(e, n->rhs);
@@ -1206,9 +1365,8 @@ static void decl(emitter *e, tp_node *n) {
             line_start(e);
             PRINTF(e, "let %s: i32 = %s", off, bn->offset ? bn->offset : "0i");
             for (int i = 0; i < f.nterms; i++) {
-                PRINTF(e, " %s i32(", f.negative[i] ? "-" : "+");
-                expr(e, f.terms[i]);
-                put(e, ")");
+                PRINTF(e, " %s ", f.negative[i] ? "-" : "+");
+                as_type(e, f.terms[i], &rk__tp_ty_int);
             }
             put(e, ";\n");
             name_entry *ne = add_name(e, v, bn->name, NK_BUFFER);
@@ -1270,6 +1428,10 @@ static bool ends_flow(const tp_node *n) {
 /* C switch -> WGSL switch: adjacent labels merge; falling from one
  * non-empty case into the next has no WGSL form and is refused. */
 static void switch_stmt(emitter *e, tp_node *n) {
+    if (unq(n->cond->ty)->kind == TY_LONG) {
+        error(e, n->tok, "a switch on a 64-bit value is not available; switch on a 32-bit one");
+        return;
+    }
     line_start(e);
     put(e, "switch (");
     as_type(e, n->cond, unq(n->cond->ty)->is_unsigned ? &rk__tp_ty_uint : &rk__tp_ty_int);
@@ -1529,6 +1691,7 @@ static void note_builtin(emitter *e, tp_node *n) {
     if (n->kind != ND_BUILTIN) return;
     e->used[n->builtin] = true;
     if (!(rk__tp_builtins[n->builtin].flags & TP_BF_ATOMIC) || !n->args) return;
+    if (n->builtin == TP_B_ATOMIC_ADD_U64 || n->builtin == TP_B_ATOMIC_ADD_F32) return; /* refused for device memory */
     tp_node *t = strip_ptr_conv(n->args);
     const tp_obj *root = lvalue_root(t->kind == ND_ADDR ? t->lhs : t);
     if (!root || !(root->is_param || root->is_shared)) return;
@@ -1894,6 +2057,15 @@ static void move_words(emitter *e, const tp_type *ty, const char *path, const ch
         put(e, "}\n");
         return;
     }
+    case TY_LONG:
+        line_start(e);
+        if (load)
+            PRINTF(e, "%s = vec2<u32>(%s[%s + %du], %s[%s + %du]);\n", path, array, base, offset / 4, array, base,
+                   offset / 4 + 1);
+        else
+            PRINTF(e, "%s[%s + %du] = %s.x;\n%*s%s[%s + %du] = %s.y;\n", array, base, offset / 4, path, e->indent * 4, "",
+                   array, base, offset / 4 + 1, path);
+        return;
     case TY_INT: case TY_ENUM: case TY_FLOAT: {
         const char *t = scalar(ty);
         line_start(e);
@@ -1977,7 +2149,95 @@ static void handler(emitter *e, tp_obj *fn) {
 
 /* ---- helpers the output may call ----------------------------------------------------------------- */
 
+/* 64-bit integers as vec2<u32> (low word, high word), two's complement. */
+static const char int64_library[] =
+    "fn rk_add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {\n"
+    "    let lo = a.x + b.x;\n"
+    "    return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));\n}\n"
+    "fn rk_sub64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {\n"
+    "    return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));\n}\n"
+    "fn rk_neg64(a: vec2<u32>) -> vec2<u32> { return rk_sub64(vec2<u32>(0u, 0u), a); }\n"
+    "fn rk_mul32x32(a: u32, b: u32) -> vec2<u32> {\n"
+    "    let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;\n"
+    "    let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0; let p11 = a1 * b1;\n"
+    "    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);\n"
+    "    return vec2<u32>((p00 & 0xffffu) | (mid << 16u), p11 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));\n}\n"
+    "fn rk_mul64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {\n"
+    "    let p = rk_mul32x32(a.x, b.x);\n"
+    "    return vec2<u32>(p.x, p.y + a.x * b.y + a.y * b.x);\n}\n"
+    "fn rk_shl64(a: vec2<u32>, s: u32) -> vec2<u32> {\n"
+    "    let n = s & 63u;\n"
+    "    if (n == 0u) { return a; }\n"
+    "    if (n >= 32u) { return vec2<u32>(0u, a.x << (n - 32u)); }\n"
+    "    return vec2<u32>(a.x << n, (a.y << n) | (a.x >> (32u - n)));\n}\n"
+    "fn rk_shr64(a: vec2<u32>, s: u32) -> vec2<u32> {\n"
+    "    let n = s & 63u;\n"
+    "    if (n == 0u) { return a; }\n"
+    "    if (n >= 32u) { return vec2<u32>(a.y >> (n - 32u), 0u); }\n"
+    "    return vec2<u32>((a.x >> n) | (a.y << (32u - n)), a.y >> n);\n}\n"
+    "fn rk_sar64(a: vec2<u32>, s: u32) -> vec2<u32> {\n"
+    "    let n = s & 63u;\n"
+    "    let hi = i32(a.y);\n"
+    "    if (n == 0u) { return a; }\n"
+    "    if (n >= 32u) { return vec2<u32>(u32(hi >> (n - 32u)), u32(hi >> 31u)); }\n"
+    "    return vec2<u32>((a.x >> n) | (a.y << (32u - n)), u32(hi >> n));\n}\n"
+    "fn rk_ltu64(a: vec2<u32>, b: vec2<u32>) -> bool { return a.y < b.y || (a.y == b.y && a.x < b.x); }\n"
+    "fn rk_lti64(a: vec2<u32>, b: vec2<u32>) -> bool { return i32(a.y) < i32(b.y) || (a.y == b.y && a.x < b.x); }\n"
+    "fn rk_udivmod64(n: vec2<u32>, d: vec2<u32>, want_rem: bool) -> vec2<u32> {\n"
+    "    var q = vec2<u32>(0u, 0u);\n"
+    "    var r = vec2<u32>(0u, 0u);\n"
+    "    for (var i = 63i; i >= 0i; i--) {\n"
+    "        r = rk_shl64(r, 1u);\n"
+    "        r.x = r.x | (select(n.x >> u32(i), n.y >> u32(i - 32i), i >= 32i) & 1u);\n"
+    "        if (!rk_ltu64(r, d)) {\n"
+    "            r = rk_sub64(r, d);\n"
+    "            if (i >= 32i) { q.y = q.y | (1u << u32(i - 32i)); } else { q.x = q.x | (1u << u32(i)); }\n"
+    "        }\n"
+    "    }\n"
+    "    return select(q, r, want_rem);\n}\n"
+    "fn rk_udiv64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return rk_udivmod64(a, b, false); }\n"
+    "fn rk_umod64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return rk_udivmod64(a, b, true); }\n"
+    "fn rk_abs64(a: vec2<u32>) -> vec2<u32> { return select(a, rk_neg64(a), i32(a.y) < 0i); }\n"
+    "fn rk_idiv64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {\n"
+    "    let q = rk_udivmod64(rk_abs64(a), rk_abs64(b), false);\n"
+    "    return select(q, rk_neg64(q), (i32(a.y) < 0i) != (i32(b.y) < 0i));\n}\n"
+    "fn rk_imod64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {\n"
+    "    let r = rk_udivmod64(rk_abs64(a), rk_abs64(b), true);\n"
+    "    return select(r, rk_neg64(r), i32(a.y) < 0i);\n}\n"
+    "fn rk_i64_from_i32(x: i32) -> vec2<u32> { return vec2<u32>(u32(x), select(0u, 0xffffffffu, x < 0i)); }\n"
+    "fn rk_u64_to_f32(a: vec2<u32>) -> f32 { return f32(a.y) * 4294967296.0f + f32(a.x); }\n"
+    "fn rk_i64_to_f32(a: vec2<u32>) -> f32 {\n"
+    "    return select(rk_u64_to_f32(a), -rk_u64_to_f32(rk_neg64(a)), i32(a.y) < 0i);\n}\n"
+    "fn rk_f32_to_u64(f: f32) -> vec2<u32> {\n"
+    "    let v = max(f, 0.0f);\n"
+    "    let hi = floor(v / 4294967296.0f);\n"
+    "    return vec2<u32>(u32(v - hi * 4294967296.0f), u32(hi));\n}\n"
+    "fn rk_f32_to_i64(f: f32) -> vec2<u32> {\n"
+    "    let m = rk_f32_to_u64(abs(f));\n"
+    "    return select(m, rk_neg64(m), f < 0.0f);\n}\n"
+    "fn rk_fn_atomicAdd_u64(p: ptr<function, vec2<u32>>, v: vec2<u32>) -> vec2<u32> {\n"
+    "    let o = *p;\n"
+    "    *p = rk_add64(o, v);\n"
+    "    return o;\n}\n\n";
+
+static bool is64(const tp_type *t) {
+    while (t && (t->kind == TY_ARRAY || t->kind == TY_PTR)) t = t->base;
+    if (!t) return false;
+    if (t->kind == TY_STRUCT) {
+        for (tp_member *m = unq((tp_type *)t)->members; m; m = m->next)
+            if (is64(m->ty)) return true;
+        return false;
+    }
+    return t->kind == TY_LONG;
+}
+
+static void note_int64(emitter *e, tp_node *n) {
+    if (n->kind == ND_SIZEOF || n->kind == ND_NUM) return; /* constants fold to 32 bits where they are used so */
+    if ((n->ty && is64(n->ty)) || (n->kind == ND_DECL && is64(n->obj->ty))) e->uses_int64 = true;
+}
+
 static void helpers(emitter *e, bool any_stencil) {
+    if (e->uses_int64) put(e, int64_library);
     put(e, "var<private> rk_lid: vec3<u32>;\nvar<private> rk_wid: vec3<u32>;\n"
            "var<private> rk_nwg: vec3<u32>;\nvar<private> rk_wgs: vec3<u32>;\n\n");
     if (any_stencil)
@@ -2031,6 +2291,9 @@ void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
         if (fn->body) {
             walk(&e, fn->body, note_builtin, 0);
             walk(&e, fn->body, note_array_args, 0);
+            walk(&e, fn->body, note_int64, 0);
+            for (tp_obj *p = fn->params; p; p = p->next)
+                if (is64(p->ty)) e.uses_int64 = true;
         }
         if (fn->entry_kind == RK_TRANSPILE_STENCIL) any_stencil = true;
         if (fn->entry_kind != RK_TRANSPILE_AUTO)
@@ -2043,6 +2306,9 @@ void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
     put(&e, "// Launch convention (docs/webgpu.md): buffer parameters bind to @group(0) @binding(0..) in order;\n"
             "// scalar parameters are one uniform struct at the next binding. Handlers are called by the\n"
             "// WebGPU ring template, which declares rk_in, rk_out and rk_state.\n\n");
+    for (tp_item *it = prog->items; it; it = it->next)
+        if ((it->kind == IT_STRUCT && is64(it->struct_ty)) || (it->kind == IT_VAR && is64(it->obj->ty)))
+            e.uses_int64 = true;
     helpers(&e, any_stencil);
     for (tp_item *it = prog->items; it; it = it->next) {
         switch (it->kind) {

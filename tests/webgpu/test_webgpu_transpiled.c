@@ -334,6 +334,34 @@ typedef struct FeatResp {
     uint32_t sum_ids;
 } FeatResp;
 
+typedef struct WideReq {
+    uint64_t a, b;
+    int64_t c;
+    int32_t s;
+    uint32_t k;
+} WideReq;
+
+typedef struct WideResp {
+    uint64_t sum, prod, quot, rem, shl, shr;
+    int64_t neg, sdiv, smod, sar, from_int;
+    uint32_t lt, slt;
+    float fa, fc;
+} WideResp;
+
+typedef struct PolyRequest {
+    uint32_t id;
+    uint32_t degree;
+    float x;
+    float coeff[8];
+} PolyRequest;
+
+typedef struct PolyReply {
+    uint32_t id;
+    float value;
+    float slope;
+    int32_t status;
+} PolyReply;
+
 /* Runs n requests through a kernel on rt; replies and statuses in order. */
 static void run_ring(rk_runtime *rt, const rk_kernel_desc *d, const void *reqs, size_t n, void *replies,
                      rk_reply_info *infos) {
@@ -421,16 +449,84 @@ static void handlers(void) {
         errors += ib[i].status != 0;
     }
     printf("features handler: %d replies (%d handler errors), webgpu == cpu\n", M, errors);
-    free(feat), free(freq), free(fa), free(fb), free(ia), free(ib);
+    free(freq), free(fa), free(fb), free(ia), free(ib);
+
+    /* 64-bit integers, emulated in WGSL, against the CPU's native ones. */
+    enum { W = 400 };
+    WideReq *wreq = calloc(W, sizeof *wreq);
+    WideResp *wa = calloc(W, sizeof *wa), *wb = calloc(W, sizeof *wb);
+    ia = calloc(W, sizeof *ia);
+    ib = calloc(W, sizeof *ib);
+    for (uint32_t i = 0; i < W; i++) {
+        uint64_t a = ((uint64_t)next_random() << 48) ^ ((uint64_t)next_random() << 24) ^ next_random();
+        uint64_t b = i % 3 == 0 ? next_random() : ((uint64_t)next_random() << 40) ^ next_random();
+        int64_t c = (int64_t)(((uint64_t)next_random() << 38) ^ next_random()) * (i % 2 ? -1 : 1);
+        wreq[i] = (WideReq){a, b, c, (int32_t)next_random() - (1 << 15), next_random()};
+    }
+    rk_kernel_desc wd = {.name = "wide", .handler_source = feat, .handler_name = "wide_handler",
+                         .message_size = sizeof(WideReq), .reply_size = sizeof(WideResp), .queue_capacity = 128};
+    run_ring(cpu, &wd, wreq, W, wa, ia);
+    run_ring(wg, &wd, wreq, W, wb, ib);
+    for (uint32_t i = 0; i < W; i++) {
+        const WideResp *x = &wb[i], *y = &wa[i];
+        CHECK_U64_EQ(x->sum, y->sum);
+        CHECK_U64_EQ(x->prod, y->prod);
+        CHECK_U64_EQ(x->quot, y->quot);
+        CHECK_U64_EQ(x->rem, y->rem);
+        CHECK_U64_EQ(x->shl, y->shl);
+        CHECK_U64_EQ(x->shr, y->shr);
+        CHECK_EQ(x->neg, y->neg);
+        CHECK_EQ(x->sdiv, y->sdiv);
+        CHECK_EQ(x->smod, y->smod);
+        CHECK_EQ(x->sar, y->sar);
+        CHECK_EQ(x->from_int, y->from_int);
+        CHECK_EQ(x->lt, y->lt);
+        CHECK_EQ(x->slt, y->slt);
+        check_close("wide (float)a", &x->fa, &y->fa, 1, 1e-6);
+        check_close("wide (float)c", &x->fc, &y->fc, 1, 1e-6);
+    }
+    printf("64-bit handler: %d replies, webgpu == cpu\n", W);
+    free(feat);
+    free(wreq), free(wa), free(wb), free(ia), free(ib);
+
+    /* The poly example: a helper writing through two pointers into the reply,
+     * and 64-bit counters in its state (atomic_add_u64 on the state). */
+    char *poly = read_text("examples/kernels/poly_handler.c");
+    enum { P = 300 };
+    PolyRequest *preq = calloc(P, sizeof *preq);
+    PolyReply *pa = calloc(P, sizeof *pa), *pb = calloc(P, sizeof *pb);
+    ia = calloc(P, sizeof *ia);
+    ib = calloc(P, sizeof *ib);
+    for (uint32_t i = 0; i < P; i++) {
+        preq[i].id = i + 1;
+        preq[i].degree = next_random() % 9; /* 8 is over the maximum: a handler error */
+        preq[i].x = random_float() / 10.0f;
+        for (int c = 0; c < 8; c++) preq[i].coeff[c] = random_float();
+    }
+    rk_kernel_desc pd = {.name = "poly", .handler_source = poly, .handler_name = "poly_eval",
+                         .message_size = sizeof(PolyRequest), .reply_size = sizeof(PolyReply), .state_size = 16,
+                         .queue_capacity = 64};
+    run_ring(cpu, &pd, preq, P, pa, ia);
+    run_ring(wg, &pd, preq, P, pb, ib);
+    for (uint32_t i = 0; i < P; i++) {
+        CHECK_EQ(pb[i].id, pa[i].id);
+        CHECK_EQ(pb[i].status, pa[i].status);
+        CHECK_EQ(ib[i].status, ia[i].status);
+        check_close("poly value", &pb[i].value, &pa[i].value, 1, 1e-5);
+        check_close("poly slope", &pb[i].slope, &pa[i].slope, 1, 1e-5);
+    }
+    printf("poly handler: %d replies, webgpu == cpu\n", P);
+    free(poly), free(preq), free(pa), free(pb), free(ia), free(ib);
 
     /* A handler the WGSL emitter cannot take is refused at launch with its reason. */
-    char *poly = read_text("examples/kernels/poly_handler.c");
-    rk_kernel_desc pd = {.handler_source = poly, .handler_name = "poly_eval", .message_size = 44, .reply_size = 16,
-                         .state_size = 16, .queue_capacity = 16};
+    static const char narrow[] = "typedef struct Small { uint8_t v; } Small;\n"
+                                 "RK_HANDLER int narrow(const Small *req, Small *resp, void *state) {\n"
+                                 "    resp->v = req->v; return 0;\n}\n";
+    rk_kernel_desc nd = {.handler_source = narrow, .handler_name = "narrow", .message_size = 4, .reply_size = 4,
+                         .queue_capacity = 16};
     rk_kernel *k = NULL;
-    CHECK_STATUS(rk_kernel_launch(wg, &pd, &k), RK_COMPILE_FAILED);
-    CHECK_STR_CONTAINS(rk_last_error(), "64-bit");
-    free(poly);
+    CHECK_STATUS(rk_kernel_launch(wg, &nd, &k), RK_COMPILE_FAILED);
+    CHECK_STR_CONTAINS(rk_last_error(), "8- or 16-bit");
 
     CHECK_OK(rk_runtime_destroy(cpu));
     CHECK_OK(rk_runtime_destroy(wg));

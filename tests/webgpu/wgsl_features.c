@@ -153,3 +153,45 @@ RK_HANDLER int feature_handler(const FeatReq *req, FeatResp *resp, FeatState *st
     state->last = resp->result;
     return 0;
 }
+
+/* 64-bit integers (vec2<u32> in WGSL): every operation, signed and unsigned. */
+typedef struct WideReq {
+    uint64_t a, b;
+    int64_t c;
+    int32_t s;
+    uint32_t k;
+} WideReq;
+
+typedef struct WideResp {
+    uint64_t sum, prod, quot, rem, shl, shr;
+    int64_t neg, sdiv, smod, sar, from_int;
+    uint32_t lt, slt;
+    float fa, fc;
+} WideResp;
+
+RK_HANDLER int wide_handler(const WideReq *req, WideResp *resp, void *state) {
+    (void)state;
+    uint64_t a = req->a, b = req->b | 1u;
+    int64_t c = req->c;
+    uint32_t k = req->k & 63u;
+    resp->sum = a + b;
+    resp->prod = a * b;
+    resp->quot = a / b;
+    resp->rem = a % b;
+    resp->shl = a << k;
+    resp->shr = a >> k;
+    resp->neg = -c;
+    int64_t d = (int64_t)req->s | 1;
+    resp->sdiv = c / d;
+    resp->smod = c % d;
+    resp->sar = c >> k;
+    resp->from_int = (int64_t)req->s * 3;
+    resp->lt = a < b;
+    resp->slt = c < (int64_t)req->s;
+    resp->fa = (float)a;
+    resp->fc = (float)c;
+    uint64_t acc = 0;
+    for (uint64_t i = 0; i < 5; i++) acc += i * a;
+    resp->sum ^= acc;
+    return 0;
+}
