@@ -7,7 +7,8 @@
 #
 # One log per stage goes to $OUT (default ./cuda-check-out). Environment:
 #   RK_CUDA_TEST_MESSAGES  messages in the long ring tests (default 100 M)
-#   RK_SANITIZE_MESSAGES   the same under compute-sanitizer (default 20 000)
+#   RK_SANITIZE_MESSAGES   the same under compute-sanitizer (default 20 000; racecheck
+#                          is slow: 2 000 keeps a run within minutes)
 #   BENCH_ARGS             extra arguments for bench_cuda (e.g. --quick)
 #   STEP_TIMEOUT           seconds before one step is stopped (default 600)
 set -u
@@ -56,12 +57,15 @@ for stage in $stages; do
         done
         ;;
     sanitize)
+        # Instrumented kernels run far slower: widen the ring watchdog, and
+        # leave out kernels side by side (they stalled under memcheck).
         n=${RK_SANITIZE_MESSAGES:-20000}
         for tool in memcheck racecheck; do
             step sanitize.log "$tool test_cuda_ring" "${STEP_TIMEOUT:-600}" compute-sanitizer --tool $tool --error-exitcode 9 \
-                env RK_CUDA_TEST_MESSAGES=$n "$build/tests/cuda/test_cuda_ring"
+                env RK_CUDA_TEST_MESSAGES=$n RK_CUDA_WATCHDOG_MS=600000 "$build/tests/cuda/test_cuda_ring"
             step sanitize.log "$tool test_cuda_ring_lifecycle" "${STEP_TIMEOUT:-600}" compute-sanitizer --tool $tool --error-exitcode 9 \
-                env RK_CUDA_TEST_MESSAGES=$n "$build/tests/cuda/test_cuda_ring_lifecycle"
+                env RK_CUDA_TEST_MESSAGES=$n RK_CUDA_WATCHDOG_MS=600000 RK_CUDA_TEST_SKIP_CONCURRENT=1 \
+                "$build/tests/cuda/test_cuda_ring_lifecycle"
         done
         ;;
     cli)

@@ -87,23 +87,4 @@ static inline bool rk__ring_take(unsigned char *dst, const volatile uint64_t *sl
     return true;
 }
 
-/* Copies the payload of `bytes` bytes out of a current slot. */
-static inline void rk__ring_decode(unsigned char *dst, const volatile uint64_t *slot, uint32_t bytes) {
-    uint32_t w = 0;
-#if defined(__SSE2__)
-    for (; (w + 4) * 4 <= bytes; w += 4) {
-        __m128i a = _mm_load_si128((const __m128i *)(const void *)(slot + w));
-        __m128i b = _mm_load_si128((const __m128i *)(const void *)(slot + w + 2));
-        __m128i lo = _mm_shuffle_epi32(a, 0x08); /* payload words 0 and 2 of a */
-        __m128i hi = _mm_shuffle_epi32(b, 0x08);
-        _mm_storeu_si128((__m128i *)(void *)(dst + 4 * w), _mm_unpacklo_epi64(lo, hi));
-    }
-#endif
-    for (; w * 4 < bytes; w++) {
-        uint32_t x = (uint32_t)slot[w];
-        uint32_t left = bytes - w * 4;
-        memcpy(dst + 4 * w, &x, left < 4 ? left : 4);
-    }
-}
-
 #endif

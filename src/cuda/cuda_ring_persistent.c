@@ -53,7 +53,7 @@ typedef struct persistent_ring {
     size_t smem;
     /* Pausing, under the context's pause lock. */
     struct persistent_ring *next_running;
-    bool listed, paused;
+    bool paused;
     uint64_t pause_request;
     _Atomic bool pausing;   /* poll must not mistake a pause for an exit */
     _Atomic uint64_t launches;
@@ -208,7 +208,6 @@ static rk_status start(rk_kernel *k) {
         if (res == RK_CUDA_SUCCESS) {
             r->next_running = running_list;
             running_list = r;
-            r->listed = true;
         }
         pthread_mutex_unlock(&pause_lock);
         if (res != RK_CUDA_SUCCESS)
@@ -376,7 +375,6 @@ static void unlist(persistent_ring *r) {
             break;
         }
     }
-    r->listed = false;
     pthread_mutex_unlock(&pause_lock);
 }
 

@@ -172,7 +172,12 @@ int main(void) {
     uint64_t n = cuda_test_env_u64("RK_CUDA_TEST_MESSAGES", 100000000ull);
     inactive_and_active(rt);
     terminate_under_load(rt);
-    several_at_once(rt, n / 20 > 1000 ? n / 20 : 1000);
+    /* Under compute-sanitizer, kernels running side by side made no progress
+     * (seen with memcheck on an H100): the sanitizer runs skip this part. */
+    if (cuda_test_env_u64("RK_CUDA_TEST_SKIP_CONCURRENT", 0))
+        printf("several at once: skipped (RK_CUDA_TEST_SKIP_CONCURRENT)\n");
+    else
+        several_at_once(rt, n / 20 > 1000 ? n / 20 : 1000);
     CHECK_OK(rk_runtime_destroy(rt));
     cuda_test_done();
     return 0;
