@@ -414,7 +414,10 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
             return fail(RK_UNSUPPORTED, "wave: the persistent pattern needs cooperative launch and host-mapped memory, "
                                         "which the %s device lacks (use --pattern traditional)", sim->info.backend);
         sim->threads = cfg->threads ? cfg->threads : cpu ? 32 : 512;
-        sim->blocks = cfg->blocks ? cfg->blocks : sim->info.multiprocessors ? sim->info.multiprocessors : 1;
+        /* One block per multiprocessor; on the CPU one core stays free for the
+         * host thread that sends commands and polls for their completion. */
+        uint32_t mp = sim->info.multiprocessors ? sim->info.multiprocessors : 1;
+        sim->blocks = cfg->blocks ? cfg->blocks : cpu ? (mp > 1 ? mp - 1 : 1) : mp;
     } else {
         sim->threads = cfg->threads ? cfg->threads : STEP_THREADS;
         sim->blocks = 0;

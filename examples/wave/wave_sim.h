@@ -32,7 +32,7 @@ typedef struct wave_config {
     int nx, ny;           /* grid; 0 = 256 x 256 */
     float speed;          /* Courant number c dt/dx, in (0, 0.7071]; 0 = 0.5 */
     float damping;        /* per step, in [0, 1) */
-    uint32_t blocks;      /* persistent grid; 0 = one per multiprocessor (CPU: per core) */
+    uint32_t blocks;      /* persistent grid; 0 = one per multiprocessor (CPU: per core but one) */
     uint32_t threads;     /* threads per block; 0 = 512 on GPUs, 32 on the CPU */
 } wave_config;
 

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "showcase_cli.h"
 #include "demo_run.h"
 #include "output.h"
 
@@ -179,6 +180,7 @@ static int launch_demo(const char *backend, const rk_kernel_desc *kdesc, rk_runt
 }
 
 int rk_cmd_demo(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "wave") == 0) return rk_demo_wave(argc - 1, argv + 1); /* demo_wave.c */
     demo_options opt = {.seconds = 3.0, .batch = 256, .queue = 4096, .mode = "default"};
     const cli_opt opts[] = {
         {"backend", 'b', CLI_STRING, &opt.backend, "NAME", "cpu, cuda, cuda:1, webgpu, ... (default: RK_BACKEND, else the best)"},
