@@ -1,0 +1,129 @@
+/* What the WGSL emitter's files share (emit_wgsl.c drives; the others write
+ * names and types, expressions and statements). Internal to the transpiler. */
+#ifndef RK_TRANSPILE_EMIT_WGSL_H
+#define RK_TRANSPILE_EMIT_WGSL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp.h"
+
+typedef enum name_kind {
+    NK_PLAIN = 0,  /* a WGSL variable or value with this name */
+    NK_BUFFER,     /* module-scope storage array: p[i], *p = p[0] */
+    NK_PTR_ELEM,   /* ptr<function, T> to one value: *p, p[0], p->m */
+    NK_PTR_ARRAY,  /* ptr<function, array<T, N>>: p[i] = (*p)[i] */
+    NK_DROPPED,    /* the stencil grid position: no WGSL value */
+} name_kind;
+
+typedef struct name_entry {
+    const tp_obj *obj;
+    const char *name;
+    name_kind kind;
+    bool atomic; /* buffer or shared variable whose elements are atomic<T> */
+    const char *offset; /* NK_BUFFER through a local pointer: the index it starts at */
+} name_entry;
+
+typedef struct emitter {
+    tp_ctx *ctx;
+    tp_buf *out;
+    int indent;
+    tp_obj *fn;
+    tp_stencil *st;
+    name_entry *names;
+    int name_count, name_cap;
+    int loop_var;        /* counter for generated loop variables */
+    bool used[TP_B_COUNT];
+    const tp_obj **atomic_roots; /* buffers/shared vars used by atomics */
+    int atomic_count;
+    /* Pointer parameters of helpers that receive whole arrays: the array type. */
+    const tp_obj **array_params;
+    tp_type **array_param_types;
+    int array_param_count;
+    const tp_obj *shared_fn; /* whose RK_SHARED locals declare_shared is naming */
+    const tp_obj *find_obj;  /* mentions(): what to look for, and whether it was seen */
+    bool found_obj;
+    bool uses_int64; /* the output needs the 64-bit integer helpers */
+    const tp_type *checked[64]; /* structs whose layout was checked, and the verdict */
+    bool checked_ok[64];
+    int checked_count;
+} emitter;
+
+
+/* Where a pointer expression points. base: the pointer-like thing; add: an
+ * index offset (a list of +/- terms) for buffer arithmetic. */
+typedef struct ptr_form {
+    tp_node *base;
+    tp_node *terms[8];
+    bool negative[8];
+    int nterms;
+} ptr_form;
+
+static inline void put(emitter *e, const char *s) { rk__tp_buf_puts(e->out, s); }
+#define PRINTF(e, ...) rk__tp_buf_printf((e)->out, __VA_ARGS__)
+
+static inline void line_start(emitter *e) {
+    for (int i = 0; i < e->indent; i++) put(e, "    ");
+}
+
+/* Something C allows that this target cannot express: an error naming it. */
+static inline void refuse(emitter *e, const tp_token *tok, const char *what) {
+    rk__tp_error(e->ctx, tok, "%s (WGSL target)", what);
+}
+
+static inline tp_type *unq(tp_type *t) { return rk__tp_unqual(t); }
+
+/* ---- names, types, layouts, literals (emit_wgsl_types.c) ---- */
+
+/* A C identifier as a WGSL one: names WGSL reserves (or the output itself
+ * calls) get an rk_u_ prefix. */
+const char *rk__wgsl_ident(emitter *e, const char *name);
+name_entry *rk__wgsl_find_name(emitter *e, const tp_obj *o);
+name_entry *rk__wgsl_add_name(emitter *e, const tp_obj *o, const char *name, name_kind kind);
+const char *rk__wgsl_obj_name(emitter *e, const tp_obj *o);
+const char *rk__wgsl_member_name(emitter *e, const tp_member *m);
+const char *rk__wgsl_struct_name(emitter *e, const tp_type *ty);
+/* Is this a type WGSL can hold? Reports the first problem at tok. */
+bool rk__wgsl_check_type(emitter *e, const tp_type *ty, const tp_token *tok, const char *what);
+/* "i32", "u32", "f32", "bool", "vec2<u32>" (64-bit integers); NULL otherwise. */
+const char *rk__wgsl_scalar(const tp_type *ty);
+const char *rk__wgsl_type_name(emitter *e, const tp_type *ty);
+/* WGSL's size and alignment of a host-shareable type. */
+void rk__wgsl_layout(const tp_type *ty, int *size, int *align);
+/* Members WGSL can hold, each where the host puts it (checked once per struct). */
+bool rk__wgsl_check_struct(emitter *e, tp_type *ty);
+void rk__wgsl_integer(emitter *e, int64_t v, const tp_type *ty);
+void rk__wgsl_float_literal(emitter *e, double v);
+void rk__wgsl_zero_value(emitter *e, const tp_type *ty);
+
+/* ---- expressions (emit_wgsl_expr.c) ---- */
+
+bool rk__wgsl_is_comparison(tp_node_kind k);
+const char *rk__wgsl_binary_op(tp_node_kind k);
+/* Looks through conversions that do not change what a pointer points at. */
+tp_node *rk__wgsl_strip_ptr_conv(tp_node *n);
+bool rk__wgsl_pointer_form(emitter *e, tp_node *n, ptr_form *f);
+/* The element `index` (NULL = 0) of what pointer expression n points at. */
+void rk__wgsl_element(emitter *e, tp_node *n, tp_node *index, const tp_token *tok);
+/* The variable an lvalue or pointer expression starts from. */
+const tp_obj *rk__wgsl_lvalue_root(tp_node *n);
+bool rk__wgsl_is_atomic_lvalue(emitter *e, tp_node *n);
+void rk__wgsl_lvalue(emitter *e, tp_node *n);
+void rk__wgsl_one_arg(emitter *e, const tp_obj *p, tp_node *a);
+void rk__wgsl_args_list(emitter *e, tp_obj *callee, tp_node *a);
+void rk__wgsl_init_list(emitter *e, tp_node *n, const tp_type *ty);
+/* A value converted from its C type to `to`, explicitly. */
+void rk__wgsl_as_type(emitter *e, tp_node *n, const tp_type *to);
+/* A condition: bool, as WGSL wants where C takes any scalar. */
+void rk__wgsl_cond(emitter *e, tp_node *n);
+/* A value of the WGSL type of n's C type. */
+void rk__wgsl_expr(emitter *e, tp_node *n);
+
+/* ---- statements (emit_wgsl_stmt.c) ---- */
+
+/* The module-scope name of an RK_SHARED variable of fn (NULL: file scope). */
+const char *rk__wgsl_shared_name(emitter *e, const tp_obj *fn, const tp_obj *var);
+void rk__wgsl_stmt(emitter *e, tp_node *n);
+
+#endif
