@@ -200,5 +200,6 @@ const rk__context_iface rk__cuda_context_iface = {
     .module_destroy = rk__cuda_module_destroy,
     .module_get_function = rk__cuda_module_get_function,
     .launch = rk__cuda_launch,
+    .buffer_alloc_mapped = rk__cuda_buffer_alloc_mapped, /* cuda_mapped.c */
     .ring = &rk__cuda_ring_iface,
 };
