@@ -59,7 +59,8 @@ int rk_cmd_bench(int argc, char **argv) {
                    "  cuda       CUDA device layer and ring kernels (needs a GPU)\n"
                    "  transpile  the DSL transpiler\n"
                    "Exits 1 if a benchmark fails or gives wrong results, 77 if a group that was\n"
-                   "asked for by name cannot run here.",
+                   "asked for by name cannot run here. 'rk bench seed-table --help' describes the\n"
+                   "persistent-vs-traditional table on the wave showcase.",
         .opts = opts,
         .opt_count = sizeof opts / sizeof opts[0],
         .max_positional = GROUP_COUNT + 1,

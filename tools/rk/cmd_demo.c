@@ -201,7 +201,8 @@ int rk_cmd_demo(int argc, char **argv) {
                    "on the best available backend (or the one named), sends it messages in\n"
                    "bursts for a few seconds with single-message round-trip probes in between,\n"
                    "checks every reply, and prints the rate and round-trip p50/p99.\n"
-                   "Exits 1 if any reply is wrong or missing, 77 if the backend is unavailable.",
+                   "Exits 1 if any reply is wrong or missing, 77 if the backend is unavailable.\n"
+                   "'rk demo wave --help' describes the 2-D wave showcase.",
         .opts = opts,
         .opt_count = sizeof opts / sizeof opts[0],
     };
