@@ -42,7 +42,7 @@ typedef struct rk_device_info {
     int compute_major, compute_minor; /* CUDA compute capability; 0 elsewhere */
     uint64_t total_memory;            /* bytes */
     uint32_t multiprocessors;         /* SMs, or CPU cores */
-    uint32_t warp_size;               /* 32 on NVIDIA; 1 on the CPU */
+    uint32_t warp_size;               /* 32 on NVIDIA; 32 emulated lanes on the CPU */
     uint32_t max_threads_per_block;
     uint32_t max_block_dim[3];
     uint32_t max_grid_dim[3];
@@ -50,6 +50,8 @@ typedef struct rk_device_info {
     bool cooperative_launch;  /* grid-wide sync supported */
     bool persistent_kernels;  /* a kernel may run indefinitely and see host writes */
     bool host_mapped_memory;  /* the device can read pinned host memory */
+    bool software;            /* emulated on the CPU (e.g. Vulkan on lavapipe): automatic
+                                 selection prefers the native CPU backend to it */
 } rk_device_info;
 
 /* ---- registry ------------------------------------------------------------ */
@@ -76,7 +78,9 @@ rk_status rk_backend_device_info(const rk_backend *backend, uint32_t device, rk_
 
 /* Chooses a device. spec is "cpu", "cuda", "cuda:1", "webgpu:0", "auto" or
  * NULL. NULL and "auto" honour the RK_BACKEND environment variable and
- * otherwise take the first backend in spec order with a device. A named
+ * otherwise take the first backend in spec order (CUDA, Metal, WebGPU, CPU)
+ * whose device 0 is real hardware; a software device (WebGPU on lavapipe)
+ * is used only when named, since the CPU backend runs the same work natively. A named
  * backend that cannot run gives RK_BACKEND_UNAVAILABLE with its reason. */
 rk_status rk_select_device(const char *spec, const rk_backend **backend, uint32_t *device);
 

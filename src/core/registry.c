@@ -26,7 +26,7 @@ typedef struct probe_result {
     bool done;
     rk_status status;
     uint32_t device_count;
-    char reason[256];
+    char reason[512];
 } probe_result;
 
 static probe_result probes[BACKEND_COUNT];
@@ -142,7 +142,13 @@ rk_status rk_select_device(const char *spec, const rk_backend **backend, uint32_
     if (automatic) {
         for (int i = 0; i < BACKEND_COUNT; i++) {
             uint32_t count = 0;
-            if (rk_backend_device_count(backends[i], &count) == RK_OK && count > 0) {
+            rk_device_info info;
+            if (rk_backend_device_count(backends[i], &count) == RK_OK && count > 0 &&
+                rk_backend_device_info(backends[i], 0, &info) == RK_OK && info.software) {
+                rk__log(RK_LOG_INFO, "skipping backend %s: %s is a software device", backends[i]->name, info.name);
+                continue;
+            }
+            if (count > 0) {
                 rk__log(RK_LOG_INFO, "selected backend %s", backends[i]->name);
                 *backend = backends[i];
                 *device = 0;

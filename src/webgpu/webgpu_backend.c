@@ -125,6 +125,8 @@ static void fill_info(const WGPUAdapterInfo *a, const WGPULimits *l, rk_device_i
     out->cooperative_launch = false;
     out->persistent_kernels = false; /* a running dispatch cannot see host writes */
     out->host_mapped_memory = false;
+    /* lavapipe and SwiftShader: automatic selection prefers the CPU backend. */
+    out->software = a->adapterType == WGPU_ADAPTER_CPU;
 }
 
 /* ---- registry slots -------------------------------------------------------------- */

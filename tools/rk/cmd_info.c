@@ -26,6 +26,7 @@ static void print_device_text(uint32_t index, const rk_device_info *d) {
     printf("        persistent kernels %s, cooperative launch %s, host-mapped memory %s\n",
            d->persistent_kernels ? "yes" : "no", d->cooperative_launch ? "yes" : "no",
            d->host_mapped_memory ? "yes" : "no");
+    if (d->software) printf("        software device: automatic selection prefers the native CPU backend\n");
 }
 
 static void print_device_json(json_writer *j, uint32_t index, const rk_device_info *d) {
@@ -59,6 +60,7 @@ static void print_device_json(json_writer *j, uint32_t index, const rk_device_in
     json_field_bool(j, "persistent_kernels", d->persistent_kernels);
     json_field_bool(j, "cooperative_launch", d->cooperative_launch);
     json_field_bool(j, "host_mapped_memory", d->host_mapped_memory);
+    json_field_bool(j, "software", d->software);
     json_object_end(j);
 }
 
