@@ -206,6 +206,18 @@ static void copy_params(emitter *e, tp_obj *fn, const char *from_struct) {
     }
 }
 
+/* C lets a function with a result fall off its end (the value is then
+ * undefined); WGSL wants a return on every path, so one is added. */
+static void final_return(emitter *e, tp_obj *fn) {
+    tp_type *ret = unq(fn->ty->return_ty);
+    const tp_node *last = fn->body->body;
+    while (last && last->next) last = last->next;
+    if (ret->kind == TY_VOID || (last && last->kind == ND_RETURN)) return;
+    put(e, "    return ");
+    rk__wgsl_zero_value(e, ret);
+    put(e, ";\n");
+}
+
 static void helper_function(emitter *e, tp_obj *fn) {
     PRINTF(e, "fn %s(", rk__wgsl_ident(e, fn->name));
     bool first = true;
@@ -240,6 +252,7 @@ static void helper_function(emitter *e, tp_obj *fn) {
     e->indent = 1;
     copy_params(e, fn, NULL);
     rk__wgsl_stmt(e, fn->body->body);
+    final_return(e, fn);
     e->indent = 0;
     put(e, "}\n\n");
 }
@@ -469,6 +482,7 @@ static void handler(emitter *e, tp_obj *fn) {
     put(e, ") -> i32 {\n");
     e->indent = 1;
     rk__wgsl_stmt(e, fn->body->body);
+    final_return(e, fn);
     e->indent = 0;
     put(e, "}\n\n");
 

@@ -39,8 +39,12 @@ const char *rk__wgsl_binary_op(tp_node_kind k) {
  * decay, adding or dropping const). */
 tp_node *rk__wgsl_strip_ptr_conv(tp_node *n) {
     while ((n->kind == ND_CONV || n->kind == ND_CAST) && (n->ty->kind == TY_PTR) &&
-           (n->lhs->ty->kind == TY_PTR || n->lhs->ty->kind == TY_ARRAY))
+           (n->lhs->ty->kind == TY_PTR || n->lhs->ty->kind == TY_ARRAY)) {
+        /* A cast to another pointee type reinterprets memory: WGSL cannot,
+         * so it stays, and whoever meets it refuses it. */
+        if (!rk__tp_same_type(unq(n->ty->base), unq(n->lhs->ty->base))) break;
         n = n->lhs;
+    }
     return n;
 }
 
@@ -671,7 +675,8 @@ void rk__wgsl_expr(emitter *e, tp_node *n) {
         put(e, ")");
         return;
     case ND_NEG:
-        put(e, unq(n->ty)->kind == TY_LONG ? "rk_neg64(" : "(-");
+        /* WGSL has no unary minus on u32: C's -u wraps, as 0u - u does. */
+        put(e, unq(n->ty)->kind == TY_LONG ? "rk_neg64(" : unq(n->ty)->is_unsigned ? "(0u - " : "(-");
         rk__wgsl_expr(e, n->lhs);
         put(e, ")");
         return;
