@@ -18,8 +18,12 @@ ninja -C "$build" fuzz_transpile
 mkdir -p "$work"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-cd "$work"
+# With several jobs libFuzzer writes fuzz-N.log files into the current directory.
+cd "$build"
+parallel=""
+if [ "$jobs" -gt 1 ]; then parallel="-jobs=$jobs -workers=$jobs"; fi
 # -timeout: any single input taking over 10 s is a hang; -rss_limit_mb bounds memory.
+# shellcheck disable=SC2086
 exec "$build/tests/fuzz/fuzz_transpile" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=8192 -dict="$root/tests/fuzz/c.dict" -print_final_stats=1 -jobs="$jobs" -workers="$jobs" \
+    -max_len=8192 -dict="$root/tests/fuzz/c.dict" -print_final_stats=1 $parallel \
     "$work" "$root/tests/fuzz/corpus"
