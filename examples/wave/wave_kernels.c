@@ -44,9 +44,12 @@ RK_DEVICE void wave_bump_cell(float *f0, float *f1, int nx, int ny, int x0, int 
 
 /* ---- traditional: one launch per command ---------------------------------- */
 
+/* Grid-stride, so a GPU launches a thread per cell and the CPU a few blocks
+ * whose threads loop (one fiber per cell would cost more than the cell). */
 RK_KERNEL void wave_step(const float *cur, float *prev, int nx, int ny, float c2, float damping) {
-    int i = block_idx_x() * block_dim_x() + thread_idx_x();
-    if (i < nx * ny) wave_cell(cur, prev, i % nx, i / nx, nx, ny, c2, damping);
+    int cells = nx * ny, stride = grid_dim_x() * block_dim_x();
+    for (int i = block_idx_x() * block_dim_x() + thread_idx_x(); i < cells; i += stride)
+        wave_cell(cur, prev, i % nx, i / nx, nx, ny, c2, damping);
 }
 
 RK_KERNEL void wave_inject(float *f0, float *f1, int nx, int ny, int x, int y, float amplitude) {

@@ -40,6 +40,7 @@ struct wave_sim {
     unsigned parity;         /* field[parity] is the current level once every command sent is applied */
     uint64_t steps;
     uint32_t blocks, threads;
+    uint32_t step_blocks;    /* traditional: wave_step's grid */
     wave_ticket sent;        /* the last ticket handed out */
     uint8_t slot_op[WAVE_RING_SLOTS];
     /* persistent */
@@ -202,7 +203,7 @@ static rk_status launch(wave_sim *sim, rk_function *fn, uint32_t blocks, uint32_
 }
 
 static rk_status traditional_step(wave_sim *sim, uint32_t steps) {
-    uint32_t cells = (uint32_t)sim->nx * (uint32_t)sim->ny, blocks = (cells + sim->threads - 1) / sim->threads;
+    uint32_t blocks = sim->step_blocks;
     float c2 = sim->speed * sim->speed;
     for (uint32_t s = 0; s < steps; s++) {
         rk_arg args[] = {RK_ARG_BUF(sim->field[sim->parity]), RK_ARG_BUF(sim->field[sim->parity ^ 1u]),
@@ -419,8 +420,13 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
         uint32_t mp = sim->info.multiprocessors ? sim->info.multiprocessors : 1;
         sim->blocks = cfg->blocks ? cfg->blocks : cpu ? (mp > 1 ? mp - 1 : 1) : mp;
     } else {
-        sim->threads = cfg->threads ? cfg->threads : STEP_THREADS;
-        sim->blocks = 0;
+        /* A GPU gets a thread per cell; the CPU a block per core whose 32
+         * threads loop over the cells, as the persistent kernel's do. */
+        uint32_t cells = (uint32_t)sim->nx * (uint32_t)sim->ny, mp = sim->info.multiprocessors;
+        sim->threads = cfg->threads ? cfg->threads : cpu ? 32 : STEP_THREADS;
+        sim->step_blocks = cpu ? (mp ? mp : 1) : (cells + sim->threads - 1) / sim->threads;
+        if (cfg->blocks) sim->step_blocks = cfg->blocks;
+        sim->blocks = sim->step_blocks;
     }
 
     rk_compile_options opts = {.optimization_level = 3};

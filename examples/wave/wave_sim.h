@@ -16,6 +16,10 @@
  * simulation. The kernels are examples/wave/wave_kernels.c, compiled at run
  * time with rk_module_compile (the system C compiler on the CPU, NVRTC on
  * CUDA).
+ *
+ * On CUDA, while a persistent simulation runs, loading or unloading a module
+ * and freeing pinned memory wait for it: create other simulations on the
+ * same GPU before it, and destroy it first.
  */
 #ifndef WAVE_SIM_H
 #define WAVE_SIM_H
@@ -32,8 +36,9 @@ typedef struct wave_config {
     int nx, ny;           /* grid; 0 = 256 x 256 */
     float speed;          /* Courant number c dt/dx, in (0, 0.7071]; 0 = 0.5 */
     float damping;        /* per step, in [0, 1) */
-    uint32_t blocks;      /* persistent grid; 0 = one per multiprocessor (CPU: per core but one) */
-    uint32_t threads;     /* threads per block; 0 = 512 on GPUs, 32 on the CPU */
+    uint32_t blocks;      /* persistent: 0 = one per multiprocessor (CPU: per core but one);
+                           * traditional step kernel: 0 = a thread per cell (CPU: a block per core) */
+    uint32_t threads;     /* threads per block; 0 = 512 persistent / 256 traditional on GPUs, 32 on the CPU */
 } wave_config;
 
 typedef struct wave_sim wave_sim;
@@ -73,7 +78,7 @@ typedef struct wave_sim_info {
     int nx, ny;
     float speed, damping;     /* as last set */
     uint64_t steps;           /* time steps sent so far */
-    uint32_t blocks, threads; /* the persistent grid, or the step kernel's block size */
+    uint32_t blocks, threads; /* the persistent grid, or the traditional step kernel's */
     char backend[16];
     char device[256];
     char driver[64];

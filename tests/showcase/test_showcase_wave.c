@@ -58,9 +58,12 @@ static wave_sim *open_sim(wave_pattern pattern, int n, float damping) {
     return sim;
 }
 
+/* Traditional first and persistent last, closed in the other order: on
+ * CUDA, loading or unloading a module and freeing pinned memory wait for
+ * every running kernel, and a persistent kernel runs until stopped. */
 static void pair_open(pair *p, int n, float damping) {
-    p->sim[0] = open_sim(WAVE_PERSISTENT, n, damping);
     p->sim[1] = open_sim(WAVE_TRADITIONAL, n, damping);
+    p->sim[0] = open_sim(WAVE_PERSISTENT, n, damping);
     for (int i = 0; i < 2; i++) {
         p->cur[i] = calloc((size_t)n * n, sizeof(float));
         p->prev[i] = calloc((size_t)n * n, sizeof(float));
@@ -69,7 +72,7 @@ static void pair_open(pair *p, int n, float damping) {
 }
 
 static void pair_close(pair *p) {
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2; i++) { /* persistent (0) first */
         CHECK_WAVE(wave_sim_destroy(p->sim[i]));
         free(p->cur[i]);
         free(p->prev[i]);

@@ -63,7 +63,8 @@ static void print_table(const rk_seed_table_result *r, const char *date) {
     printf("  device      %s (%s), driver %s\n", r->device, r->backend, r->driver);
     printf("  persistent  %u blocks x %u threads, one cooperative launch\n", r->persistent.blocks,
            r->persistent.threads);
-    printf("  traditional step kernel blocks of %u threads, one launch per step\n", r->traditional.threads);
+    printf("  traditional %u blocks x %u threads per step launch (wave_step)\n", r->traditional.blocks,
+           r->traditional.threads);
     printf("  date        %s\n  commit      %s (%s build)\n\n", date, cli_git_describe(), cli_build_type());
     const char *headers[] = {"row", ">persistent p50", ">p99", ">traditional p50", ">p99", "faster", ">spec P / T"};
     text_table t;
@@ -146,7 +147,11 @@ static void print_json(const rk_seed_table_result *r, const char *date, const ch
     json_field_u64(&j, "blocks", r->persistent.blocks);
     json_field_u64(&j, "threads", r->persistent.threads);
     json_object_end(&j);
-    json_field_u64(&j, "traditional_block_threads", r->traditional.threads);
+    json_key(&j, "traditional_grid");
+    json_object_begin(&j);
+    json_field_u64(&j, "blocks", r->traditional.blocks);
+    json_field_u64(&j, "threads", r->traditional.threads);
+    json_object_end(&j);
     json_field_u64(&j, "mixed_ops", r->mixed_ops);
     json_field_u64(&j, "batch_steps", r->batch_steps);
     json_key(&j, "rows");
