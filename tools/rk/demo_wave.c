@@ -185,8 +185,7 @@ typedef struct demo {
     const char *png_dir;
     uint64_t frames, steps_per_frame;
     double fps, drops_per_second;
-    double fit[3];           /* commands per frame by pattern: from calibration, then live for ours */
-    double mean_cmd_us;      /* running mean of this pattern's command time */
+    double fit[3];           /* mixed commands per 60 FPS frame, by pattern, timed at the start */
     uint64_t commands, command_ns;
     float *field;
     uint8_t *rgb;
@@ -203,8 +202,6 @@ static rk_status timed(demo *d, rk_status (*send)(demo *d, wave_ticket *t), floa
     if (s == RK_OK) {
         d->commands++;
         d->command_ns += dt;
-        double us = (double)dt / 1e3;
-        d->mean_cmd_us = d->mean_cmd_us > 0 ? 0.98 * d->mean_cmd_us + 0.02 * us : us;
     }
     return s;
 }
@@ -281,9 +278,11 @@ static void draw_view(demo *d, uint64_t frame, float probe, double frame_us, uin
         (double)probe);
     put(&t, " this frame: %llu commands in %.0f us (%.1f%% of 16.7 ms)\x1b[K\n", (unsigned long long)frame_cmds,
         frame_us, frame_us / FRAME_BUDGET_US * 100);
-    put(&t, " commands that fit in a 60 FPS frame:  persistent ~%.0f   traditional ~%.0f%s\x1b[K\n",
-        d->fit[WAVE_PERSISTENT], d->fit[WAVE_TRADITIONAL],
-        d->fit[WAVE_PERSISTENT] > 0 && d->fit[WAVE_TRADITIONAL] > 0 ? "" : "  (0: not measured, --no-calibrate)");
+    if (d->fit[WAVE_PERSISTENT] > 0)
+        put(&t, " inject/step/query commands that fit in a 60 FPS frame:  persistent ~%.0f   traditional ~%.0f\x1b[K\n",
+            d->fit[WAVE_PERSISTENT], d->fit[WAVE_TRADITIONAL]);
+    else
+        put(&t, " commands per 60 FPS frame: not measured (--no-calibrate)\x1b[K\n");
     put(&t, " keys: space drop   + - speed   [ ] damping   q quit\x1b[K\x1b[J");
     if (t.data) {
         fwrite(t.data, 1, t.used, stdout);
@@ -323,16 +322,15 @@ static int run(demo *d) {
         }
         peak_seen = fmax(peak_seen, peak);
         d->scale = fmaxf(0.05f, fmaxf(peak * 0.8f, d->scale * 0.97f));
-        if (d->mean_cmd_us > 0) d->fit[d->info.pattern] = FRAME_BUDGET_US / d->mean_cmd_us;
         uint64_t frame_cmds = d->commands - cmds0;
         double frame_us = (double)(d->command_ns - ns0) / 1e3;
         if (d->png_dir && (s = write_png(d, frame)) != RK_OK) return RK_EXIT_FAILURE;
         if (d->tty) {
             draw_view(d, frame, probe, frame_us, frame_cmds);
         } else if (!d->quiet && (frame % per_line == 0 || frame + 1 == d->frames)) {
-            printf("frame %4llu  steps %6llu  commands %llu in %7.1f us  probe %+.5f  peak %.4f  fits/frame ~%.0f\n",
+            printf("frame %4llu  steps %6llu  commands %llu in %7.1f us  probe %+.5f  peak %.4f\n",
                    (unsigned long long)frame, (unsigned long long)d->info.steps, (unsigned long long)frame_cmds,
-                   frame_us, (double)probe, (double)peak, d->fit[d->info.pattern]);
+                   frame_us, (double)probe, (double)peak);
         }
         uint64_t now = now_ns();
         if (now < deadline) sleep_until(deadline);
@@ -356,7 +354,7 @@ static int run(demo *d) {
         if (f > 0) snprintf(fit[k], sizeof fit[k], "~%.0f", f);
         else snprintf(fit[k], sizeof fit[k], "(not measured)");
     }
-    printf("  per frame    persistent %s, traditional %s commands fit in 16.7 ms\n", fit[0], fit[1]);
+    printf("  per frame    persistent %s, traditional %s inject/step/query commands fit in 16.7 ms\n", fit[0], fit[1]);
     printf("  field        peak |u| %.4f, finite throughout%s%s\n", peak_seen, d->png_dir ? "; PNG frames in " : "",
            d->png_dir ? d->png_dir : "");
     return RK_EXIT_OK;
