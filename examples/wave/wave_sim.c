@@ -246,7 +246,7 @@ static rk_status traditional_send(wave_sim *sim, uint32_t op, int x, int y, floa
 
 /* ---- commands ------------------------------------------------------------------- */
 
-static rk_status send(wave_sim *sim, uint32_t op, int x, int y, float value, uint32_t count, wave_ticket *ticket) {
+static rk_status submit(wave_sim *sim, uint32_t op, int x, int y, float value, uint32_t count, wave_ticket *ticket) {
     if (ticket) *ticket = 0;
     return sim->pattern == WAVE_PERSISTENT ? persistent_send(sim, op, x, y, value, count, ticket)
                                            : traditional_send(sim, op, x, y, value, count, ticket);
@@ -276,13 +276,13 @@ rk_status wave_inject(wave_sim *sim, int x, int y, float amplitude, wave_ticket 
     rk_status s = check_cell(sim, "wave_inject", x, y);
     if (s == RK_OK && !isfinite(amplitude))
         s = fail(RK_INVALID_ARGUMENT, "wave_inject: amplitude %g is not finite", (double)amplitude);
-    return s != RK_OK ? s : send(sim, WAVE_OP_INJECT, x, y, amplitude, 0, ticket);
+    return s != RK_OK ? s : submit(sim, WAVE_OP_INJECT, x, y, amplitude, 0, ticket);
 }
 
 rk_status wave_set_speed(wave_sim *sim, float speed, wave_ticket *ticket) {
     if (!sim) return fail(RK_NULL_ARGUMENT, "wave_set_speed: sim is NULL");
     rk_status s = check_speed(speed);
-    if (s == RK_OK) s = send(sim, WAVE_OP_SET_SPEED, 0, 0, speed, 0, ticket);
+    if (s == RK_OK) s = submit(sim, WAVE_OP_SET_SPEED, 0, 0, speed, 0, ticket);
     if (s == RK_OK) sim->speed = speed;
     return s;
 }
@@ -290,7 +290,7 @@ rk_status wave_set_speed(wave_sim *sim, float speed, wave_ticket *ticket) {
 rk_status wave_set_damping(wave_sim *sim, float damping, wave_ticket *ticket) {
     if (!sim) return fail(RK_NULL_ARGUMENT, "wave_set_damping: sim is NULL");
     rk_status s = check_damping(damping);
-    if (s == RK_OK) s = send(sim, WAVE_OP_SET_DAMPING, 0, 0, damping, 0, ticket);
+    if (s == RK_OK) s = submit(sim, WAVE_OP_SET_DAMPING, 0, 0, damping, 0, ticket);
     if (s == RK_OK) sim->damping = damping;
     return s;
 }
@@ -298,7 +298,7 @@ rk_status wave_set_damping(wave_sim *sim, float damping, wave_ticket *ticket) {
 rk_status wave_step(wave_sim *sim, uint32_t steps, wave_ticket *ticket) {
     if (!sim) return fail(RK_NULL_ARGUMENT, "wave_step: sim is NULL");
     unsigned parity = sim->parity;
-    rk_status s = send(sim, WAVE_OP_STEP, 0, 0, 0.0f, steps, ticket);
+    rk_status s = submit(sim, WAVE_OP_STEP, 0, 0, 0.0f, steps, ticket);
     if (s != RK_OK) return s;
     if (sim->pattern == WAVE_PERSISTENT) sim->parity = parity ^ (steps & 1u);
     sim->steps += steps;
@@ -308,7 +308,7 @@ rk_status wave_step(wave_sim *sim, uint32_t steps, wave_ticket *ticket) {
 rk_status wave_query(wave_sim *sim, int x, int y, wave_ticket *ticket) {
     if (!sim) return fail(RK_NULL_ARGUMENT, "wave_query: sim is NULL");
     rk_status s = check_cell(sim, "wave_query", x, y);
-    return s != RK_OK ? s : send(sim, WAVE_OP_QUERY, x, y, 0.0f, 0, ticket);
+    return s != RK_OK ? s : submit(sim, WAVE_OP_QUERY, x, y, 0.0f, 0, ticket);
 }
 
 rk_status wave_wait(wave_sim *sim, wave_ticket ticket, float *value) {

@@ -192,34 +192,41 @@ typedef struct demo {
     float scale;
 } demo;
 
+/* One command of the demo. */
+typedef enum command_kind { CMD_DROP, CMD_STEPS, CMD_PROBE, CMD_SPEED, CMD_DAMPING } command_kind;
+
+typedef struct command {
+    command_kind kind;
+    int x, y;
+    float value; /* amplitude, speed or damping */
+} command;
+
+static rk_status send_command(demo *d, const command *c, wave_ticket *t) {
+    switch (c->kind) {
+    case CMD_DROP: return wave_inject(d->sim, c->x, c->y, c->value, t);
+    case CMD_STEPS: return wave_step(d->sim, (uint32_t)d->steps_per_frame, t);
+    case CMD_PROBE: return wave_query(d->sim, d->cfg.nx / 2, d->cfg.ny / 2, t);
+    case CMD_SPEED: return wave_set_speed(d->sim, c->value, t);
+    case CMD_DAMPING: return wave_set_damping(d->sim, c->value, t);
+    }
+    return RK_INVALID_ARGUMENT;
+}
+
 /* Sends one command and waits for it, timing both. */
-static rk_status timed(demo *d, rk_status (*send)(demo *d, wave_ticket *t), float *value) {
+static rk_status timed(demo *d, command c, float *value) {
     wave_ticket t = 0;
     uint64_t t0 = now_ns();
-    rk_status s = send(d, &t);
+    rk_status s = send_command(d, &c, &t);
     if (s == RK_OK) s = wave_wait(d->sim, t, value);
-    uint64_t dt = now_ns() - t0;
     if (s == RK_OK) {
         d->commands++;
-        d->command_ns += dt;
+        d->command_ns += now_ns() - t0;
     }
     return s;
 }
 
-static int drop_x, drop_y;
-static float drop_amplitude;
-static rk_status send_drop(demo *d, wave_ticket *t) { return wave_inject(d->sim, drop_x, drop_y, drop_amplitude, t); }
-static rk_status send_steps(demo *d, wave_ticket *t) { return wave_step(d->sim, (uint32_t)d->steps_per_frame, t); }
-static rk_status send_probe(demo *d, wave_ticket *t) { return wave_query(d->sim, d->cfg.nx / 2, d->cfg.ny / 2, t); }
-static float new_speed, new_damping;
-static rk_status send_speed(demo *d, wave_ticket *t) { return wave_set_speed(d->sim, new_speed, t); }
-static rk_status send_damping(demo *d, wave_ticket *t) { return wave_set_damping(d->sim, new_damping, t); }
-
 static rk_status drop(demo *d, int x, int y, float amplitude) {
-    drop_x = x;
-    drop_y = y;
-    drop_amplitude = amplitude;
-    return timed(d, send_drop, NULL);
+    return timed(d, (command){.kind = CMD_DROP, .x = x, .y = y, .value = amplitude}, NULL);
 }
 
 /* Keys: space drop, +/- speed, [ ] damping, q quit. false = quit. */
@@ -230,15 +237,14 @@ static bool handle_keys(demo *d, rk_status *s) {
         if (key == ' ') {
             *s = drop(d, (int)(rng_next() % (uint32_t)d->cfg.nx), (int)(rng_next() % (uint32_t)d->cfg.ny), 1.0f);
         } else if (key == '+' || key == '=' || key == '-') {
-            new_speed = d->info.speed + (key == '-' ? -0.05f : 0.05f);
-            if (new_speed > 0.70f) new_speed = 0.70f;
-            if (new_speed < 0.05f) new_speed = 0.05f;
-            *s = timed(d, send_speed, NULL);
+            float speed = d->info.speed + (key == '-' ? -0.05f : 0.05f);
+            speed = speed > 0.70f ? 0.70f : speed < 0.05f ? 0.05f : speed;
+            *s = timed(d, (command){.kind = CMD_SPEED, .value = speed}, NULL);
         } else if (key == '[' || key == ']') {
-            new_damping = key == ']' ? (d->info.damping ? d->info.damping * 2 : 0.0005f) : d->info.damping / 2;
-            if (new_damping < 0.0005f && key == '[') new_damping = 0;
-            if (new_damping > 0.2f) new_damping = 0.2f;
-            *s = timed(d, send_damping, NULL);
+            float damping = key == ']' ? (d->info.damping ? d->info.damping * 2 : 0.0005f) : d->info.damping / 2;
+            if (damping < 0.0005f && key == '[') damping = 0;
+            if (damping > 0.2f) damping = 0.2f;
+            *s = timed(d, (command){.kind = CMD_DAMPING, .value = damping}, NULL);
         }
     }
     return true;
@@ -309,9 +315,9 @@ static int run(demo *d) {
         if (s == RK_OK && (double)(rng_next() % 100000u) < d->drops_per_second / d->fps * 100000.0)
             s = drop(d, (int)(rng_next() % (uint32_t)d->cfg.nx), (int)(rng_next() % (uint32_t)d->cfg.ny),
                      0.4f + (float)(rng_next() % 600u) / 1000.0f);
-        if (s == RK_OK && d->steps_per_frame) s = timed(d, send_steps, NULL);
+        if (s == RK_OK && d->steps_per_frame) s = timed(d, (command){.kind = CMD_STEPS}, NULL);
         float probe = 0.0f;
-        if (s == RK_OK) s = timed(d, send_probe, &probe);
+        if (s == RK_OK) s = timed(d, (command){.kind = CMD_PROBE}, &probe);
         if (s == RK_OK) s = wave_read_field(d->sim, d->field, NULL);
         if (s != RK_OK) break;
         wave_sim_get_info(d->sim, &d->info);
