@@ -60,7 +60,10 @@ __device__ static inline int grid_dim_x(void) { return (int)gridDim.x; }
 __device__ static inline int grid_dim_y(void) { return (int)gridDim.y; }
 __device__ static inline int grid_dim_z(void) { return (int)gridDim.z; }
 __device__ static inline int warp_size(void) { return 32; }
-__device__ static inline int lane_id(void) { return (int)(threadIdx.x & 31u); }
+/* Lanes follow the linear thread index, as the hardware forms warps. */
+__device__ static inline int lane_id(void) {
+    return (int)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u);
+}
 
 __device__ static inline void sync_threads(void) { __syncthreads(); }
 __device__ static inline void thread_fence(void) { __threadfence(); }

@@ -32,7 +32,7 @@ extern "C" {
 typedef enum rk_transpile_target {
     RK_TARGET_DEFAULT = 0, /* CUDA */
     RK_TARGET_CUDA,
-    RK_TARGET_WGSL,        /* not built yet: RK_UNSUPPORTED */
+    RK_TARGET_WGSL,        /* WebGPU: global, stencil and handler kernels (src/transpile/emit_wgsl*.c) */
     RK_TARGET_MSL,         /* not built yet: RK_UNSUPPORTED */
 } rk_transpile_target;
 

@@ -1,0 +1,46 @@
+#!/bin/bash
+# Every check that needs the GPU machine, in one call (device time is scarce):
+# the GPU-labelled CTest tests (CUDA, transpiled kernels on CUDA), the CUDA
+# benchmarks, the wave showcase and seed table, and WebGPU on NVIDIA's Vulkan
+# driver. Uses a Release build made on the development machine:
+#
+#   cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-dev
+#   scripts/webgpu-device-check.sh prepare      # Dawn in .deps/webgpu, Vulkan loader in .gl
+#   (device) scripts/device-check-all.sh build-dev      carry: build-dev .deps/webgpu .gl
+#
+# Everything lands in $OUT/device-logs.tgz plus $OUT/summary.log.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/${1:-build-dev}
+out=${OUT:-$root/device-check-out}
+work=$(mktemp -d)
+mkdir -p "$out"
+export CUDA_MODULE_LOADING=EAGER RK_CACHE_DIR=/tmp/rk-device-cache
+
+# Binaries and CTest files name the development machine's source path.
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+if [ -n "$src" ] && [ "$src" != "$root" ] && [ ! -e "$src" ]; then
+    mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"
+fi
+echo "$src" > "$build/source-dir.txt"
+export LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+summary() { echo "$*" | tee -a "$out/summary.log"; }
+stage() { # stage NAME LIMIT COMMAND...
+    local name=$1 limit=$2
+    shift 2
+    local t0=$SECONDS
+    timeout --kill-after=10 "$limit" "$@" > "$work/$name.log" 2>&1
+    summary "$(printf '%-24s exit %3d  %4d s' "$name" $? $((SECONDS - t0)))"
+    tar czf "$out/device-logs.tgz" -C "$work" . # after every stage: a cut-off run keeps what it had
+}
+
+summary "$(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
+# Most important first: a command past its limit loses the rest.
+stage ctest-gpu 240 ctest --test-dir "$build" -L 'cuda|transpile' --output-on-failure
+OUT=$work/showcase STEP_TIMEOUT=80 stage showcase 150 "$root/scripts/showcase-device-check.sh" "$build"
+mkdir -p "$work/webgpu"; rm -rf "$root/build-webgpu-check"; ln -s "$build" "$root/build-webgpu-check"
+OUT=$work/webgpu stage webgpu 100 bash "$root/scripts/webgpu-device-check.sh" run
+stage latency-1-block 40 "$build/bench/bench_cuda" --latency-only --workers 1
+OUT=$work/cuda stage cuda-bench 150 "$root/scripts/cuda-device-check.sh" "$build" info cli bench
+grep -h -E "tests passed|Failed|FAILED|p50|msg/s" "$work"/*.log "$work"/*/*.log 2>/dev/null | head -80 >> "$out/summary.log"
