@@ -296,12 +296,11 @@ rk_status rk_kernel_destroy(rk_kernel *k) {
     if (!k) return rk__fail(RK_NULL_ARGUMENT, "rk_kernel_destroy: k is NULL");
     rk__kernel_core *c = rk__core_of(k);
     /* Wait as long as the kernel makes progress; give up after a few seconds
-     * without any (a handler stuck in a loop), or after one second for a
-     * kernel that has already failed, and let the backend stop it as best
-     * it can. */
+     * without any (a handler stuck in a loop), and let the backend stop it as
+     * best it can. A kernel that has already failed cannot drain: no wait. */
     uint64_t last_processed = UINT64_MAX;
     int stalled = 0;
-    while (!atomic_load(&c->backend_terminated) && stalled < 5) {
+    while (!atomic_load(&c->backend_terminated) && atomic_load(&k->state) != RK_KERNEL_FAILED && stalled < 5) {
         rk_status s = rk_kernel_terminate(k, 1000000000u);
         if (atomic_load(&c->backend_terminated) || atomic_load(&k->state) == RK_KERNEL_FAILED) break;
         if (s != RK_TIMEOUT && s != RK_OK) {
