@@ -35,7 +35,7 @@ prepare() {
   mkdir -p "$ROOT/.gl" /tmp/amd64/partial
   local o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64)
   apt-get "${o[@]}" update -qq
-  (cd "$ROOT/.gl" && apt-get "${o[@]}" download libvulkan1)
+  (cd "$ROOT/.gl" && apt-get "${o[@]}" download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRK_BUILD_TESTS=ON >/dev/null
   ninja -C "$BUILD" -j2 ringkernel rk test_webgpu_device test_webgpu_ring test_webgpu_transpiled bench_webgpu_ring
   # The binaries carry this tree's absolute paths (rpath, the examples they
@@ -62,7 +62,8 @@ run_step() { # name, command...
 run_checks() {
   [ -x "$BUILD/tools/rk/rk" ] || { say "no build at $BUILD: run 'prepare' here first and carry build-webgpu-check"; return 2; }
   # The Vulkan loader: use the machine's, else the carried one.
-  if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1'; then
+  # NVIDIA's Vulkan ICD (libGLX_nvidia) also needs glvnd's libraries.
+  if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1' || ! ldconfig -p 2>/dev/null | grep -q 'libGLdispatch.so.0'; then
     if ls "$ROOT"/.gl/*.deb >/dev/null 2>&1; then
       say "no Vulkan loader here: unpacking the carried .debs"
       for f in "$ROOT"/.gl/*.deb; do dpkg -x "$f" /; done
