@@ -40,6 +40,7 @@ struct wave_sim {
     unsigned parity;         /* field[parity] is the current level once every command sent is applied */
     uint64_t steps;
     uint32_t blocks, threads;
+    uint32_t blocks_requested; /* persistent: before any halving */
     uint32_t step_blocks;    /* traditional: wave_step's grid */
     wave_ticket sent;        /* the last ticket handed out */
     uint8_t slot_op[WAVE_RING_SLOTS];
@@ -369,6 +370,7 @@ void wave_sim_get_info(const wave_sim *sim, wave_sim_info *out) {
     out->damping = sim->damping;
     out->steps = sim->steps;
     out->blocks = sim->blocks;
+    out->blocks_requested = sim->blocks_requested ? sim->blocks_requested : sim->blocks;
     out->threads = sim->threads;
     snprintf(out->backend, sizeof out->backend, "%s", sim->info.backend);
     snprintf(out->device, sizeof out->device, "%s", sim->info.name);
@@ -378,8 +380,14 @@ void wave_sim_get_info(const wave_sim *sim, wave_sim_info *out) {
 /* ---- create and destroy ------------------------------------------------------------ */
 
 /* Launches wave_persistent; with automatic sizing, halves the grid until it
- * fits (worker threads on the CPU, co-residency on a GPU). */
-static rk_status start_persistent(wave_sim *sim, bool auto_blocks) {
+ * fits (worker threads on the CPU, co-residency on a GPU). On a GPU it stops
+ * at a quarter of the blocks asked for: a grid cut further means something
+ * else holds the multiprocessors, and a persistent kernel spinning beside it
+ * may keep it from ever finishing (docs/showcase.md, limitations). */
+static rk_status start_persistent(wave_sim *sim, bool auto_blocks, bool cpu) {
+    uint32_t requested = sim->blocks;
+    uint32_t floor_blocks = cpu ? 1 : (requested + 3) / 4;
+    sim->blocks_requested = requested;
     for (;;) {
         rk_arg args[] = {RK_ARG_BUF(sim->field[0]), RK_ARG_BUF(sim->field[1]), RK_ARG_BUF(sim->mailbox_buf),
                          RK_ARG_BUF(sim->broadcast), RK_ARG_INT(sim->nx),     RK_ARG_INT(sim->ny),
@@ -395,10 +403,20 @@ static rk_status start_persistent(wave_sim *sim, bool auto_blocks) {
         rk_status s = rk_launch(sim->persistent_fn, &d);
         if (s == RK_OK) {
             sim->running = true;
+            if (sim->blocks < requested) /* visible in every tool, not only those that print wave_sim_get_info */
+                fprintf(stderr, "wave: persistent grid cut to %u of %u blocks (a larger cooperative launch "
+                                "was refused)\n", sim->blocks, requested);
             return RK_OK;
         }
         if (s != RK_BAD_LAUNCH_CONFIG || !auto_blocks || sim->blocks == 1)
             return lib_fail(s, "wave: launching the persistent kernel");
+        if (sim->blocks / 2 < floor_blocks)
+            return fail(RK_BAD_LAUNCH_CONFIG,
+                        "wave: the persistent kernel's cooperative launch was refused down to %u of the %u blocks "
+                        "asked for (one per multiprocessor), below the quarter it needs: another kernel or context "
+                        "may be holding the device (a second wave simulation open in this process, or another "
+                        "process); last refusal: %s: %s",
+                        sim->blocks, requested, rk_status_name(s), rk_last_error());
         sim->blocks /= 2;
     }
 }
@@ -461,7 +479,7 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
         "wave: allocating the host-mapped command ring");
     sim->mb = host;
     TRY(rk_buffer_alloc(sim->ctx, sizeof(wave_broadcast), &sim->broadcast), "wave: allocating the broadcast block");
-    return start_persistent(sim, cfg->blocks == 0);
+    return start_persistent(sim, cfg->blocks == 0, cpu);
 }
 
 rk_status wave_sim_create(const wave_config *cfg, wave_sim **out) {

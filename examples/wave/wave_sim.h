@@ -19,7 +19,10 @@
  *
  * On CUDA, while a persistent simulation runs, loading or unloading a module
  * and freeing pinned memory wait for it: create other simulations on the
- * same GPU before it, and destroy it first.
+ * same GPU before it, and destroy it first. Better still, keep one
+ * simulation open per GPU at a time: on an H200 a traditional simulation's
+ * kernels did not complete beside a spinning persistent one (under
+ * investigation; docs/showcase.md, limitations).
  */
 #ifndef WAVE_SIM_H
 #define WAVE_SIM_H
@@ -46,7 +49,11 @@ typedef uint64_t wave_ticket; /* 1, 2, 3, ... in submission order */
 
 /* Compiles the kernels, allocates a zero field and, for the persistent
  * pattern, launches the kernel. RK_BAD_LAUNCH_CONFIG if the persistent grid
- * cannot be co-resident (ask for fewer blocks). */
+ * cannot be co-resident (ask for fewer blocks). With blocks = 0 the grid is
+ * halved until the cooperative launch is accepted (a line on stderr says so;
+ * wave_sim_get_info gives both figures), but on a GPU not below a quarter of
+ * one block per multiprocessor: that means another kernel or context holds
+ * the device, and creation fails with RK_BAD_LAUNCH_CONFIG. */
 rk_status wave_sim_create(const wave_config *cfg, wave_sim **out);
 /* Stops the kernel (persistent) and frees everything. NULL is fine. */
 rk_status wave_sim_destroy(wave_sim *sim);
@@ -79,6 +86,7 @@ typedef struct wave_sim_info {
     float speed, damping;     /* as last set */
     uint64_t steps;           /* time steps sent so far */
     uint32_t blocks, threads; /* the persistent grid, or the traditional step kernel's */
+    uint32_t blocks_requested; /* persistent: the grid asked for, before halving to fit (= blocks if it fit) */
     char backend[16];
     char device[256];
     char driver[64];

@@ -5,6 +5,13 @@
  *
  *   test_showcase_wave [cpu|cuda]
  *
+ * Each scenario runs once per pattern, one simulation open at a time
+ * (traditional created, driven, destroyed; then persistent), keeping every
+ * field read back and every query answer; the physics is checked on each
+ * run and the two runs are compared afterwards. Never both at once: on a
+ * GPU a traditional simulation's kernels need not make progress beside a
+ * spinning persistent kernel (docs/showcase.md, limitations).
+ *
  * On the CPU the two patterns run the same compiled cell update, so they
  * must agree bit for bit. On CUDA (exit 77 without a GPU) they are two
  * kernels of one module; agreement is checked to a small tolerance and
@@ -27,7 +34,7 @@
 #define SLOW 0
 #endif
 
-enum { N = 65, C = N / 2, CELLS = N * N };
+enum { N = 65, C = N / 2 };
 
 static const char *device = "cpu";
 static bool exact = true; /* CPU: bit-for-bit agreement required */
@@ -41,63 +48,6 @@ static bool exact = true; /* CPU: bit-for-bit agreement required */
             exit(1);                                                                                      \
         }                                                                                                 \
     } while (0)
-
-typedef struct pair {
-    wave_sim *sim[2]; /* persistent, traditional */
-    float *cur[2], *prev[2];
-} pair;
-
-static wave_sim *open_sim(wave_pattern pattern, int n, float damping) {
-    wave_config cfg = {.device = device, .pattern = pattern, .nx = n, .ny = n, .speed = 0.5f, .damping = damping};
-    /* On the CPU, three blocks whatever the core count: block 0 hands steps to the others. */
-    if (exact && pattern == WAVE_PERSISTENT) cfg.blocks = 3;
-    wave_sim *sim = NULL;
-    rk_status s = wave_sim_create(&cfg, &sim);
-    if (s == RK_BACKEND_UNAVAILABLE || s == RK_NO_DEVICE) RK_SKIP("%s", wave_last_error());
-    CHECK_WAVE(s);
-    return sim;
-}
-
-/* Traditional first and persistent last, closed in the other order: on
- * CUDA, loading or unloading a module and freeing pinned memory wait for
- * every running kernel, and a persistent kernel runs until stopped. */
-static void pair_open(pair *p, int n, float damping) {
-    p->sim[1] = open_sim(WAVE_TRADITIONAL, n, damping);
-    p->sim[0] = open_sim(WAVE_PERSISTENT, n, damping);
-    for (int i = 0; i < 2; i++) {
-        p->cur[i] = calloc((size_t)n * n, sizeof(float));
-        p->prev[i] = calloc((size_t)n * n, sizeof(float));
-        CHECK(p->cur[i] && p->prev[i]);
-    }
-}
-
-static void pair_close(pair *p) {
-    for (int i = 0; i < 2; i++) { /* persistent (0) first */
-        CHECK_WAVE(wave_sim_destroy(p->sim[i]));
-        free(p->cur[i]);
-        free(p->prev[i]);
-    }
-}
-
-/* Reads both fields and checks the patterns agree. */
-static void pair_read(pair *p, int n) {
-    for (int i = 0; i < 2; i++) CHECK_WAVE(wave_read_field(p->sim[i], p->cur[i], p->prev[i]));
-    size_t bytes = (size_t)n * n * sizeof(float);
-    bool same = memcmp(p->cur[0], p->cur[1], bytes) == 0 && memcmp(p->prev[0], p->prev[1], bytes) == 0;
-    if (same) return;
-    double worst = 0, peak = 0;
-    for (int k = 0; k < n * n; k++) {
-        worst = fmax(worst, fabs((double)p->cur[0][k] - p->cur[1][k]));
-        worst = fmax(worst, fabs((double)p->prev[0][k] - p->prev[1][k]));
-        peak = fmax(peak, fabs((double)p->cur[1][k]));
-    }
-    if (exact) {
-        fprintf(stderr, "persistent and traditional fields differ: max |difference| %.3g (peak %.3g)\n", worst, peak);
-        exit(1);
-    }
-    printf("  fields agree to %.3g (peak %.3g), not bit for bit\n", worst, peak);
-    CHECK(worst <= 1e-5 * fmax(peak, 1e-3));
-}
 
 /* Mirror images in x and y and the transpose are the same field. */
 static void check_symmetric(const float *f, int n) {
@@ -117,117 +67,198 @@ static void check_symmetric(const float *f, int n) {
     }
 }
 
-static void step_both(pair *p, uint32_t steps) {
-    for (int i = 0; i < 2; i++) CHECK_WAVE(wave_step(p->sim[i], steps, NULL));
+/* One pattern's run of a scenario: every field read back, in order, and
+ * every query answer. */
+typedef struct record {
+    wave_pattern pattern;
+    int n, reads, cap;
+    float *cur, *prev; /* cap snapshots of n * n floats */
+    float answers[64];
+    int answered;
+    wave_sim_info info;
+} record;
+
+typedef void scenario(wave_sim *sim, record *r);
+
+static wave_sim *open_sim(wave_pattern pattern, int n, float damping) {
+    wave_config cfg = {.device = device, .pattern = pattern, .nx = n, .ny = n, .speed = 0.5f, .damping = damping};
+    /* On the CPU, three blocks whatever the core count: block 0 hands steps to the others. */
+    if (exact && pattern == WAVE_PERSISTENT) cfg.blocks = 3;
+    wave_sim *sim = NULL;
+    rk_status s = wave_sim_create(&cfg, &sim);
+    if (s == RK_BACKEND_UNAVAILABLE || s == RK_NO_DEVICE) RK_SKIP("%s", wave_last_error());
+    CHECK_WAVE(s);
+    return sim;
 }
 
-/* A centred impulse, no damping: energy stays, symmetry stays, patterns agree. */
-static void conservation(void) {
-    pair p;
-    pair_open(&p, N, 0.0f);
-    for (int i = 0; i < 2; i++) CHECK_WAVE(wave_inject(p.sim[i], C, C, 1.0f, NULL));
-    pair_read(&p, N);
-    double e0 = wave_energy(p.cur[0], p.prev[0], N, N, 0.5f);
+/* Reads the field into the record's next snapshot; *cur and *prev point at it. */
+static void read_field(wave_sim *sim, record *r, const float **cur, const float **prev) {
+    CHECK(r->reads < r->cap);
+    size_t cells = (size_t)r->n * r->n, at = (size_t)r->reads++ * cells;
+    CHECK_WAVE(wave_read_field(sim, r->cur + at, r->prev + at));
+    *cur = r->cur + at;
+    *prev = r->prev + at;
+}
+
+static void answer(record *r, float v) {
+    CHECK(r->answered < (int)(sizeof r->answers / sizeof r->answers[0]));
+    r->answers[r->answered++] = v;
+}
+
+/* Exact on the CPU; on CUDA within 1e-5 of the peak (and whether exact is printed). */
+static bool fields_agree(const float *a, const float *b, size_t cells, double *worst, double *peak) {
+    if (memcmp(a, b, cells * sizeof(float)) == 0) return true;
+    for (size_t k = 0; k < cells; k++) {
+        *worst = fmax(*worst, fabs((double)a[k] - b[k]));
+        *peak = fmax(*peak, fabs((double)b[k]));
+    }
+    return false;
+}
+
+/* Runs the scenario on each pattern in turn, then compares the runs. */
+static void run_both(const char *name, scenario *fn, int n, float damping, int reads) {
+    record runs[2]; /* traditional, persistent */
+    const wave_pattern order[2] = {WAVE_TRADITIONAL, WAVE_PERSISTENT};
+    size_t cells = (size_t)n * n;
+    for (int i = 0; i < 2; i++) {
+        record *r = &runs[i];
+        *r = (record){.pattern = order[i], .n = n, .cap = reads};
+        r->cur = calloc(cells * (size_t)reads, sizeof(float));
+        r->prev = calloc(cells * (size_t)reads, sizeof(float));
+        CHECK(r->cur && r->prev);
+        printf("  %s, %s:\n", name, wave_pattern_name(order[i]));
+        wave_sim *sim = open_sim(order[i], n, damping);
+        fn(sim, r);
+        wave_sim_get_info(sim, &r->info);
+        CHECK_WAVE(wave_sim_destroy(sim));
+    }
+    const record *t = &runs[0], *p = &runs[1];
+    CHECK_EQ(p->reads, t->reads);
+    CHECK_EQ(p->answered, t->answered);
+    double worst = 0, peak = 0;
+    bool same = true;
+    for (int k = 0; k < t->reads; k++) {
+        size_t at = (size_t)k * cells;
+        same &= fields_agree(p->cur + at, t->cur + at, cells, &worst, &peak);
+        same &= fields_agree(p->prev + at, t->prev + at, cells, &worst, &peak);
+    }
+    if (!same && exact) {
+        fprintf(stderr, "%s: persistent and traditional fields differ: max |difference| %.3g (peak %.3g)\n", name,
+                worst, peak);
+        exit(1);
+    }
+    if (!same) {
+        printf("  %s: fields agree to %.3g (peak %.3g), not bit for bit\n", name, worst, peak);
+        CHECK(worst <= 1e-5 * fmax(peak, 1e-3));
+    }
+    for (int k = 0; k < t->answered; k++) {
+        if (exact) CHECK(memcmp(&p->answers[k], &t->answers[k], sizeof(float)) == 0);
+        else CHECK_FLOAT_NEAR(p->answers[k], t->answers[k], 1e-5);
+    }
+    printf("  %s: %d field reads and %d query answers %s\n", name, t->reads, t->answered,
+           same ? "bit for bit alike" : "alike within tolerance");
+    const wave_sim_info *info = &p->info;
+    printf("  %s: persistent grid %u x %u threads (%u blocks asked for) on %s (%s)\n", name, info->blocks,
+           info->threads, info->blocks_requested, info->backend, info->device);
+    /* start_persistent refuses anything smaller (a degenerate grid hid a hang before) */
+    CHECK_GE((uint64_t)info->blocks * 4, info->blocks_requested);
+    if (exact) CHECK_EQ(info->blocks, 3);
+    for (int i = 0; i < 2; i++) {
+        free(runs[i].cur);
+        free(runs[i].prev);
+    }
+}
+
+enum { CONSERVATION_CHUNKS = SLOW ? 4 : 12, DAMPING_ROUNDS = SLOW ? 3 : 8, MIXED_OPS = SLOW ? 90 : 300 };
+
+/* A centred impulse, no damping: energy stays, symmetry stays. */
+static void conservation(wave_sim *sim, record *r) {
+    const float *cur, *prev;
+    CHECK_WAVE(wave_inject(sim, C, C, 1.0f, NULL));
+    read_field(sim, r, &cur, &prev);
+    double e0 = wave_energy(cur, prev, N, N, 0.5f);
     CHECK(e0 > 0);
     double drift = 0;
-    int chunks = SLOW ? 4 : 12;
-    for (int k = 0; k < chunks; k++) {
-        step_both(&p, k == 0 ? 1 : 37); /* odd counts: the current level alternates buffers */
-        pair_read(&p, N);
-        double e = wave_energy(p.cur[0], p.prev[0], N, N, 0.5f);
+    for (int k = 0; k < CONSERVATION_CHUNKS; k++) {
+        CHECK_WAVE(wave_step(sim, k == 0 ? 1 : 37, NULL)); /* odd counts: the current level alternates buffers */
+        read_field(sim, r, &cur, &prev);
+        double e = wave_energy(cur, prev, N, N, 0.5f);
         drift = fmax(drift, fabs(e - e0) / e0);
-        check_symmetric(p.cur[0], N);
-        check_symmetric(p.prev[0], N);
+        check_symmetric(cur, N);
+        check_symmetric(prev, N);
     }
     /* the wave has reached the walls and come back */
-    CHECK(fabsf(p.cur[0][0]) > 0.0f);
-    printf("  damping 0: energy %.6f, largest relative drift %.2g over %d steps\n", e0, drift,
-           1 + 37 * (chunks - 1));
+    CHECK(fabsf(cur[0]) > 0.0f);
+    printf("    damping 0: energy %.6f, largest relative drift %.2g over %d steps\n", e0, drift,
+           1 + 37 * (CONSERVATION_CHUNKS - 1));
     CHECK(drift < 1e-4);
-    pair_close(&p);
 }
 
 /* Damping set by command mid-run: energy falls from then on. */
-static void damping(void) {
-    pair p;
-    pair_open(&p, N, 0.0f);
-    for (int i = 0; i < 2; i++) {
-        CHECK_WAVE(wave_inject(p.sim[i], C, C, 1.0f, NULL));
-        CHECK_WAVE(wave_step(p.sim[i], 20, NULL));
-        CHECK_WAVE(wave_set_damping(p.sim[i], 0.02f, NULL));
-    }
-    pair_read(&p, N);
-    double last = wave_energy(p.cur[0], p.prev[0], N, N, 0.5f), first = last;
-    for (int k = 0; k < (SLOW ? 3 : 8); k++) {
-        step_both(&p, 25);
-        pair_read(&p, N);
-        double e = wave_energy(p.cur[0], p.prev[0], N, N, 0.5f);
+static void damping(wave_sim *sim, record *r) {
+    const float *cur, *prev;
+    CHECK_WAVE(wave_inject(sim, C, C, 1.0f, NULL));
+    CHECK_WAVE(wave_step(sim, 20, NULL));
+    CHECK_WAVE(wave_set_damping(sim, 0.02f, NULL));
+    read_field(sim, r, &cur, &prev);
+    double last = wave_energy(cur, prev, N, N, 0.5f), first = last;
+    for (int k = 0; k < DAMPING_ROUNDS; k++) {
+        CHECK_WAVE(wave_step(sim, 25, NULL));
+        read_field(sim, r, &cur, &prev);
+        double e = wave_energy(cur, prev, N, N, 0.5f);
         CHECK(e < last);
         last = e;
-        check_symmetric(p.cur[0], N);
+        check_symmetric(cur, N);
     }
-    printf("  damping 0.02: energy %.6f -> %.6f\n", first, last);
+    printf("    damping 0.02: energy %.6f -> %.6f\n", first, last);
     CHECK(last < 0.5 * first);
-    pair_close(&p);
 }
 
-/* An interleaved command stream, refused commands among it: both patterns
- * answer every query alike, and the queries match the field read back. */
-static void mixed(void) {
-    pair p;
-    const int n = 48;
-    pair_open(&p, n, 0.0f);
+/* An interleaved command stream, refused commands among it: every query
+ * is kept for comparison, and a query answers what the field holds. */
+enum { MIXED_N = 48 };
+static void mixed(wave_sim *sim, record *r) {
+    const int n = MIXED_N;
     unsigned seed = 12345;
-    float answers[2][64];
-    int answered = 0;
-    for (int op = 0; op < (SLOW ? 90 : 300); op++) {
+    for (int op = 0; op < MIXED_OPS; op++) {
         seed = seed * 1103515245u + 12345u;
         int x = (int)(seed >> 8) % n, y = (int)(seed >> 20) % n;
-        wave_ticket t[2];
-        for (int i = 0; i < 2; i++) {
-            switch (op % 5) {
-            case 0: CHECK_WAVE(wave_inject(p.sim[i], x, y, 0.5f - (float)(op % 7) * 0.1f, &t[i])); break;
-            case 1: CHECK_WAVE(wave_step(p.sim[i], 1 + op % 4, &t[i])); break;
-            case 2:
-                CHECK_WAVE(wave_query(p.sim[i], x, y, &t[i]));
-                CHECK_WAVE(wave_wait(p.sim[i], t[i], &answers[i][answered % 64]));
-                break;
-            case 3: CHECK_WAVE(wave_set_speed(p.sim[i], op % 2 ? 0.45f : 0.6f, &t[i])); break;
-            default:
-                /* refused before anything is sent; what was accepted goes on */
-                CHECK_STATUS(wave_inject(p.sim[i], n, 0, 1.0f, NULL), RK_INVALID_ARGUMENT);
-                CHECK_STR_CONTAINS(wave_last_error(), "outside the 48 x 48 grid");
-                CHECK_STATUS(wave_set_speed(p.sim[i], 0.8f, NULL), RK_INVALID_ARGUMENT);
-                CHECK_STATUS(wave_set_damping(p.sim[i], 1.0f, NULL), RK_INVALID_ARGUMENT);
-                CHECK_STATUS(wave_query(p.sim[i], -1, 3, NULL), RK_INVALID_ARGUMENT);
-                CHECK_WAVE(wave_step(p.sim[i], 0, &t[i]));
-                break;
-            }
-        }
-        if (op % 5 == 2) {
-            if (exact) CHECK(memcmp(&answers[0][answered % 64], &answers[1][answered % 64], sizeof(float)) == 0);
-            else CHECK_FLOAT_NEAR(answers[0][answered % 64], answers[1][answered % 64], 1e-5);
-            answered++;
-        }
-    }
-    pair_read(&p, n);
-    /* a query answers what the field holds */
-    for (int i = 0; i < 2; i++) {
         wave_ticket t = 0;
         float v = -1.0f;
-        CHECK_WAVE(wave_query(p.sim[i], 7, 11, &t));
-        CHECK_WAVE(wave_wait(p.sim[i], t, &v));
-        CHECK(memcmp(&v, &p.cur[i][11 * n + 7], sizeof v) == 0);
-        /* a reply is kept for WAVE_RING_SLOTS commands, then refused, not made up */
-        for (int k = 0; k < 64; k++) CHECK_WAVE(wave_step(p.sim[i], 0, NULL));
-        CHECK_STATUS(wave_wait(p.sim[i], t, &v), RK_OUT_OF_RANGE);
-        CHECK_STATUS(wave_wait(p.sim[i], t + 1000, NULL), RK_INVALID_ARGUMENT);
+        switch (op % 5) {
+        case 0: CHECK_WAVE(wave_inject(sim, x, y, 0.5f - (float)(op % 7) * 0.1f, &t)); break;
+        case 1: CHECK_WAVE(wave_step(sim, 1 + op % 4, &t)); break;
+        case 2:
+            CHECK_WAVE(wave_query(sim, x, y, &t));
+            CHECK_WAVE(wave_wait(sim, t, &v));
+            answer(r, v);
+            break;
+        case 3: CHECK_WAVE(wave_set_speed(sim, op % 2 ? 0.45f : 0.6f, &t)); break;
+        default:
+            /* refused before anything is sent; what was accepted goes on */
+            CHECK_STATUS(wave_inject(sim, n, 0, 1.0f, NULL), RK_INVALID_ARGUMENT);
+            CHECK_STR_CONTAINS(wave_last_error(), "outside the 48 x 48 grid");
+            CHECK_STATUS(wave_set_speed(sim, 0.8f, NULL), RK_INVALID_ARGUMENT);
+            CHECK_STATUS(wave_set_damping(sim, 1.0f, NULL), RK_INVALID_ARGUMENT);
+            CHECK_STATUS(wave_query(sim, -1, 3, NULL), RK_INVALID_ARGUMENT);
+            CHECK_WAVE(wave_step(sim, 0, &t));
+            break;
+        }
     }
-    wave_sim_info info;
-    wave_sim_get_info(p.sim[0], &info);
-    printf("  mixed: %d queries answered alike; persistent grid %u x %u threads on %s (%s)\n", answered,
-           info.blocks, info.threads, info.backend, info.device);
-    pair_close(&p);
+    const float *cur, *prev;
+    read_field(sim, r, &cur, &prev);
+    /* a query answers what the field holds */
+    wave_ticket t = 0;
+    float v = -1.0f;
+    CHECK_WAVE(wave_query(sim, 7, 11, &t));
+    CHECK_WAVE(wave_wait(sim, t, &v));
+    CHECK(memcmp(&v, &cur[11 * n + 7], sizeof v) == 0);
+    answer(r, v);
+    /* a reply is kept for WAVE_RING_SLOTS commands, then refused, not made up */
+    for (int k = 0; k < 64; k++) CHECK_WAVE(wave_step(sim, 0, NULL));
+    CHECK_STATUS(wave_wait(sim, t, &v), RK_OUT_OF_RANGE);
+    CHECK_STATUS(wave_wait(sim, t + 1000, NULL), RK_INVALID_ARGUMENT);
+    printf("    mixed: %d commands, %d queries answered\n", MIXED_OPS, r->answered);
 }
 
 int main(int argc, char **argv) {
@@ -248,9 +279,9 @@ int main(int argc, char **argv) {
     CHECK(sim == NULL);
 
     printf("wave showcase on %s\n", device);
-    conservation();
-    damping();
-    mixed();
+    run_both("conservation", conservation, N, 0.0f, 1 + CONSERVATION_CHUNKS);
+    run_both("damping", damping, N, 0.0f, 1 + DAMPING_ROUNDS);
+    run_both("mixed", mixed, MIXED_N, 0.0f, 1);
     printf("ok\n");
     return 0;
 }
