@@ -178,7 +178,9 @@ rk_status rk__cuda_launch(rk_function *base, const rk_launch_desc *desc) {
          * deadlock: refuse it before anything runs. */
         int per_sm = 0;
         r = rk__cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f->fn, (int)threads, desc->shared_memory);
-        if (r != RK_CUDA_SUCCESS) return rk__cuda_fail(r, RK_BAD_LAUNCH_CONFIG, "rk_launch: occupancy query");
+        /* A failed query says nothing about the grid's size: not BAD_LAUNCH_CONFIG,
+         * which callers may answer by shrinking the grid. */
+        if (r != RK_CUDA_SUCCESS) return rk__cuda_fail(r, RK_INTERNAL, "rk_launch: occupancy query");
         uint64_t blocks = (uint64_t)desc->grid.x * desc->grid.y * desc->grid.z;
         uint64_t resident = (uint64_t)per_sm * (uint64_t)ctx->sm_count;
         if (blocks > resident)
