@@ -100,7 +100,6 @@ void rk__wgsl_zero_value(emitter *e, const tp_type *ty);
 /* ---- expressions (emit_wgsl_expr.c) ---- */
 
 bool rk__wgsl_is_comparison(tp_node_kind k);
-const char *rk__wgsl_binary_op(tp_node_kind k);
 /* Looks through conversions that do not change what a pointer points at. */
 tp_node *rk__wgsl_strip_ptr_conv(tp_node *n);
 bool rk__wgsl_pointer_form(emitter *e, tp_node *n, ptr_form *f);

@@ -11,30 +11,6 @@ bool rk__wgsl_is_comparison(tp_node_kind k) {
            k == ND_LOGOR || k == ND_NOT;
 }
 
-const char *rk__wgsl_binary_op(tp_node_kind k) {
-    switch (k) {
-    case ND_ADD: return "+";
-    case ND_SUB: return "-";
-    case ND_MUL: return "*";
-    case ND_DIV: return "/";
-    case ND_MOD: return "%";
-    case ND_BITAND: return "&";
-    case ND_BITOR: return "|";
-    case ND_BITXOR: return "^";
-    case ND_SHL: return "<<";
-    case ND_SHR: return ">>";
-    case ND_EQ: return "==";
-    case ND_NE: return "!=";
-    case ND_LT: return "<";
-    case ND_LE: return "<=";
-    case ND_GT: return ">";
-    case ND_GE: return ">=";
-    case ND_LOGAND: return "&&";
-    case ND_LOGOR: return "||";
-    default: return NULL;
-    }
-}
-
 /* Looks through conversions that do not change a pointer's target (array
  * decay, adding or dropping const). */
 tp_node *rk__wgsl_strip_ptr_conv(tp_node *n) {
@@ -592,14 +568,14 @@ void rk__wgsl_cond(emitter *e, tp_node *n) {
         }
         put(e, "(");
         rk__wgsl_expr(e, n->lhs);
-        PRINTF(e, " %s ", rk__wgsl_binary_op(n->kind));
+        PRINTF(e, " %s ", rk__tp_binary_op(n->kind, NULL));
         rk__wgsl_expr(e, n->rhs);
         put(e, ")");
         return;
     case ND_LOGAND: case ND_LOGOR:
         put(e, "(");
         rk__wgsl_cond(e, n->lhs);
-        PRINTF(e, " %s ", rk__wgsl_binary_op(n->kind));
+        PRINTF(e, " %s ", rk__tp_binary_op(n->kind, NULL));
         rk__wgsl_cond(e, n->rhs);
         put(e, ")");
         return;
@@ -707,7 +683,7 @@ void rk__wgsl_expr(emitter *e, tp_node *n) {
         }
         put(e, "(");
         rk__wgsl_expr(e, n->lhs);
-        PRINTF(e, " %s ", rk__wgsl_binary_op(n->kind));
+        PRINTF(e, " %s ", rk__tp_binary_op(n->kind, NULL));
         rk__wgsl_as_type(e, n->rhs, &rk__tp_ty_uint);
         put(e, ")");
         return;
@@ -733,7 +709,7 @@ void rk__wgsl_expr(emitter *e, tp_node *n) {
         }
         put(e, "(");
         rk__wgsl_expr(e, n->lhs);
-        PRINTF(e, " %s ", rk__wgsl_binary_op(n->kind));
+        PRINTF(e, " %s ", rk__tp_binary_op(n->kind, NULL));
         rk__wgsl_expr(e, n->rhs);
         put(e, ")");
         return;

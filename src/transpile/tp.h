@@ -465,6 +465,16 @@ void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out);
 /* Names that collide with the target language get a prefix. */
 const char *rk__tp_cuda_name(tp_ctx *ctx, const char *name);
 
+/* Shared by the emitters (emit_common.c). */
+/* C's spelling of a binary operator; `otherwise` for any other node kind
+ * (each target decides what a non-operator prints as). */
+const char *rk__tp_binary_op(tp_node_kind k, const char *otherwise);
+/* The main file's name without its directory ("<input>" when it has none),
+ * for the header comment of an output. */
+const char *rk__tp_source_base_name(const tp_ctx *ctx);
+/* Appends "name (kind)" to a comma-separated list when fn is an entry point. */
+void rk__tp_note_entry_point(tp_buf *list, const tp_obj *fn);
+
 /* ---- the compilation ----------------------------------------------------- */
 
 struct tp_ctx {
