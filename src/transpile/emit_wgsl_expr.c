@@ -550,6 +550,15 @@ static void convert(emitter *e, tp_node *inner, const tp_type *to) {
 
 void rk__wgsl_as_type(emitter *e, tp_node *n, const tp_type *to) { convert(e, n, to); }
 
+/* (a op b) with both operands as they are: where WGSL and C agree on the types. */
+static void infix(emitter *e, tp_node *n) {
+    put(e, "(");
+    rk__wgsl_expr(e, n->lhs);
+    PRINTF(e, " %s ", rk__tp_binary_op(n->kind, NULL));
+    rk__wgsl_expr(e, n->rhs);
+    put(e, ")");
+}
+
 /* A condition: WGSL wants bool where C takes any scalar. */
 void rk__wgsl_cond(emitter *e, tp_node *n) {
     switch (n->kind) {
@@ -566,11 +575,7 @@ void rk__wgsl_cond(emitter *e, tp_node *n) {
             default: PRINTF(e, "!%s(", lt); rk__wgsl_expr(e, a); put(e, ", "); rk__wgsl_expr(e, b); put(e, ")"); return;
             }
         }
-        put(e, "(");
-        rk__wgsl_expr(e, n->lhs);
-        PRINTF(e, " %s ", rk__tp_binary_op(n->kind, NULL));
-        rk__wgsl_expr(e, n->rhs);
-        put(e, ")");
+        infix(e, n);
         return;
     case ND_LOGAND: case ND_LOGOR:
         put(e, "(");
@@ -707,11 +712,7 @@ void rk__wgsl_expr(emitter *e, tp_node *n) {
             put(e, ")");
             return;
         }
-        put(e, "(");
-        rk__wgsl_expr(e, n->lhs);
-        PRINTF(e, " %s ", rk__tp_binary_op(n->kind, NULL));
-        rk__wgsl_expr(e, n->rhs);
-        put(e, ")");
+        infix(e, n);
         return;
     case ND_COND:
         PRINTF(e, "select(");

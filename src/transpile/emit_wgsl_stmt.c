@@ -436,6 +436,14 @@ static void for_stmt(emitter *e, tp_node *n) {
     put(e, "}\n");
 }
 
+/* head, the condition as a bool, then the block: if, else if and while. */
+static void guarded_block(emitter *e, const char *head, tp_node *cond, tp_node *body) {
+    put(e, head);
+    rk__wgsl_cond(e, cond);
+    put(e, ") ");
+    block(e, body);
+}
+
 static void stmt_one(emitter *e, tp_node *n) {
     switch (n->kind) {
     case ND_BLOCK:
@@ -451,16 +459,10 @@ static void stmt_one(emitter *e, tp_node *n) {
         return;
     case ND_IF:
         line_start(e);
-        put(e, "if (");
-        rk__wgsl_cond(e, n->cond);
-        put(e, ") ");
-        block(e, n->then);
+        guarded_block(e, "if (", n->cond, n->then);
         while (n->els && n->els->kind == ND_IF && !n->els->next) {
             n = n->els;
-            put(e, " else if (");
-            rk__wgsl_cond(e, n->cond);
-            put(e, ") ");
-            block(e, n->then);
+            guarded_block(e, " else if (", n->cond, n->then);
         }
         if (n->els) {
             put(e, " else ");
@@ -473,10 +475,7 @@ static void stmt_one(emitter *e, tp_node *n) {
         return;
     case ND_WHILE:
         line_start(e);
-        put(e, "while (");
-        rk__wgsl_cond(e, n->cond);
-        put(e, ") ");
-        block(e, n->then);
+        guarded_block(e, "while (", n->cond, n->then);
         put(e, "\n");
         return;
     case ND_DO:
