@@ -141,15 +141,21 @@ static void need_scalar(tp_ctx *ctx, tp_node *n, const char *what) {
     if (!rk__tp_is_scalar(t)) rk__tp_error(ctx, n->tok, "%s must be a number or a pointer, not '%s'", what, rk__tp_type_name(ctx, n->ty));
 }
 
-static void arith_binary(tp_ctx *ctx, tp_node *n, bool integer_only) {
-    tp_type *l = rk__tp_unqual(n->lhs->ty), *r = rk__tp_unqual(n->rhs->ty);
+/* Are l and r (n's unqualified operand types) arithmetic, or integers where
+ * the operator takes only those? If not, an error at n, which types ERR. */
+static bool arith_operands(tp_ctx *ctx, tp_node *n, const tp_type *l, const tp_type *r, bool integer_only) {
     bool ok = integer_only ? rk__tp_is_integer(l) && rk__tp_is_integer(r) : rk__tp_is_arith(l) && rk__tp_is_arith(r);
     if (!ok) {
         rk__tp_error(ctx, n->tok, "invalid operands to '%.*s' ('%s' and '%s')", n->tok->len, n->tok->loc,
                      rk__tp_type_name(ctx, n->lhs->ty), rk__tp_type_name(ctx, n->rhs->ty));
         n->ty = ERR;
-        return;
     }
+    return ok;
+}
+
+static void arith_binary(tp_ctx *ctx, tp_node *n, bool integer_only) {
+    tp_type *l = rk__tp_unqual(n->lhs->ty), *r = rk__tp_unqual(n->rhs->ty);
+    if (!arith_operands(ctx, n, l, r, integer_only)) return;
     tp_type *t = rk__tp_common_type(l, r);
     n->lhs = conv(ctx, n->lhs, t);
     n->rhs = conv(ctx, n->rhs, t);
@@ -481,13 +487,7 @@ static void assign_op(tp_ctx *ctx, tp_node *n) {
     }
     bool integer_only = n->op == ND_MOD || n->op == ND_BITAND || n->op == ND_BITOR || n->op == ND_BITXOR ||
                         n->op == ND_SHL || n->op == ND_SHR;
-    bool ok = integer_only ? rk__tp_is_integer(l) && rk__tp_is_integer(r) : rk__tp_is_arith(l) && rk__tp_is_arith(r);
-    if (!ok) {
-        rk__tp_error(ctx, n->tok, "invalid operands to '%.*s' ('%s' and '%s')", n->tok->len, n->tok->loc,
-                     rk__tp_type_name(ctx, n->lhs->ty), rk__tp_type_name(ctx, n->rhs->ty));
-        n->ty = ERR;
-        return;
-    }
+    if (!arith_operands(ctx, n, l, r, integer_only)) return;
     /* a op= b computes in the common type, then converts back to a's type;
      * cast_ty records the computation type for emitters that need it. */
     if (n->op == ND_SHL || n->op == ND_SHR) {
