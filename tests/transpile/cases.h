@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ringkernel/transpile.h"
+#include "support/read_file.h"
 
 typedef struct tp_case {
     const char *name;   /* golden/<name>.cu */
@@ -53,26 +54,6 @@ static inline rk_transpile_result *tp_case_transpile(const tp_case *c) {
         return NULL;
     }
     return r;
-}
-
-static inline char *tp_read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (len + 1 == cap) {
-            char *b = realloc(buf, cap *= 2);
-            if (!b) free(buf);
-            buf = b;
-        }
-    }
-    fclose(f);
-    if (buf) buf[len] = '\0';
-    if (size) *size = len;
-    return buf;
 }
 
 #endif

@@ -14,7 +14,7 @@ int main(void) {
         char rel[256];
         snprintf(rel, sizeof rel, "examples/kernels/%s.c", name);
         char *path = tp_case_path(rel);
-        char *text = tp_read_file(path, NULL);
+        char *text = rk_test_read_file(path, NULL);
         CHECK(text != NULL);
         if (strcmp(text, rk_bench_transpile_kernel_source(i)) != 0) {
             fprintf(stderr, "bench/bench_transpile.c's copy of %s differs from %s\n", name, rel);

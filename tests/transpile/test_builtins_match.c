@@ -20,7 +20,7 @@ static bool is_host_only(const char *name) {
  * stencil header's "RK_STENCIL_FN_ T name(" and "#define rk_name(". */
 static int check_header(const char *relative, const char *cpu_marker) {
     char *path = tp_case_path(relative);
-    char *text = tp_read_file(path, NULL);
+    char *text = rk_test_read_file(path, NULL);
     CHECK(text != NULL);
     const char *start = cpu_marker ? strstr(text, cpu_marker) : text;
     CHECK(start != NULL);
@@ -54,7 +54,7 @@ static int check_header(const char *relative, const char *cpu_marker) {
 static int check_table(void) {
     char *dsl_path = tp_case_path("include/ringkernel/dsl.h");
     char *stencil_path = tp_case_path("include/ringkernel/dsl_stencil.h");
-    char *dsl = tp_read_file(dsl_path, NULL), *stencil = tp_read_file(stencil_path, NULL);
+    char *dsl = rk_test_read_file(dsl_path, NULL), *stencil = rk_test_read_file(stencil_path, NULL);
     CHECK(dsl && stencil);
     int missing = 0;
     for (int i = 0; i < TP_B_COUNT; i++) {

@@ -26,9 +26,9 @@ static outcome run(const char *args) {
     outcome o = {.code = WEXITSTATUS(status)};
     char path[512];
     snprintf(path, sizeof path, "%s/stdout", dir);
-    o.out = tp_read_file(path, NULL);
+    o.out = rk_test_read_file(path, NULL);
     snprintf(path, sizeof path, "%s/stderr", dir);
-    o.err = tp_read_file(path, NULL);
+    o.err = rk_test_read_file(path, NULL);
     CHECK(o.out && o.err);
     return o;
 }
@@ -48,7 +48,7 @@ static char *golden(const char *name) {
     char rel[256];
     snprintf(rel, sizeof rel, "tests/transpile/golden/%s.cu", name);
     char *path = tp_case_path(rel);
-    char *text = tp_read_file(path, NULL);
+    char *text = rk_test_read_file(path, NULL);
     CHECK(text != NULL);
     free(path);
     return text;
@@ -86,7 +86,7 @@ int main(int argc, char **argv) {
     expect(args, 0, NULL, NULL);
     char path[512];
     snprintf(path, sizeof path, "%s/lap.cu", dir);
-    char *written = tp_read_file(path, NULL);
+    char *written = rk_test_read_file(path, NULL);
     want = golden("laplacian_8x4_halo2");
     CHECK(written && strcmp(written, want) == 0);
     free(written), free(want);

@@ -85,16 +85,8 @@ static void stencils(void) {
     CHECK_EQ(visits, 0);
 }
 
-static char *read_source(const char *relative) {
-    char *path = tp_case_path(relative);
-    char *text = tp_read_file(path, NULL);
-    CHECK(text != NULL);
-    free(path);
-    return text;
-}
-
 static void backend_kernels(rk_context *ctx) {
-    char *src = read_source("examples/kernels/vector_scale.c");
+    char *src = rk_test_read_source("examples/kernels/vector_scale.c");
     rk_module *m = NULL;
     CHECK_OK(rk_module_compile(ctx, src, NULL, &m));
     rk_function *f = NULL;
@@ -120,7 +112,7 @@ static void backend_kernels(rk_context *ctx) {
     CHECK_OK(rk_module_destroy(m));
     free(src);
 
-    src = read_source("tests/transpile/cases/reduce.c");
+    src = rk_test_read_source("tests/transpile/cases/reduce.c");
     CHECK_OK(rk_module_compile(ctx, src, NULL, &m));
     CHECK_OK(rk_module_get_function(m, "reduce", &f));
     static const int rsizes[] = {1, 64, 100, 1000};
@@ -158,7 +150,7 @@ static void backend_kernels(rk_context *ctx) {
     free(src);
 
     /* A cooperative launch: grid_sync between phases, a release/acquire flag. */
-    src = read_source("tests/transpile/cases/grid_phases.c");
+    src = rk_test_read_source("tests/transpile/cases/grid_phases.c");
     CHECK_OK(rk_module_compile(ctx, src, NULL, &m));
     CHECK_OK(rk_module_get_function(m, "grid_phases", &f));
     enum { BLOCKS = 2, ROUNDS = 3 };
@@ -192,7 +184,7 @@ static PolyRequest make_request(uint32_t id) {
 
 /* The same handler through the actor API on the CPU backend. */
 static void handler_ring(rk_runtime *rt) {
-    char *src = read_source("examples/kernels/poly_handler.c");
+    char *src = rk_test_read_source("examples/kernels/poly_handler.c");
     rk_kernel_desc kd = {.name = "poly", .handler_source = src, .handler_name = "poly_eval",
                          .message_size = sizeof(PolyRequest), .reply_size = sizeof(PolyReply),
                          .state_size = sizeof(PolyState), .queue_capacity = 256};

@@ -34,7 +34,7 @@ static char *doc_path(void) { return tp_case_path("docs/transpiler.md"); }
 /* Replaces old with new in the documentation (update mode). */
 static void update_doc(const char *old, const char *new_text) {
     char *path = doc_path();
-    char *doc = tp_read_file(path, NULL);
+    char *doc = rk_test_read_file(path, NULL);
     char *at = doc && old ? strstr(doc, old) : NULL;
     if (!at) {
         fprintf(stderr, "docs/transpiler.md: the old output was not found; update it by hand\n");
@@ -63,7 +63,7 @@ int main(void) {
         snprintf(rel, sizeof rel, "tests/transpile/golden/%s.cu", c->name);
         char *path = tp_case_path(rel);
         if (update) {
-            char *old = tp_read_file(path, NULL);
+            char *old = rk_test_read_file(path, NULL);
             if (documented(c->name) && (!old || strcmp(old, out) != 0)) update_doc(old, out);
             free(old);
             FILE *f = fopen(path, "wb");
@@ -72,7 +72,7 @@ int main(void) {
             CHECK(fclose(f) == 0);
             printf("wrote %s\n", path);
         } else {
-            char *want = tp_read_file(path, NULL);
+            char *want = rk_test_read_file(path, NULL);
             if (!want) {
                 fprintf(stderr, "%s: cannot read %s (run tests/transpile/update-golden.sh)\n", c->name, path);
                 failures++;
@@ -85,7 +85,7 @@ int main(void) {
             free(want);
             if (documented(c->name)) {
                 char *dpath = doc_path();
-                char *doc = tp_read_file(dpath, NULL);
+                char *doc = rk_test_read_file(dpath, NULL);
                 if (!doc || !strstr(doc, out)) {
                     fprintf(stderr, "%s: docs/transpiler.md does not show the current output (update-golden.sh fixes it)\n", c->name);
                     failures++;

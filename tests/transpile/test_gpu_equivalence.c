@@ -54,14 +54,6 @@ static void check_close_f(const char *what, const float *got, const float *want,
     free(g), free(w);
 }
 
-static char *read_source(const char *relative) {
-    char *path = tp_case_path(relative);
-    char *text = tp_read_file(path, NULL);
-    CHECK(text != NULL);
-    free(path);
-    return text;
-}
-
 /* The transpiled CUDA for a source and configuration. */
 static char *transpile(const char *relative, rk_transpile_kind kind, uint32_t tx, uint32_t ty, uint32_t tz,
                        uint32_t halo, rk_transpiled_kernel *info) {
@@ -104,7 +96,7 @@ static uint32_t blocks(int n, uint32_t tile) { return (uint32_t)((n + (int)tile 
 /* ---- global kernels: the GPU against the CPU backend ---------------------------- */
 
 static void vector_scale_case(void) {
-    char *dsl = read_source("examples/kernels/vector_scale.c");
+    char *dsl = rk_test_read_source("examples/kernels/vector_scale.c");
     char *cuda = transpile("examples/kernels/vector_scale.c", RK_TRANSPILE_GLOBAL, 0, 0, 0, 0, NULL);
     rk_module *gm, *cm;
     rk_function *gf = function(gpu, cuda, "vector_scale", &gm), *cf = function(cpu, dsl, "vector_scale", &cm);
@@ -131,7 +123,7 @@ static void vector_scale_case(void) {
 }
 
 static void reduce_case(void) {
-    char *dsl = read_source("tests/transpile/cases/reduce.c");
+    char *dsl = rk_test_read_source("tests/transpile/cases/reduce.c");
     char *cuda = transpile("tests/transpile/cases/reduce.c", RK_TRANSPILE_GLOBAL, 0, 0, 0, 0, NULL);
     rk_module *gm, *cm;
     rk_function *gf = function(gpu, cuda, "reduce", &gm), *cf = function(cpu, dsl, "reduce", &cm);
@@ -204,7 +196,7 @@ struct Stats {
 };
 
 static void features_case(void) {
-    char *dsl = read_source("tests/transpile/cases/features.c");
+    char *dsl = rk_test_read_source("tests/transpile/cases/features.c");
     char *cuda = transpile("tests/transpile/cases/features.c", RK_TRANSPILE_GLOBAL, 0, 0, 0, 0, NULL);
     rk_module *gm, *cm;
     rk_function *gf = function(gpu, cuda, "features", &gm), *cf = function(cpu, dsl, "features", &cm);

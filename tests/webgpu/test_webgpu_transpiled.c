@@ -12,26 +12,9 @@
 #include "check.h"
 #include "ringkernel/transpile.h"
 #include "stencil_reference.h"
+#include "support/read_file.h"
 
 #define SEC 1000000000ull
-
-static char *read_text(const char *relative) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", RK_SOURCE_DIR, relative);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "cannot read %s\n", path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    CHECK(fread(text, 1, (size_t)n, f) == (size_t)n);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 static uint32_t next_random(void) {
@@ -156,7 +139,7 @@ typedef struct pair {
 static void pair_open(pair *p, rk_context *cpu, rk_context *wg, const char *relative, const char *name) {
     p->cpu = cpu;
     p->wg = wg;
-    char *src = read_text(relative);
+    char *src = rk_test_read_source(relative);
     CHECK_OK(rk_module_compile(cpu, src, NULL, &p->mcpu));
     CHECK_OK(rk_module_get_function(p->mcpu, name, &p->fcpu));
     rk_transpile_result *r = NULL;
@@ -396,7 +379,7 @@ static void handlers(void) {
     CHECK_OK(rk_runtime_create(&dw, &wg));
 
     /* The demo handler (stateless: one invocation per message on WebGPU). */
-    char *demo = read_text("examples/handlers/demo_handler.c");
+    char *demo = rk_test_read_source("examples/handlers/demo_handler.c");
     enum { N = 2000 };
     uint32_t (*dreq)[16] = calloc(N, sizeof *dreq);
     uint32_t (*ra)[4] = calloc(N, sizeof *ra), (*rb)[4] = calloc(N, sizeof *rb);
@@ -419,7 +402,7 @@ static void handlers(void) {
     free(demo), free(dreq), free(ra), free(rb), free(ia), free(ib);
 
     /* The features handler: state, a switch, a pointer to an array, an error status. */
-    char *feat = read_text("tests/webgpu/wgsl_features.c");
+    char *feat = rk_test_read_source("tests/webgpu/wgsl_features.c");
     enum { M = 500 };
     FeatReq *freq = calloc(M, sizeof *freq);
     FeatResp *fa = calloc(M, sizeof *fa), *fb = calloc(M, sizeof *fb);
@@ -491,7 +474,7 @@ static void handlers(void) {
 
     /* The poly example: a helper writing through two pointers into the reply,
      * and 64-bit counters in its state (atomic_add_u64 on the state). */
-    char *poly = read_text("examples/kernels/poly_handler.c");
+    char *poly = rk_test_read_source("examples/kernels/poly_handler.c");
     enum { P = 300 };
     PolyRequest *preq = calloc(P, sizeof *preq);
     PolyReply *pa = calloc(P, sizeof *pa), *pb = calloc(P, sizeof *pb);

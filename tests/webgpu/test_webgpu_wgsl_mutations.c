@@ -6,6 +6,7 @@
  * program, which the C subset cannot see). */
 #include "check.h"
 #include "ringkernel/transpile.h"
+#include "support/read_file.h"
 
 static const char *const files[] = {
     "tests/webgpu/wgsl_features.c",  "examples/kernels/vector_scale.c", "examples/kernels/laplacian.c",
@@ -17,21 +18,6 @@ static unsigned rng = 12345;
 static unsigned next_random(void) {
     rng = rng * 1103515245u + 12345u;
     return rng >> 8;
-}
-
-static char *read_text(const char *relative) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", RK_SOURCE_DIR, relative);
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *t = malloc((size_t)n + 1);
-    CHECK(fread(t, 1, (size_t)n, f) == (size_t)n);
-    t[n] = '\0';
-    fclose(f);
-    return t;
 }
 
 /* One mutation of the lines: delete one, replace one with another, insert a
@@ -94,7 +80,7 @@ int main(int argc, char **argv) {
     CHECK_OK(rk_context_create(b, 0, &ctx));
     int compiled = 0, refused = 0, uniformity = 0;
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
-        char *src = read_text(files[f]);
+        char *src = rk_test_read_source(files[f]);
         char *lines[4096];
         int n = 0;
         for (char *p = strtok(src, "\n"); p && n < 4096; p = strtok(NULL, "\n")) lines[n++] = p;
