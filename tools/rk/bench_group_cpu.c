@@ -118,11 +118,14 @@ int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requeste
     snprintf(backend, sizeof backend, "%s", rk_runtime_backend_name(rt));
     snprintf(rep->device, sizeof rep->device, "%s: %s", backend, info.name);
 
-    static const kernel_case cases[] = {
-        {RK_MODE_PERSISTENT, 64, false},
-        {RK_MODE_PERSISTENT, 16, false},
+    /* A backend without persistent kernels (WebGPU) gets its own default,
+     * event-driven relaunch, in those rows rather than "not supported". */
+    const rk_exec_mode resident = info.persistent_kernels ? RK_MODE_PERSISTENT : RK_MODE_DEFAULT;
+    const kernel_case cases[] = {
+        {resident, 64, false},
+        {resident, 16, false},
         {RK_MODE_TRADITIONAL, 64, false},
-        {RK_MODE_PERSISTENT, 64, true},
+        {resident, 64, true},
         {RK_MODE_TRADITIONAL, 64, true},
     };
     int rc = RK_EXIT_OK;
