@@ -16,24 +16,8 @@
 #include "poly_handler.c"
 #include "ringkernel/dsl_stencil.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t next_random(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 16);
-}
-static float random_float(void) { return (float)(next_random() % 20001) / 1000.0f - 10.0f; }
-
-static void check_close(const char *what, const double *got, const double *want, size_t n, double tol) {
-    for (size_t i = 0; i < n; i++) {
-        double scale = fabs(want[i]) > 1.0 ? fabs(want[i]) : 1.0;
-        if (!(fabs(got[i] - want[i]) <= tol * scale)) {
-            fprintf(stderr, "%s: element %zu: got %.9g, want %.9g\n", what, i, got[i], want[i]);
-            exit(1);
-        }
-    }
-}
+#define RK_TEST_SEED 0x9e3779b97f4a7c15ull
+#include "support/numeric.h"
 
 static void check_close_f(const char *what, const float *got, const float *want, size_t n, double tol) {
     double *g = malloc(n * sizeof *g), *w = malloc(n * sizeof *w);

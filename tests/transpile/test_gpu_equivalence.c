@@ -25,27 +25,13 @@ static rk_context *gpu, *cpu;
 static rk_runtime *gpu_rt, *cpu_rt;
 static int compared;
 
-static uint64_t rng = 0x243f6a8885a308d3ull;
-static uint32_t next_random(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 16);
-}
-static float random_float(void) { return (float)(next_random() % 20001) / 1000.0f - 10.0f; }
-
 /* GPUs contract a * b + c into one fused multiply-add; the CPU build does
- * not. Differences stay within a few ulps of the operands' magnitude. */
-static void check_close(const char *what, const double *got, const double *want, size_t n, double tol) {
-    for (size_t i = 0; i < n; i++) {
-        double scale = fabs(want[i]) > 1.0 ? fabs(want[i]) : 1.0;
-        if (!(fabs(got[i] - want[i]) <= tol * scale)) {
-            fprintf(stderr, "%s: element %zu: GPU %.9g, CPU %.9g\n", what, i, got[i], want[i]);
-            exit(1);
-        }
-    }
-    compared++;
-}
+ * not. Differences stay within a few ulps of the operands' magnitude: the
+ * comparisons use check_close with a small tolerance. */
+#define RK_TEST_SEED 0x243f6a8885a308d3ull
+#define RK_TEST_GOT "GPU"
+#define RK_TEST_WANT "CPU"
+#include "support/numeric.h"
 
 static void check_close_f(const char *what, const float *got, const float *want, size_t n, double tol) {
     double *g = malloc(n * sizeof *g), *w = malloc(n * sizeof *w);

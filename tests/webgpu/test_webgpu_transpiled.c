@@ -16,24 +16,10 @@
 
 #define SEC 1000000000ull
 
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint32_t next_random(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 16);
-}
-static float random_float(void) { return (float)(next_random() % 20001) / 1000.0f - 10.0f; }
-
-static void check_close(const char *what, const float *got, const float *want, size_t n, double tol) {
-    for (size_t i = 0; i < n; i++) {
-        double scale = fabs(want[i]) > 1.0 ? fabs(want[i]) : 1.0;
-        if (!(fabs((double)got[i] - (double)want[i]) <= tol * scale)) {
-            fprintf(stderr, "%s: element %zu: webgpu %.9g, cpu %.9g\n", what, i, got[i], want[i]);
-            exit(1);
-        }
-    }
-}
+#define RK_TEST_SEED 0x2545f4914f6cdd1dull
+#define RK_TEST_GOT "webgpu"
+#define RK_TEST_WANT "cpu"
+#include "support/numeric.h"
 
 static rk_context *open_backend(const char *name) {
     const rk_backend *b = NULL;
@@ -187,7 +173,7 @@ static void vector_scale(rk_context *cpu, rk_context *wg) {
         CHECK_OK(rk_copy_to_host(cpu, a, bc, 0, bytes, NULL));
         CHECK_OK(rk_copy_to_host(wg, b, bw, 0, bytes, NULL));
         CHECK_OK(rk_context_synchronize(cpu));
-        check_close("vector_scale", b, a, (size_t)n, 0.0);
+        check_close_f32("vector_scale", b, a, (size_t)n, 0.0);
         CHECK_OK(rk_buffer_free(bc));
         CHECK_OK(rk_buffer_free(bw));
         free(data), free(a), free(b);
@@ -234,7 +220,7 @@ static void stencil(rk_context *wg, const char *file, const char *name, bool thr
                             .block = RK_DIM3(t[0], t[1], t[2]), .args = args, .arg_count = na};
         CHECK_OK(rk_launch(f, &l));
         CHECK_OK(rk_copy_to_host(wg, b, ow, 0, bytes, NULL));
-        check_close(name, b, a, n, 1e-5);
+        check_close_f32(name, b, a, n, 1e-5);
         CHECK_OK(rk_buffer_free(iw));
         CHECK_OK(rk_buffer_free(ow));
         free(in), free(a), free(b);
@@ -293,8 +279,8 @@ static void features_kernel(rk_context *cpu, rk_context *wg) {
         CHECK_EQ(pb[i].flags, pa[i].flags);
         CHECK_FLOAT_NEAR(pb[i].mass, pa[i].mass, 0.0);
     }
-    check_close("features out", ob, oa, 8 * N, 1e-5);
-    check_close("features block sums", sb, sa, BLOCKS, 1e-5);
+    check_close_f32("features out", ob, oa, 8 * N, 1e-5);
+    check_close_f32("features block sums", sb, sa, BLOCKS, 1e-5);
     rk_buffer *bufs[] = {pc, pw, oc, ow, cc, cw, sc, sw};
     for (int i = 0; i < 8; i++) CHECK_OK(rk_buffer_free(bufs[i]));
     pair_close(&p);
@@ -428,7 +414,7 @@ static void handlers(void) {
         CHECK_EQ(fb[i].sum_ids, fa[i].sum_ids);
         CHECK_EQ(ib[i].status, ia[i].status);
         CHECK_EQ(ib[i].status, freq[i].op == 3 ? -3 : 0);
-        check_close("feature_handler result", &fb[i].result, &fa[i].result, 1, 1e-5);
+        check_close_f32("feature_handler result", &fb[i].result, &fa[i].result, 1, 1e-5);
         errors += ib[i].status != 0;
     }
     printf("features handler: %d replies (%d handler errors), webgpu == cpu\n", M, errors);
@@ -465,8 +451,8 @@ static void handlers(void) {
         CHECK_EQ(x->from_int, y->from_int);
         CHECK_EQ(x->lt, y->lt);
         CHECK_EQ(x->slt, y->slt);
-        check_close("wide (float)a", &x->fa, &y->fa, 1, 1e-6);
-        check_close("wide (float)c", &x->fc, &y->fc, 1, 1e-6);
+        check_close_f32("wide (float)a", &x->fa, &y->fa, 1, 1e-6);
+        check_close_f32("wide (float)c", &x->fc, &y->fc, 1, 1e-6);
     }
     printf("64-bit handler: %d replies, webgpu == cpu\n", W);
     free(feat);
@@ -495,8 +481,8 @@ static void handlers(void) {
         CHECK_EQ(pb[i].id, pa[i].id);
         CHECK_EQ(pb[i].status, pa[i].status);
         CHECK_EQ(ib[i].status, ia[i].status);
-        check_close("poly value", &pb[i].value, &pa[i].value, 1, 1e-5);
-        check_close("poly slope", &pb[i].slope, &pa[i].slope, 1, 1e-5);
+        check_close_f32("poly value", &pb[i].value, &pa[i].value, 1, 1e-5);
+        check_close_f32("poly slope", &pb[i].slope, &pa[i].slope, 1, 1e-5);
     }
     printf("poly handler: %d replies, webgpu == cpu\n", P);
     free(poly), free(preq), free(pa), free(pb), free(ia), free(ib);
