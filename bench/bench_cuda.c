@@ -55,7 +55,7 @@ static void pin_to_cpu(int cpu) {
 typedef struct settings {
     uint64_t messages;
     uint32_t size, words, capacity, batch, workers, kernels;
-    bool pin, busy_poll;
+    bool pin, busy_poll, isolated;
 } settings;
 
 static rk_status resolve(const rk_bench_cuda_opts *o, uint64_t default_messages, settings *s) {
@@ -71,6 +71,7 @@ static rk_status resolve(const rk_bench_cuda_opts *o, uint64_t default_messages,
     s->kernels = o->kernels ? o->kernels : 1;
     s->pin = !o->no_pinning;
     s->busy_poll = o->busy_poll;
+    s->isolated = o->isolated;
     return RK_OK;
 }
 
@@ -115,6 +116,12 @@ rk_status rk_bench_cuda_latency_run(rk_runtime *rt, rk_exec_mode mode, const rk_
     const uint64_t warmup = 2000;
     for (uint64_t i = 0; st == RK_OK && i < warmup + s.messages; i++) {
         fill(req, s.words, i);
+        if (s.isolated) {
+            /* A fixed sequence of gaps, the same in every run. */
+            uint64_t until = now_ns() + 5000u + (i * 2654435761u) % 10000u;
+            while (now_ns() < until) {
+            }
+        }
         uint64_t t0 = now_ns();
         st = rk_kernel_send(k, req, s.size, RK_WAIT_FOREVER, NULL);
         if (st == RK_OK && s.busy_poll) {

@@ -22,6 +22,8 @@ typedef struct rk_bench_cuda_opts {
     bool no_pinning;         /* leave host threads unpinned (pinning trims the tail) */
     bool busy_poll;          /* latency: wait for the reply by calling receive with RK_NO_WAIT in a loop
                                 (what a latency-critical caller does) instead of a blocking receive */
+    bool isolated;           /* latency: wait a random 5-15 us before each send, so that a message arrives at
+                                an arbitrary moment of the kernel's polling rather than right after a reply */
 } rk_bench_cuda_opts;
 
 /* Host → device → host round trip of one message at a time (send, then

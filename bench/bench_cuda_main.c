@@ -69,6 +69,11 @@ int main(int argc, char **argv) {
     st = rk_bench_cuda_latency_run(rt, RK_MODE_PERSISTENT, &o, &lat);
     row_latency("round trip, persistent, busy-poll", st, &lat);
     failures += st != RK_OK || lat.errors;
+    o.busy_poll = false;
+    o.isolated = true;
+    st = rk_bench_cuda_latency_run(rt, RK_MODE_PERSISTENT, &o, &lat);
+    row_latency("round trip, persistent, isolated", st, &lat);
+    failures += st != RK_OK || lat.errors;
     if (latency_only) {
         rk_runtime_destroy(rt);
         return failures ? 1 : 0;

@@ -9,9 +9,9 @@
 #include "cuda_test_util.h"
 
 static const char spin_source[] =
-    "RK_HANDLER int spinner(const unsigned int *req, unsigned int *resp, void *state) {\n"
-    "    (void)state;\n"
-    "    while (*(const volatile unsigned int *)req == 13u) { }\n"
+    "RK_HANDLER int spinner(const unsigned int *req, unsigned int *resp, unsigned int *state) {\n"
+    "    /* state stays 0: a volatile read of device memory the compiler cannot drop */\n"
+    "    while (*req == 13u && *(volatile unsigned int *)state == 0u) { }\n"
     "    *resp = *req + 1u;\n"
     "    return 0;\n"
     "}\n";
@@ -20,7 +20,7 @@ int main(void) {
     setenv("RK_CUDA_WATCHDOG_MS", "300", 1);
     rk_runtime *rt = cuda_test_runtime();
     rk_kernel_desc desc = {.name = "spinner", .handler_source = spin_source, .handler_name = "spinner",
-                           .message_size = 4, .reply_size = 4, .queue_capacity = 64};
+                           .message_size = 4, .reply_size = 4, .state_size = 4, .queue_capacity = 64};
     rk_kernel *k = NULL;
     CHECK_OK(rk_kernel_launch(rt, &desc, &k));
     CHECK_OK(rk_kernel_activate(k));
