@@ -59,58 +59,103 @@ RK_KERNEL void wave_inject(float *f0, float *f1, int nx, int ny, int x, int y, f
 
 /* ---- persistent: one launch for the simulation's lifetime ------------------- */
 
-RK_DEVICE void wave_complete(wave_mailbox *mb, uint32_t seq, float value) {
-    wave_reply *r = &mb->reply[seq & (WAVE_RING_SLOTS - 1)];
-    r->value = value;
-    r->seq = seq;
-    store_release_u32(&mb->done, seq);
+RK_DEVICE uint32_t wave_f32_bits(float f) {
+    union { float f; uint32_t u; } c;
+    c.f = f;
+    return c.u;
+}
+
+RK_DEVICE float wave_bits_f32(uint32_t u) {
+    union { float f; uint32_t u; } c;
+    c.u = u;
+    return c.f;
+}
+
+/* Command seq has been applied; value_bits: a query's answer. One whole
+ * tagged word, so the host needs no fence to read it. */
+RK_DEVICE void wave_reply_to(wave_mailbox *mb, uint32_t seq, uint32_t value_bits) {
+    store_relaxed_u64(&mb->reply[seq & (WAVE_RING_SLOTS - 1)], (uint64_t)seq << 32 | value_bits);
+}
+
+/* Warp 0 of block 0 reads commands next .. next + WAVE_POLL_CMDS - 1 with one
+ * round of loads, a tagged word per lane, until at least the first is
+ * current; the fields of the current ones, in order, land in fields[] and
+ * their number is returned to the whole block. */
+RK_DEVICE int wave_read_commands(const wave_mailbox *mb, uint32_t next, uint32_t *fields, int *count) {
+    const int tid = thread_idx_x();
+    if (tid < WAVE_POLL_CMDS * WAVE_CMD_WORDS) {
+        int n = 0;
+        for (;;) {
+            uint32_t seq = next + (uint32_t)(tid / WAVE_CMD_WORDS);
+            uint64_t w = load_relaxed_u64(&mb->cmd[seq & (WAVE_RING_SLOTS - 1)][tid % WAVE_CMD_WORDS]);
+            unsigned current = warp_ballot((uint32_t)(w >> 32) == seq);
+            fields[tid] = (uint32_t)w;
+            while (n < WAVE_POLL_CMDS && ((current >> (n * WAVE_CMD_WORDS)) & 0xffu) == 0xffu) n++;
+            if (n) break;
+            sleep_ns(WAVE_CMD_POLL_NS);
+        }
+        if (tid == 0) *count = n;
+    }
+    sync_threads();
+    int n = *count;
+    sync_threads(); /* everyone has n before warp 0 can poll again */
+    return n;
 }
 
 /* f0/f1: the two time levels, f[parity] the current one. c2 = c^2. */
 RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_broadcast *bc, int nx, int ny,
                                float c2, float damping, unsigned parity) {
-    RK_SHARED wave_cmd cmd;
+    RK_SHARED uint32_t fields[WAVE_POLL_CMDS * WAVE_CMD_WORDS];
+    RK_SHARED int count;
     const int tid = thread_idx_x(), nt = block_dim_x(), block = block_idx_x();
     const int gtid = block * nt + tid, gthreads = grid_dim_x() * nt, cells = nx * ny;
     uint32_t next = 1, seen = 0; /* next command; grid-wide commands seen */
+    int have = 0, at = 0;        /* block 0: commands read, and taken, of the last poll */
     for (;;) {
         uint32_t op = 0, steps = 0;
         if (block == 0) {
-            /* One thread polls host memory; the block applies what needs no grid. */
-            if (tid == 0) {
-                const wave_cmd *slot = &mb->cmd[next & (WAVE_RING_SLOTS - 1)];
-                while (load_acquire_u32(&slot->seq) != next) sleep_ns(WAVE_POLL_NS);
-                cmd = *slot;
+            /* Block 0 reads commands and applies those that need no grid
+             * itself, up to the first grid-wide one. */
+            if (at == have) {
+                if (have == 1) sleep_ns(WAVE_REPOLL_NS);
+                have = wave_read_commands(mb, next, fields, &count);
+                at = 0;
             }
-            sync_threads();
-            wave_cmd c = cmd;
-            sync_threads(); /* everyone has its copy before thread 0 takes the next */
-            if (c.op == WAVE_OP_INJECT) {
-                for (int k = tid; k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH; k += nt)
-                    wave_bump_cell(f0, f1, nx, ny, c.x, c.y, c.value, k);
-                sync_threads();
-                if (tid == 0) wave_complete(mb, next, 0.0f);
-            } else if (c.op == WAVE_OP_SET_SPEED || c.op == WAVE_OP_SET_DAMPING) {
-                if (c.op == WAVE_OP_SET_SPEED) c2 = c.value * c.value;
-                else damping = c.value;
-                if (tid == 0) wave_complete(mb, next, 0.0f);
-            } else if (c.op == WAVE_OP_QUERY) {
-                if (tid == 0) wave_complete(mb, next, (parity ? f1 : f0)[c.y * nx + c.x]);
-            } else if ((c.op == WAVE_OP_STEP && c.count > 0) || c.op == WAVE_OP_STOP) {
-                if (tid == 0) {
-                    bc->op = c.op;
-                    bc->count = c.count;
-                    bc->c2 = c2;
-                    bc->damping = damping;
-                    store_release_u32(&bc->seq, seen + 1);
+            while (at < have && op == 0) {
+                const uint32_t *f = &fields[at * WAVE_CMD_WORDS];
+                const uint32_t c_op = f[WAVE_W_OP], c_count = f[WAVE_W_COUNT];
+                const int x = (int)f[WAVE_W_X], y = (int)f[WAVE_W_Y];
+                const float value = wave_bits_f32(f[WAVE_W_VALUE]);
+                at++;
+                if ((c_op == WAVE_OP_STEP && c_count > 0) || c_op == WAVE_OP_STOP) {
+                    if (tid == 0) {
+                        bc->op = c_op;
+                        bc->count = c_count;
+                        bc->c2 = c2;
+                        bc->damping = damping;
+                        store_release_u32(&bc->seq, seen + 1);
+                    }
+                    seen++;
+                    op = c_op;
+                    steps = c_count;
+                    break;
                 }
-                seen++;
-                op = c.op;
-                steps = c.count;
-            } else if (tid == 0) {
-                wave_complete(mb, next, 0.0f); /* zero steps */
+                uint32_t answer = 0;
+                if (c_op == WAVE_OP_INJECT) {
+                    for (int k = tid; k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH; k += nt)
+                        wave_bump_cell(f0, f1, nx, ny, x, y, value, k);
+                    sync_threads();
+                    if (tid == 0) thread_fence(); /* the cells before the reply, for copies of the field */
+                } else if (c_op == WAVE_OP_SET_SPEED) {
+                    c2 = value * value;
+                } else if (c_op == WAVE_OP_SET_DAMPING) {
+                    damping = value;
+                } else if (c_op == WAVE_OP_QUERY) {
+                    answer = wave_f32_bits((parity ? f1 : f0)[y * nx + x]);
+                }
+                if (tid == 0) wave_reply_to(mb, next, answer); /* and zero steps */
+                next++;
             }
-            next++;
         } else {
             /* The other blocks poll device memory, never the host's. */
             if (tid == 0)
@@ -123,7 +168,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_broa
             damping = bc->damping;
         }
         if (op == WAVE_OP_STOP) {
-            if (block == 0 && tid == 0) wave_complete(mb, next - 1, 0.0f);
+            if (block == 0 && tid == 0) wave_reply_to(mb, next, 0);
             return;
         }
         if (op == WAVE_OP_STEP) {
@@ -134,7 +179,10 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_broa
                 grid_sync(); /* the next step, or block 0's next command, sees every cell */
                 parity ^= 1u;
             }
-            if (block == 0 && tid == 0) wave_complete(mb, next - 1, 0.0f);
+            if (block == 0) {
+                if (tid == 0) wave_reply_to(mb, next, 0);
+                next++;
+            }
         }
     }
 }

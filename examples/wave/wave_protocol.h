@@ -5,9 +5,13 @@
  * as DSL C on the CPU backend, and by NVRTC (after dsl.h, which gives it the
  * fixed-width types).
  *
- * One writer per word: the host writes only cmd[]; the kernel writes only
- * done and reply[]. A command becomes visible when the host stores its seq
- * (release) after every other field; a reply when the kernel stores done. */
+ * Tagged words, as in the ring kernels (src/device/cuda/ring.cu): every
+ * 8-byte word of a command or reply carries the command's number in its
+ * upper half and one 32-bit field in its lower half, and is written whole.
+ * A reader knows a word is current when its tag matches, so one round of
+ * loads over the bus reads several commands at once, with no flag to read
+ * first and no fence on either side. One writer per word: the host writes
+ * only cmd[], the kernel only reply[]. */
 #ifndef WAVE_PROTOCOL_H
 #define WAVE_PROTOCOL_H
 
@@ -18,7 +22,13 @@
 #define WAVE_RING_SLOTS 64u /* commands in flight at most; a power of two */
 #define WAVE_BUMP_RADIUS 3  /* an impulse moves the cells closer than this + 1 */
 #define WAVE_BUMP_WIDTH (2 * WAVE_BUMP_RADIUS + 1)
-#define WAVE_POLL_NS 64u    /* pause between two polls of a command word */
+#define WAVE_POLL_NS 64u    /* pause between two polls of the broadcast word (device memory) */
+#define WAVE_CMD_POLL_NS 32u /* pause between two reads of the command ring (each takes a bus round trip) */
+/* After a lone command, before reading the ring again: a host that waits for
+ * each reply sends its next command only after the reply has crossed the
+ * bus, and a read that reaches host memory earlier finds nothing and holds
+ * block 0 for a whole round trip. */
+#define WAVE_REPOLL_NS 500u
 
 enum {
     WAVE_OP_INJECT = 1,  /* x, y, value = amplitude */
@@ -29,27 +39,18 @@ enum {
     WAVE_OP_STOP         /* the persistent kernel returns */
 };
 
-/* Command number seq lives in slot seq % WAVE_RING_SLOTS. */
-typedef struct wave_cmd {
-    uint32_t seq; /* 1, 2, 3, ...: stored last */
-    uint32_t op;
-    int32_t x, y;
-    float value;
-    uint32_t count;
-    uint32_t reserved[2];
-} wave_cmd;
+#define WAVE_CMD_WORDS 8 /* tagged words per command: one 64-byte line */
+#define WAVE_POLL_CMDS 4 /* commands block 0 reads in one round of loads */
 
-typedef struct wave_reply {
-    float value;  /* a query's answer */
-    uint32_t seq; /* the command it answers */
-} wave_reply;
+/* The fields of command seq, word by word, in slot seq % WAVE_RING_SLOTS. */
+enum { WAVE_W_OP, WAVE_W_X, WAVE_W_Y, WAVE_W_VALUE, WAVE_W_COUNT };
 
-/* Host-mapped (rk_buffer_alloc_mapped). */
+/* Host-mapped (rk_buffer_alloc_mapped). reply[seq % WAVE_RING_SLOTS] is
+ * (seq << 32) | the bits of a query's float answer (0 for other commands),
+ * written once command seq has been applied; commands complete in order. */
 typedef struct wave_mailbox {
-    wave_cmd cmd[WAVE_RING_SLOTS];
-    uint32_t done;       /* the last command the kernel has completed */
-    uint32_t pad_[31];   /* done has its own 128-byte line */
-    wave_reply reply[WAVE_RING_SLOTS];
+    uint64_t cmd[WAVE_RING_SLOTS][WAVE_CMD_WORDS];
+    uint64_t reply[WAVE_RING_SLOTS];
 } wave_mailbox;
 
 /* Device memory: a step or stop command, from block 0 to the other blocks. */

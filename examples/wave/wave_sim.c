@@ -47,6 +47,7 @@ struct wave_sim {
     /* persistent */
     rk_buffer *mailbox_buf, *broadcast;
     wave_mailbox *mb;        /* host view of mailbox_buf */
+    wave_ticket known_done;  /* every ticket up to here is known complete (hang detection) */
     bool running;
     /* traditional */
     wave_ticket synced;      /* every ticket up to here is complete */
@@ -139,29 +140,43 @@ double wave_energy(const float *cur, const float *prev, int nx, int ny, float sp
 
 /* ---- persistent: the command ring ---------------------------------------------- */
 
-/* done >= t, in the 32-bit sequence space the kernel counts in. */
-static bool reached(uint32_t done, wave_ticket t) { return (int32_t)(done - (uint32_t)t) >= 0; }
+/* The reply word of command t: its tag (upper half) says which command last
+ * completed in that slot. */
+static uint64_t reply_word(const wave_sim *sim, wave_ticket t) {
+    return __atomic_load_n(&sim->mb->reply[t & (WAVE_RING_SLOTS - 1)], __ATOMIC_RELAXED);
+}
+
+/* Command t has completed: its slot's reply carries t or a later command (a
+ * slot is reused only after its command completed, and commands complete in
+ * order), compared in the 32-bit sequence space the kernel counts in. */
+static bool completed(const wave_sim *sim, wave_ticket t) {
+    return (int32_t)((uint32_t)(reply_word(sim, t) >> 32) - (uint32_t)t) >= 0;
+}
 
 static rk_status wait_done(wave_sim *sim, wave_ticket t) {
-    uint32_t last = __atomic_load_n(&sim->mb->done, __ATOMIC_ACQUIRE);
-    if (reached(last, t)) return RK_OK;
+    if (completed(sim, t)) return RK_OK;
     uint64_t since = now_ns();
     for (unsigned i = 0;; i++) {
-        uint32_t done = __atomic_load_n(&sim->mb->done, __ATOMIC_ACQUIRE);
-        if (reached(done, t)) return RK_OK;
+        if (completed(sim, t)) return RK_OK;
         if (i < SPIN_BEFORE_YIELD) {
             cpu_relax();
             continue;
         }
         sched_yield(); /* the kernel's workers may share this core (CPU backend) */
         if ((i & 255) == 0) {
+            /* Progress: the earliest command not known complete completes. */
+            bool moved = false;
+            while (sim->known_done + 1 < t && completed(sim, sim->known_done + 1)) {
+                sim->known_done++;
+                moved = true;
+            }
             uint64_t now = now_ns();
-            if (done != last) {
-                last = done;
+            if (moved) {
                 since = now;
             } else if (now - since > HUNG_AFTER_NS) {
                 return fail(RK_HUNG, "wave: the persistent kernel completed nothing for 60 s (waiting for command %llu, "
-                                     "done %u)", (unsigned long long)t, done);
+                                     "command %llu not done)",
+                            (unsigned long long)t, (unsigned long long)(sim->known_done + 1));
             }
         }
     }
@@ -175,13 +190,18 @@ static rk_status persistent_send(wave_sim *sim, uint32_t op, int x, int y, float
         rk_status s = wait_done(sim, t - WAVE_RING_SLOTS);
         if (s != RK_OK) return s;
     }
-    wave_cmd *slot = &sim->mb->cmd[t & (WAVE_RING_SLOTS - 1)];
-    slot->op = op;
-    slot->x = x;
-    slot->y = y;
-    slot->value = value;
-    slot->count = count;
-    __atomic_store_n(&slot->seq, (uint32_t)t, __ATOMIC_RELEASE);
+    uint32_t value_bits;
+    memcpy(&value_bits, &value, sizeof value_bits);
+    uint32_t fields[WAVE_CMD_WORDS] = {0};
+    fields[WAVE_W_OP] = op;
+    fields[WAVE_W_X] = (uint32_t)x;
+    fields[WAVE_W_Y] = (uint32_t)y;
+    fields[WAVE_W_VALUE] = value_bits;
+    fields[WAVE_W_COUNT] = count;
+    /* Whole tagged words in any order: the kernel checks every tag. */
+    uint64_t *slot = sim->mb->cmd[t & (WAVE_RING_SLOTS - 1)];
+    for (int w = 0; w < WAVE_CMD_WORDS; w++)
+        __atomic_store_n(&slot[w], (uint64_t)(uint32_t)t << 32 | fields[w], __ATOMIC_RELAXED);
     sim->sent = t;
     sim->slot_op[t & (WAVE_RING_SLOTS - 1)] = (uint8_t)op;
     if (ticket) *ticket = t;
@@ -325,11 +345,14 @@ rk_status wave_wait(wave_sim *sim, wave_ticket ticket, float *value) {
         rk_status s = wait_done(sim, ticket);
         if (s != RK_OK) return s;
         if (value) {
-            const wave_reply *r = &sim->mb->reply[slot];
-            if (r->seq != (uint32_t)ticket)
-                return fail(RK_INTERNAL, "wave_wait: reply slot %u holds command %u, not %llu", slot, r->seq,
-                            (unsigned long long)ticket);
-            *value = sim->slot_op[slot] == WAVE_OP_QUERY ? r->value : 0.0f;
+            uint64_t r = reply_word(sim, ticket);
+            if ((uint32_t)(r >> 32) != (uint32_t)ticket)
+                return fail(RK_INTERNAL, "wave_wait: reply slot %u holds command %u, not %llu", slot,
+                            (uint32_t)(r >> 32), (unsigned long long)ticket);
+            uint32_t bits = (uint32_t)r;
+            float v;
+            memcpy(&v, &bits, sizeof v);
+            *value = sim->slot_op[slot] == WAVE_OP_QUERY ? v : 0.0f;
         }
         return RK_OK;
     }

@@ -144,6 +144,17 @@ __device__ static inline void store_release_u32(uint32_t *p, uint32_t v) {
 __device__ static inline void store_release_u64(uint64_t *p, uint64_t v) {
     asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
+/* Whole 8-byte words with no ordering: several loads can be in flight at
+ * once (an acquire load waits for the one before it). For protocols that
+ * tag every word, so that a reader checks each word rather than a flag. */
+__device__ static inline uint64_t load_relaxed_u64(const uint64_t *p) {
+    uint64_t v;
+    asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ static inline void store_relaxed_u64(uint64_t *p, uint64_t v) {
+    asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 /* A polling loop's pause: about ns nanoseconds (sm_70 and later). */
 __device__ static inline void sleep_ns(unsigned ns) { __nanosleep(ns); }
 
@@ -286,6 +297,8 @@ static inline uint32_t load_acquire_u32(const uint32_t *p) { return __atomic_loa
 static inline uint64_t load_acquire_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static inline void store_release_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 static inline void store_release_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static inline uint64_t load_relaxed_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void store_relaxed_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 /* A polling loop's pause. On the CPU it yields the core to other threads
  * (the host may be waiting for it), whatever ns is. */
 static inline void sleep_ns(unsigned ns) { rk__dsl_runtime->sleep_ns(ns); }
