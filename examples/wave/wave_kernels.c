@@ -18,16 +18,33 @@
 #include "wave_protocol.h"
 #endif
 
-/* u(t+1) for cell (x, y), written over u(t-1) in prev. Opposite neighbours
- * are added first, so mirrored cells do the same float operations and a
- * centred impulse stays exactly symmetric. */
-RK_DEVICE void wave_cell(const float *cur, float *prev, int x, int y, int nx, int ny, float c2, float damping) {
-    int i = y * nx + x;
-    float here = cur[i];
-    float north = cur[y > 0 ? i - nx : i], south = cur[y < ny - 1 ? i + nx : i];
-    float west = cur[x > 0 ? i - 1 : i], east = cur[x < nx - 1 ? i + 1 : i];
-    float lap = (north + south) + (west + east) - 4.0f * here;
-    prev[i] = (2.0f - damping) * here - (1.0f - damping) * prev[i] + c2 * lap;
+/* u(t+1) for cells first, first + stride, ... below cells, written over
+ * u(t-1) in prev. Opposite neighbours are added first, so mirrored cells do
+ * the same float operations and a centred impulse stays exactly symmetric.
+ * The loads of WAVE_CELLS_AHEAD cells are issued before any of them is used
+ * or written (the compiler cannot reorder them itself: prev may alias cur),
+ * so a thread waits for memory once per group rather than once per cell. */
+#define WAVE_CELLS_AHEAD 4
+RK_DEVICE void wave_cells(const float *cur, float *prev, int first, int stride, int cells, int nx, int ny, float c2,
+                          float damping) {
+    for (int base = first; base < cells; base += WAVE_CELLS_AHEAD * stride) {
+        float here[WAVE_CELLS_AHEAD], old[WAVE_CELLS_AHEAD], ns[WAVE_CELLS_AHEAD], we[WAVE_CELLS_AHEAD];
+        for (int k = 0; k < WAVE_CELLS_AHEAD; k++) {
+            int i = base + k * stride;
+            if (i >= cells) i = base; /* past the end: recompute the first cell, not stored */
+            int x = i % nx, y = i / nx;
+            here[k] = cur[i];
+            old[k] = prev[i];
+            ns[k] = cur[y > 0 ? i - nx : i] + cur[y < ny - 1 ? i + nx : i];
+            we[k] = cur[x > 0 ? i - 1 : i] + cur[x < nx - 1 ? i + 1 : i];
+        }
+        for (int k = 0; k < WAVE_CELLS_AHEAD; k++) {
+            int i = base + k * stride;
+            if (i >= cells) break;
+            float lap = ns[k] + we[k] - 4.0f * here[k];
+            prev[i] = (2.0f - damping) * here[k] - (1.0f - damping) * old[k] + c2 * lap;
+        }
+    }
 }
 
 /* Cell k (0 .. WAVE_BUMP_WIDTH^2 - 1) of an impulse at (x0, y0): a smooth
@@ -48,8 +65,7 @@ RK_DEVICE void wave_bump_cell(float *f0, float *f1, int nx, int ny, int x0, int 
  * whose threads loop (one fiber per cell would cost more than the cell). */
 RK_KERNEL void wave_step(const float *cur, float *prev, int nx, int ny, float c2, float damping) {
     int cells = nx * ny, stride = grid_dim_x() * block_dim_x();
-    for (int i = block_idx_x() * block_dim_x() + thread_idx_x(); i < cells; i += stride)
-        wave_cell(cur, prev, i % nx, i / nx, nx, ny, c2, damping);
+    wave_cells(cur, prev, block_idx_x() * block_dim_x() + thread_idx_x(), stride, cells, nx, ny, c2, damping);
 }
 
 RK_KERNEL void wave_inject(float *f0, float *f1, int nx, int ny, int x, int y, float amplitude) {
@@ -83,13 +99,14 @@ RK_DEVICE void wave_reply_to(wave_mailbox *mb, uint32_t seq, uint32_t value_bits
  * their number is returned to the whole block. */
 RK_DEVICE int wave_read_commands(const wave_mailbox *mb, uint32_t next, uint32_t *fields, int *count) {
     const int tid = thread_idx_x();
-    if (tid < WAVE_POLL_CMDS * WAVE_CMD_WORDS) {
+    if (tid < 32) { /* the whole warp, for the ballot */
+        const int mine = tid < WAVE_POLL_CMDS * WAVE_CMD_WORDS;
+        const uint32_t seq = next + (uint32_t)(tid / WAVE_CMD_WORDS);
         int n = 0;
         for (;;) {
-            uint32_t seq = next + (uint32_t)(tid / WAVE_CMD_WORDS);
-            uint64_t w = load_relaxed_u64(&mb->cmd[seq & (WAVE_RING_SLOTS - 1)][tid % WAVE_CMD_WORDS]);
-            unsigned current = warp_ballot((uint32_t)(w >> 32) == seq);
-            fields[tid] = (uint32_t)w;
+            uint64_t w = mine ? load_relaxed_u64(&mb->cmd[seq & (WAVE_RING_SLOTS - 1)][tid % WAVE_CMD_WORDS]) : 0;
+            unsigned current = warp_ballot(mine && (uint32_t)(w >> 32) == seq);
+            if (mine) fields[tid] = (uint32_t)w;
             while (n < WAVE_POLL_CMDS && ((current >> (n * WAVE_CMD_WORDS)) & 0xffu) == 0xffu) n++;
             if (n) break;
             sleep_ns(WAVE_CMD_POLL_NS);
@@ -175,7 +192,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_broa
             for (uint32_t s = 0; s < steps; s++) {
                 const float *cur = parity ? f1 : f0;
                 float *prev = parity ? f0 : f1;
-                for (int i = gtid; i < cells; i += gthreads) wave_cell(cur, prev, i % nx, i / nx, nx, ny, c2, damping);
+                wave_cells(cur, prev, gtid, gthreads, cells, nx, ny, c2, damping);
                 grid_sync(); /* the next step, or block 0's next command, sees every cell */
                 parity ^= 1u;
             }

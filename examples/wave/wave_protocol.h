@@ -40,7 +40,7 @@ enum {
 };
 
 #define WAVE_CMD_WORDS 8 /* tagged words per command: one 64-byte line */
-#define WAVE_POLL_CMDS 4 /* commands block 0 reads in one round of loads */
+#define WAVE_POLL_CMDS 4 /* commands block 0 reads in one round of loads (at most 32 / WAVE_CMD_WORDS) */
 
 /* The fields of command seq, word by word, in slot seq % WAVE_RING_SLOTS. */
 enum { WAVE_W_OP, WAVE_W_X, WAVE_W_Y, WAVE_W_VALUE, WAVE_W_COUNT };
