@@ -118,6 +118,12 @@ __device__ __forceinline__ void rk_store2(rk_u64 *p, rk_u64 a, rk_u64 b) {
 __device__ __forceinline__ rk_u64 rk_load(const rk_u64 *p) { return *(const volatile rk_u64 *)p; }
 __device__ __forceinline__ void rk_store(rk_u64 *p, rk_u64 v) { *(volatile rk_u64 *)p = v; }
 
+__device__ __forceinline__ rk_u64 rk_globaltimer_ns() {
+    rk_u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
 __device__ __forceinline__ rk_u32 rk_warp_or(rk_u32 v) {
 #if __CUDA_ARCH__ >= 800
     return __reduce_or_sync(0xffffffffu, v);
@@ -145,6 +151,7 @@ extern __shared__ __align__(16) unsigned char rk_ring_smem[];
 #ifndef RK_REPOLL_DELAY_NS
 #define RK_REPOLL_DELAY_NS 700        /* after a lone reply, before the next poll (see rk_worker) */
 #endif
+#define RK_SPARSE_NS 2000             /* a message this long after the previous one is "lone" */
 
 /* ---- worker warps ------------------------------------------------------------ */
 
@@ -226,6 +233,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
     const rk_u64 step = (rk_u64)a.worker_warps << a.log2_chunk;
     rk_u32 done = 0, window = 1; /* invariant: done != full at the top of the loop */
     rk_u32 empty_polls = 0, full_polls = 0;
+    rk_u64 last_found_at = 0;
     rk_u64 processed = 0, errors = 0;
     if (a.resume) {
         processed = rk_load(saved);
@@ -319,12 +327,14 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             chunk_pos += step;
             done = 0;
         }
-        /* One message at a time: the sender can answer only after this reply
-         * has crossed the bus (~0.6 us) and a poll that reaches host memory
-         * before then finds nothing and holds the warp for a whole poll
-         * round trip (~1.2 us); waiting first halves a synchronous
-         * client's round trip. */
-        if (window == 1) __nanosleep(RK_REPOLL_DELAY_NS);
+        /* A lone message after a quiet spell: a sender that waits for this
+         * reply can send again only after it has crossed the bus (~0.6 us),
+         * and a poll that reaches host memory before then finds nothing and
+         * holds the warp for a whole round trip (~1.2 us). Messages that
+         * come close together (a stream) are polled for at once. */
+        const rk_u64 found_at = rk_globaltimer_ns();
+        if (n_ready == 1 && window == 1 && found_at - last_found_at > RK_SPARSE_NS) __nanosleep(RK_REPOLL_DELAY_NS);
+        last_found_at = found_at;
         __syncwarp();
     }
     /* Replies and counters reach the host before has_terminated (or the
