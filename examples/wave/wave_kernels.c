@@ -119,26 +119,29 @@ RK_DEVICE int wave_read_commands(const wave_mailbox *mb, uint32_t next, uint32_t
     return n;
 }
 
-/* f0/f1: the two time levels, f[parity] the current one. c2 = c^2. */
+/* f0/f1: the two time levels, f[parity] the current one. c2 = c^2.
+ * Block 0 reads commands and applies those that need no grid itself; for a
+ * step (or stop) it writes the command into bc and joins the other blocks,
+ * which wait for it in a grid barrier, so the barrier's own ordering hands
+ * the command and every cell block 0 wrote to the whole grid. */
 RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_broadcast *bc, int nx, int ny,
                                float c2, float damping, unsigned parity) {
     RK_SHARED uint32_t fields[WAVE_POLL_CMDS * WAVE_CMD_WORDS];
     RK_SHARED int count;
     const int tid = thread_idx_x(), nt = block_dim_x(), block = block_idx_x();
     const int gtid = block * nt + tid, gthreads = grid_dim_x() * nt, cells = nx * ny;
-    uint32_t next = 1, seen = 0; /* next command; grid-wide commands seen */
-    int have = 0, at = 0;        /* block 0: commands read, and taken, of the last poll */
+    uint32_t next = 1;    /* block 0: the next command */
+    int have = 0, at = 0; /* block 0: commands read by the last poll, and taken */
     for (;;) {
-        uint32_t op = 0, steps = 0;
         if (block == 0) {
-            /* Block 0 reads commands and applies those that need no grid
-             * itself, up to the first grid-wide one. */
-            if (at == have) {
-                if (have == 1) sleep_ns(WAVE_REPOLL_NS);
-                have = wave_read_commands(mb, next, fields, &count);
-                at = 0;
-            }
-            while (at < have && op == 0) {
+            uint32_t grid_op = 0;
+            while (grid_op == 0) {
+                if (at == have) {
+                    /* The ring looked drained: let the host see our replies first. */
+                    if (have > 0 && have < WAVE_POLL_CMDS) sleep_ns(WAVE_REPOLL_NS);
+                    have = wave_read_commands(mb, next, fields, &count);
+                    at = 0;
+                }
                 const uint32_t *f = &fields[at * WAVE_CMD_WORDS];
                 const uint32_t c_op = f[WAVE_W_OP], c_count = f[WAVE_W_COUNT];
                 const int x = (int)f[WAVE_W_X], y = (int)f[WAVE_W_Y];
@@ -150,11 +153,8 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_broa
                         bc->count = c_count;
                         bc->c2 = c2;
                         bc->damping = damping;
-                        store_release_u32(&bc->seq, seen + 1);
                     }
-                    seen++;
-                    op = c_op;
-                    steps = c_count;
+                    grid_op = c_op;
                     break;
                 }
                 uint32_t answer = 0;
@@ -173,33 +173,25 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_broa
                 if (tid == 0) wave_reply_to(mb, next, answer); /* and zero steps */
                 next++;
             }
-        } else {
-            /* The other blocks poll device memory, never the host's. */
-            if (tid == 0)
-                while (load_acquire_u32(&bc->seq) != seen + 1) sleep_ns(WAVE_POLL_NS);
-            sync_threads();
-            seen++;
-            op = bc->op;
-            steps = bc->count;
-            c2 = bc->c2;
-            damping = bc->damping;
         }
+        grid_sync(); /* the other blocks wait here for block 0's next grid-wide command */
+        const uint32_t op = bc->op, steps = bc->count;
+        c2 = bc->c2;
+        damping = bc->damping;
         if (op == WAVE_OP_STOP) {
             if (block == 0 && tid == 0) wave_reply_to(mb, next, 0);
             return;
         }
-        if (op == WAVE_OP_STEP) {
-            for (uint32_t s = 0; s < steps; s++) {
-                const float *cur = parity ? f1 : f0;
-                float *prev = parity ? f0 : f1;
-                wave_cells(cur, prev, gtid, gthreads, cells, nx, ny, c2, damping);
-                grid_sync(); /* the next step, or block 0's next command, sees every cell */
-                parity ^= 1u;
-            }
-            if (block == 0) {
-                if (tid == 0) wave_reply_to(mb, next, 0);
-                next++;
-            }
+        for (uint32_t s = 0; s < steps; s++) {
+            const float *cur = parity ? f1 : f0;
+            float *prev = parity ? f0 : f1;
+            wave_cells(cur, prev, gtid, gthreads, cells, nx, ny, c2, damping);
+            grid_sync(); /* the next step, or block 0's next command, sees every cell */
+            parity ^= 1u;
+        }
+        if (block == 0) {
+            if (tid == 0) wave_reply_to(mb, next, 0);
+            next++;
         }
     }
 }

@@ -22,7 +22,6 @@
 #define WAVE_RING_SLOTS 64u /* commands in flight at most; a power of two */
 #define WAVE_BUMP_RADIUS 3  /* an impulse moves the cells closer than this + 1 */
 #define WAVE_BUMP_WIDTH (2 * WAVE_BUMP_RADIUS + 1)
-#define WAVE_POLL_NS 64u    /* pause between two polls of the broadcast word (device memory) */
 #define WAVE_CMD_POLL_NS 32u /* pause between two reads of the command ring (each takes a bus round trip) */
 /* After a lone command, before reading the ring again: a host that waits for
  * each reply sends its next command only after the reply has crossed the
@@ -53,12 +52,11 @@ typedef struct wave_mailbox {
     uint64_t reply[WAVE_RING_SLOTS];
 } wave_mailbox;
 
-/* Device memory: a step or stop command, from block 0 to the other blocks. */
+/* Device memory: a step or stop command, from block 0 to the other blocks,
+ * written before the grid barrier that releases them. */
 typedef struct wave_broadcast {
-    uint32_t seq;        /* grid-wide commands so far; stored last */
     uint32_t op, count;
-    float c2, damping;   /* the parameters block 0 holds */
-    uint32_t pad_[27];
+    float c2, damping; /* the parameters block 0 holds */
 } wave_broadcast;
 
 #endif

