@@ -437,7 +437,7 @@ static rk_status start_persistent(wave_sim *sim, bool auto_blocks, bool cpu) {
         if (sim->blocks / 2 < floor_blocks)
             return fail(RK_BAD_LAUNCH_CONFIG,
                         "wave: the persistent kernel's cooperative launch was refused down to %u of the %u blocks "
-                        "asked for (one per multiprocessor), below the quarter it needs: another kernel or context "
+                        "asked for, below the quarter it needs: another kernel or context "
                         "may be holding the device (a second wave simulation open in this process, or another "
                         "process); last refusal: %s: %s",
                         sim->blocks, requested, rk_status_name(s), rk_last_error());
@@ -457,10 +457,13 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
             return fail(RK_UNSUPPORTED, "wave: the persistent pattern needs cooperative launch and host-mapped memory, "
                                         "which the %s device lacks (use --pattern traditional)", sim->info.backend);
         sim->threads = cfg->threads ? cfg->threads : cpu ? 32 : 512;
-        /* One block per multiprocessor; on the CPU one core stays free for the
-         * host thread that sends commands and polls for their completion. */
+        /* One block per multiprocessor but one. On the CPU that core is the
+         * host thread's, which sends commands and polls for their completion.
+         * On a GPU other kernels need it: with a block of this grid on every
+         * multiprocessor of an H100 (132 x 512 or 132 x 256 threads), another
+         * simulation's kernels never started; with 131 x 512 they ran. */
         uint32_t mp = sim->info.multiprocessors ? sim->info.multiprocessors : 1;
-        sim->blocks = cfg->blocks ? cfg->blocks : cpu ? (mp > 1 ? mp - 1 : 1) : mp;
+        sim->blocks = cfg->blocks ? cfg->blocks : mp > 1 ? mp - 1 : 1;
     } else {
         /* A GPU gets a thread per cell; the CPU a block per core whose 32
          * threads loop over the cells, as the persistent kernel's do. */

@@ -19,10 +19,9 @@
  *
  * On CUDA, while a persistent simulation runs, loading or unloading a module
  * and freeing pinned memory wait for it: create other simulations on the
- * same GPU before it, and destroy it first. Better still, keep one
- * simulation open per GPU at a time: on an H200 a traditional simulation's
- * kernels did not complete beside a spinning persistent one (under
- * investigation; docs/showcase.md, limitations).
+ * same GPU before it, and destroy it first. A persistent grid with a block
+ * on every multiprocessor kept other kernels from starting on an H100, so
+ * the default leaves one free (docs/showcase.md, limitations).
  */
 #ifndef WAVE_SIM_H
 #define WAVE_SIM_H
@@ -39,7 +38,7 @@ typedef struct wave_config {
     int nx, ny;           /* grid; 0 = 256 x 256 */
     float speed;          /* Courant number c dt/dx, in (0, 0.7071]; 0 = 0.5 */
     float damping;        /* per step, in [0, 1) */
-    uint32_t blocks;      /* persistent: 0 = one per multiprocessor (CPU: per core but one);
+    uint32_t blocks;      /* persistent: 0 = one per multiprocessor but one (CPU: per core but one);
                            * traditional step kernel: 0 = a thread per cell (CPU: a block per core) */
     uint32_t threads;     /* threads per block; 0 = 512 persistent / 256 traditional on GPUs, 32 on the CPU */
 } wave_config;

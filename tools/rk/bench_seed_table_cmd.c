@@ -196,7 +196,7 @@ int rk_bench_seed_table_cmd(int argc, char **argv) {
         {"repeats", 'n', CLI_UINT, &repeats, "N", "samples of the inject and step rows (default 2000 CPU, 5000 GPU)"},
         {"mixed-repeats", 0, CLI_UINT, &mixed, "N", "runs of the 300-op mixed workload (default 20 CPU, 50 GPU)"},
         {"batch-steps", 0, CLI_UINT, &batch, "N", "steps in the batch row (default 10000)"},
-        {"blocks", 0, CLI_UINT, &blocks, "N", "persistent grid blocks (default one per SM; CPU: cores - 1)"},
+        {"blocks", 0, CLI_UINT, &blocks, "N", "persistent grid blocks (default SMs - 1; CPU: cores - 1)"},
         {"threads", 0, CLI_UINT, &threads, "N", "persistent threads per block (default 512 GPU, 32 CPU)"},
         {"quick", 0, CLI_FLAG, &quick, NULL, "a smoke run: few samples; the figures mean little"},
     };
