@@ -202,7 +202,6 @@ static rk_status persistent_send(wave_sim *sim, uint32_t op, int x, int y, float
     uint64_t *slot = sim->mb->cmd[t & (WAVE_RING_SLOTS - 1)];
     for (int w = 0; w < WAVE_CMD_WORDS; w++)
         __atomic_store_n(&slot[w], (uint64_t)(uint32_t)t << 32 | fields[w], __ATOMIC_RELAXED);
-    rk_mapped_written(slot, sizeof(uint64_t) * WAVE_CMD_WORDS);
     sim->sent = t;
     sim->slot_op[t & (WAVE_RING_SLOTS - 1)] = (uint8_t)op;
     if (ticket) *ticket = t;

@@ -109,11 +109,6 @@ size_t rk_buffer_size(const rk_buffer *buffer);
  * Copies to and from the buffer work too. RK_UNSUPPORTED on backends that
  * cannot map host memory (see rk_device_info.host_mapped_memory). */
 rk_status rk_buffer_alloc_mapped(rk_context *ctx, size_t size, rk_buffer **out, void **host_ptr);
-/* A hint after the host has written bytes of host-mapped memory that the
- * device will read soon (a command it polls for): moves the written cache
- * lines out of this core's private caches so the device's read is served
- * sooner (x86 CLDEMOTE; nothing on other CPUs). Never fails. */
-void rk_mapped_written(const void *p, size_t bytes);
 
 rk_status rk_copy_to_device(rk_context *ctx, rk_buffer *dst, size_t dst_offset,
                             const void *src, size_t size, rk_stream *stream);

@@ -239,12 +239,6 @@ static rk_status try_send(rk_kernel *k, const void *messages, size_t stride, siz
         rk__ring_encode(r->in + (p & r->mask) * r->l.in_ll, m + i * stride, r->l.msg_bytes, r->l.in_ll,
                         rk__ring_tag(p, r->log2_capacity));
     }
-    /* A few messages: someone is waiting for them, so hand the lines to the
-     * shared cache now (a batch is read long after it is written). */
-    if (n && n <= 8) {
-        for (size_t i = 0; i < n; i++)
-            rk_mapped_written(r->in + ((pos + i) & r->mask) * r->l.in_ll, (size_t)r->l.in_ll * 8);
-    }
     atomic_store_explicit(&r->published, pos + n, memory_order_release);
     *accepted = n;
     return RK_OK;
