@@ -28,6 +28,7 @@
  * bus, and a read that reaches host memory earlier finds nothing and holds
  * block 0 for a whole round trip. */
 #define WAVE_REPOLL_NS 500u
+#define WAVE_NAP_NS 50u /* the naps WAVE_REPOLL_NS is taken in */
 
 enum {
     WAVE_OP_INJECT = 1,  /* x, y, value = amplitude */
@@ -35,7 +36,8 @@ enum {
     WAVE_OP_SET_DAMPING, /* value = damping per step, 0 <= value < 1 */
     WAVE_OP_STEP,        /* count = time steps */
     WAVE_OP_QUERY,       /* x, y: the reply carries the cell's value */
-    WAVE_OP_STOP         /* the persistent kernel returns */
+    WAVE_OP_STOP,        /* the persistent kernel returns */
+    WAVE_OP_FENCE        /* persistent: cells written so far are visible to copies of the field */
 };
 
 #define WAVE_CMD_WORDS 8 /* tagged words per command: one 64-byte line */

@@ -371,7 +371,16 @@ rk_status wave_finish(wave_sim *sim) {
 
 rk_status wave_read_field(wave_sim *sim, float *cur, float *prev) {
     if (!sim || !cur) return fail(RK_NULL_ARGUMENT, "wave_read_field: sim or cur is NULL");
-    rk_status s = wave_finish(sim);
+    rk_status s = RK_OK;
+    if (sim->pattern == WAVE_PERSISTENT) {
+        /* A fence command: applied after everything sent before it, and its
+         * reply says every cell written so far can be copied. */
+        wave_ticket t = 0;
+        s = persistent_send(sim, WAVE_OP_FENCE, 0, 0, 0.0f, 0, &t);
+        if (s == RK_OK) s = wait_done(sim, t);
+    } else {
+        s = wave_finish(sim);
+    }
     if (s != RK_OK) return s;
     /* The persistent kernel is idle now (it polls), so the field holds still. */
     rk_stream *stream = sim->pattern == WAVE_PERSISTENT ? sim->copy_stream : sim->stream;

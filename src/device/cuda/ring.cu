@@ -333,7 +333,11 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
          * holds the warp for a whole round trip (~1.2 us). Messages that
          * come close together (a stream) are polled for at once. */
         const rk_u64 found_at = rk_globaltimer_ns();
-        if (n_ready == 1 && window == 1 && found_at - last_found_at > RK_SPARSE_NS) __nanosleep(RK_REPOLL_DELAY_NS);
+        if (n_ready == 1 && window == 1 && found_at - last_found_at > RK_SPARSE_NS) {
+            /* In short naps: one long __nanosleep ends anywhere between 0
+             * and twice its argument, and this wait helps only near its length. */
+            for (int t = 0; t < RK_REPOLL_DELAY_NS; t += 100) __nanosleep(100);
+        }
         last_found_at = found_at;
         __syncwarp();
     }
