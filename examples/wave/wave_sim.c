@@ -1,6 +1,7 @@
 /* The wave simulation's host side: one device, one field, two patterns
  * behind the same commands (wave_sim.h). Only the public ringkernel API. */
 #include "wave_sim.h"
+#include "wave_registry.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -28,6 +29,8 @@ enum {
 
 struct wave_sim {
     wave_pattern pattern;
+    const rk_backend *backend;
+    uint32_t device_index;
     rk_context *ctx;
     rk_device_info info;
     rk_module *module;
@@ -435,6 +438,7 @@ static rk_status start_persistent(wave_sim *sim, bool auto_blocks, bool cpu) {
         rk_status s = rk_launch(sim->persistent_fn, &d);
         if (s == RK_OK) {
             sim->running = true;
+            wave_registry_started(sim->backend, sim->device_index);
             if (sim->blocks < requested) /* visible in every tool, not only those that print wave_sim_get_info */
                 fprintf(stderr, "wave: persistent grid cut to %u of %u blocks (a larger cooperative launch "
                                 "was refused)\n", sim->blocks, requested);
@@ -457,6 +461,14 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
     const rk_backend *backend = NULL;
     uint32_t device = 0;
     TRY(rk_select_device(cfg->device ? cfg->device : "cpu", &backend, &device), "wave: choosing the device");
+    if (wave_registry_busy(backend, device))
+        return fail(RK_BAD_STATE,
+                    "wave: a persistent simulation runs on %s:%u, and loading this simulation's kernels there would "
+                    "wait for it to stop (CUDA loads a module only when no kernel of the context runs): create this "
+                    "simulation before the persistent one, or destroy that one first",
+                    rk_backend_name(backend), device);
+    sim->backend = backend;
+    sim->device_index = device;
     TRY(rk_context_create(backend, device, &sim->ctx), "wave: opening the device");
     TRY(rk_context_device_info(sim->ctx, &sim->info), "wave: reading device facts");
     bool cpu = strcmp(sim->info.backend, "cpu") == 0;
@@ -572,8 +584,8 @@ rk_status wave_sim_destroy(wave_sim *sim) {
     if (sim->broadcast) rk_buffer_free(sim->broadcast);
     for (int i = 0; i < 2; i++)
         if (sim->field[i]) rk_buffer_free(sim->field[i]);
-    if (sim->module) rk_module_destroy(sim->module);
-    if (sim->ctx) rk_context_destroy(sim->ctx);
+    /* Unloaded now, or once no persistent kernel runs on the device (wave_registry.h). */
+    wave_registry_release(sim->backend, sim->device_index, sim->module, sim->ctx, sim->running);
     free(sim);
     return result;
 }

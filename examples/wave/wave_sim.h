@@ -18,10 +18,12 @@
  * CUDA).
  *
  * On CUDA, while a persistent simulation runs, loading or unloading a module
- * and freeing pinned memory wait for it: create other simulations on the
- * same GPU before it, and destroy it first. A persistent grid with a block
- * on every multiprocessor kept other kernels from starting on an H100, so
- * the default leaves one free (docs/showcase.md, limitations).
+ * waits for it: creating another simulation on that GPU is refused then
+ * (RK_BAD_STATE, create it first), and a destroyed simulation's module is
+ * unloaded once the last persistent kernel there has stopped
+ * (wave_registry.h). A persistent grid with a block on every multiprocessor
+ * kept other kernels from starting on an H100, so the default leaves one
+ * free (docs/showcase.md, limitations).
  */
 #ifndef WAVE_SIM_H
 #define WAVE_SIM_H
