@@ -29,6 +29,7 @@ static const tp_case tp_cases[] = {
     {"blur", "tests/transpile/cases/blur.c", RK_TRANSPILE_STENCIL, {0, 0, 0}, 0},
     {"reduce", "tests/transpile/cases/reduce.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
     {"grid_phases", "tests/transpile/cases/grid_phases.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
+    {"tagged_words", "tests/transpile/cases/tagged_words.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
 };
 enum { TP_CASE_COUNT = sizeof tp_cases / sizeof tp_cases[0] };
 
