@@ -1,62 +1,20 @@
 /* The wave simulation's host side: one device, one field, two patterns
- * behind the same commands (wave_sim.h). Only the public ringkernel API. */
-#include "wave_sim.h"
+ * behind the same commands (wave_sim.h): the API, create and destroy. The
+ * persistent pattern's command ring is in wave_ring.c, the traditional
+ * pattern's launches in wave_launch.c. Only the public ringkernel API. */
+#include "wave_sim_internal.h"
 #include "wave_registry.h"
 
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "wave_protocol.h"
-
 extern const char wave_protocol_source[];
 extern const char wave_kernels_source[];
-
-enum {
-    DEFAULT_SIZE = 256,
-    STEP_THREADS = 256,        /* traditional step kernel's block */
-    INJECT_THREADS = 64,       /* >= WAVE_BUMP_WIDTH^2 */
-    SPIN_BEFORE_YIELD = 2000,  /* polls before a waiting host thread starts yielding its core */
-};
-#define MAX_SPEED 0.70710678f  /* 1/sqrt(2): the 2-D leapfrog stability limit */
-#define HUNG_AFTER_NS 60000000000ull
-
-struct wave_sim {
-    wave_pattern pattern;
-    const rk_backend *backend;
-    uint32_t device_index;
-    rk_context *ctx;
-    rk_device_info info;
-    rk_module *module;
-    rk_function *step_fn, *inject_fn, *persistent_fn;
-    rk_buffer *field[2];
-    rk_stream *stream;       /* traditional: every command; persistent: the kernel */
-    rk_stream *copy_stream;  /* persistent: reads of the field while the kernel runs */
-    int nx, ny;
-    float speed, damping;
-    unsigned parity;         /* field[parity] is the current level once every command sent is applied */
-    uint64_t steps;
-    uint32_t blocks, threads;
-    uint32_t blocks_requested; /* persistent: before any halving */
-    uint32_t step_blocks;    /* traditional: wave_step's grid */
-    wave_ticket sent;        /* the last ticket handed out */
-    uint8_t slot_op[WAVE_RING_SLOTS];
-    /* persistent */
-    rk_buffer *mailbox_buf, *broadcast;
-    wave_mailbox *mb;        /* host view of mailbox_buf */
-    wave_ticket known_done;  /* every ticket up to here is known complete (hang detection) */
-    bool running;
-    /* traditional */
-    wave_ticket synced;      /* every ticket up to here is complete */
-    rk_buffer *landing_buf;  /* host-mapped slots that query copies land in */
-    float *landing;
-};
 
 /* ---- errors --------------------------------------------------------------- */
 
@@ -64,8 +22,7 @@ static _Thread_local char error_text[640];
 
 const char *wave_last_error(void) { return error_text; }
 
-static rk_status fail(rk_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static rk_status fail(rk_status status, const char *fmt, ...) {
+rk_status wave__fail(rk_status status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(error_text, sizeof error_text, fmt, ap);
@@ -73,24 +30,17 @@ static rk_status fail(rk_status status, const char *fmt, ...) {
     return status;
 }
 
-/* A library call failed: keep its reason under our own heading. */
-static rk_status lib_fail(rk_status status, const char *what) {
-    return fail(status, "%s: %s: %s", what, rk_status_name(status), rk_last_error());
+rk_status wave__lib_fail(rk_status status, const char *what) {
+    return wave__fail(status, "%s: %s: %s", what, rk_status_name(status), rk_last_error());
 }
 
-#define TRY(call, what)                                  \
-    do {                                                 \
-        rk_status s_ = (call);                           \
-        if (s_ != RK_OK) return lib_fail(s_, what);      \
-    } while (0)
-
-static uint64_t now_ns(void) {
+uint64_t wave__now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void cpu_relax(void) {
+void wave__cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #elif defined(__aarch64__)
@@ -141,170 +91,43 @@ double wave_energy(const float *cur, const float *prev, int nx, int ny, float sp
     return kinetic + (double)speed * speed * potential;
 }
 
-/* ---- persistent: the command ring ---------------------------------------------- */
-
-/* The reply word of command t: its tag (upper half) says which command last
- * completed in that slot. */
-static uint64_t reply_word(const wave_sim *sim, wave_ticket t) {
-    return __atomic_load_n(&sim->mb->reply[t & (WAVE_RING_SLOTS - 1)], __ATOMIC_RELAXED);
-}
-
-/* Command t has completed: its slot's reply carries t or a later command (a
- * slot is reused only after its command completed, and commands complete in
- * order), compared in the 32-bit sequence space the kernel counts in. */
-static bool completed(const wave_sim *sim, wave_ticket t) {
-    return (int32_t)((uint32_t)(reply_word(sim, t) >> 32) - (uint32_t)t) >= 0;
-}
-
-static rk_status wait_done(wave_sim *sim, wave_ticket t) {
-    if (completed(sim, t)) return RK_OK;
-    uint64_t since = now_ns();
-    for (unsigned i = 0;; i++) {
-        if (completed(sim, t)) return RK_OK;
-        if (i < SPIN_BEFORE_YIELD) {
-            cpu_relax();
-            continue;
-        }
-        sched_yield(); /* the kernel's workers may share this core (CPU backend) */
-        if ((i & 255) == 0) {
-            /* Progress: the earliest command not known complete completes. */
-            bool moved = false;
-            while (sim->known_done + 1 < t && completed(sim, sim->known_done + 1)) {
-                sim->known_done++;
-                moved = true;
-            }
-            uint64_t now = now_ns();
-            if (moved) {
-                since = now;
-            } else if (now - since > HUNG_AFTER_NS) {
-                return fail(RK_HUNG, "wave: the persistent kernel completed nothing for 60 s (waiting for command %llu, "
-                                     "command %llu not done)",
-                            (unsigned long long)t, (unsigned long long)(sim->known_done + 1));
-            }
-        }
-    }
-}
-
-static rk_status persistent_send(wave_sim *sim, uint32_t op, int x, int y, float value, uint32_t count,
-                                 wave_ticket *ticket) {
-    wave_ticket t = sim->sent + 1;
-    /* The slot last held command t - WAVE_RING_SLOTS: the kernel must have taken it. */
-    if (t > WAVE_RING_SLOTS) {
-        rk_status s = wait_done(sim, t - WAVE_RING_SLOTS);
-        if (s != RK_OK) return s;
-    }
-    uint32_t value_bits;
-    memcpy(&value_bits, &value, sizeof value_bits);
-    uint32_t fields[WAVE_CMD_WORDS] = {0};
-    fields[WAVE_W_OP] = op;
-    fields[WAVE_W_X] = (uint32_t)x;
-    fields[WAVE_W_Y] = (uint32_t)y;
-    fields[WAVE_W_VALUE] = value_bits;
-    fields[WAVE_W_COUNT] = count;
-    /* Whole tagged words in any order: the kernel checks every tag. */
-    uint64_t *slot = sim->mb->cmd[t & (WAVE_RING_SLOTS - 1)];
-    for (int w = 0; w < WAVE_CMD_WORDS; w++)
-        __atomic_store_n(&slot[w], (uint64_t)(uint32_t)t << 32 | fields[w], __ATOMIC_RELAXED);
-    sim->sent = t;
-    sim->slot_op[t & (WAVE_RING_SLOTS - 1)] = (uint8_t)op;
-    if (ticket) *ticket = t;
-    return RK_OK;
-}
-
-/* ---- traditional: launches and copies --------------------------------------------- */
-
-static rk_status launch(wave_sim *sim, rk_function *fn, uint32_t blocks, uint32_t threads, const rk_arg *args,
-                        size_t count, const char *what) {
-    rk_launch_desc d = {
-        .grid = RK_DIM3(blocks, 1, 1),
-        .block = RK_DIM3(threads, 1, 1),
-        .stream = sim->stream,
-        .args = args,
-        .arg_count = count,
-    };
-    TRY(rk_launch(fn, &d), what);
-    return RK_OK;
-}
-
-static rk_status traditional_step(wave_sim *sim, uint32_t steps) {
-    uint32_t blocks = sim->step_blocks;
-    float c2 = sim->speed * sim->speed;
-    for (uint32_t s = 0; s < steps; s++) {
-        rk_arg args[] = {RK_ARG_BUF(sim->field[sim->parity]), RK_ARG_BUF(sim->field[sim->parity ^ 1u]),
-                         RK_ARG_INT(sim->nx), RK_ARG_INT(sim->ny), RK_ARG_FLOAT(c2), RK_ARG_FLOAT(sim->damping)};
-        rk_status st = launch(sim, sim->step_fn, blocks, sim->threads, args, 6, "wave: launching wave_step");
-        if (st != RK_OK) return st;
-        sim->parity ^= 1u;
-    }
-    return RK_OK;
-}
-
-static rk_status traditional_send(wave_sim *sim, uint32_t op, int x, int y, float value, uint32_t count,
-                                  wave_ticket *ticket) {
-    wave_ticket t = sim->sent + 1;
-    rk_status st = RK_OK;
-    switch (op) {
-    case WAVE_OP_INJECT: {
-        rk_arg args[] = {RK_ARG_BUF(sim->field[0]), RK_ARG_BUF(sim->field[1]), RK_ARG_INT(sim->nx),
-                         RK_ARG_INT(sim->ny),       RK_ARG_INT(x),             RK_ARG_INT(y),
-                         RK_ARG_FLOAT(value)};
-        st = launch(sim, sim->inject_fn, 1, INJECT_THREADS, args, 7, "wave: launching wave_inject");
-        break;
-    }
-    case WAVE_OP_STEP: st = traditional_step(sim, count); break;
-    case WAVE_OP_QUERY: {
-        size_t offset = ((size_t)y * (size_t)sim->nx + (size_t)x) * sizeof(float);
-        float *landing = &sim->landing[t & (WAVE_RING_SLOTS - 1)];
-        st = rk_copy_to_host(sim->ctx, landing, sim->field[sim->parity], offset, sizeof(float), sim->stream);
-        if (st != RK_OK) st = lib_fail(st, "wave: copying a cell to the host");
-        break;
-    }
-    default: break; /* parameters travel with the next step's launch */
-    }
-    if (st != RK_OK) return st;
-    sim->sent = t;
-    sim->slot_op[t & (WAVE_RING_SLOTS - 1)] = (uint8_t)op;
-    if (ticket) *ticket = t;
-    return RK_OK;
-}
-
 /* ---- commands ------------------------------------------------------------------- */
 
 static rk_status submit(wave_sim *sim, uint32_t op, int x, int y, float value, uint32_t count, wave_ticket *ticket) {
     if (ticket) *ticket = 0;
-    return sim->pattern == WAVE_PERSISTENT ? persistent_send(sim, op, x, y, value, count, ticket)
-                                           : traditional_send(sim, op, x, y, value, count, ticket);
+    return sim->pattern == WAVE_PERSISTENT ? wave__ring_send(sim, op, x, y, value, count, ticket)
+                                           : wave__launch_send(sim, op, x, y, value, count, ticket);
 }
 
 static rk_status check_cell(const wave_sim *sim, const char *fn, int x, int y) {
     if (x < 0 || y < 0 || x >= sim->nx || y >= sim->ny)
-        return fail(RK_INVALID_ARGUMENT, "%s: cell (%d, %d) is outside the %d x %d grid", fn, x, y, sim->nx, sim->ny);
+        return wave__fail(RK_INVALID_ARGUMENT, "%s: cell (%d, %d) is outside the %d x %d grid", fn, x, y, sim->nx, sim->ny);
     return RK_OK;
 }
 
 static rk_status check_speed(float speed) {
     if (!(speed > 0.0f && speed <= MAX_SPEED))
-        return fail(RK_INVALID_ARGUMENT, "wave: speed %g is outside (0, %.4f] (the stability limit of the scheme)",
+        return wave__fail(RK_INVALID_ARGUMENT, "wave: speed %g is outside (0, %.4f] (the stability limit of the scheme)",
                     (double)speed, (double)MAX_SPEED);
     return RK_OK;
 }
 
 static rk_status check_damping(float damping) {
     if (!(damping >= 0.0f && damping < 1.0f))
-        return fail(RK_INVALID_ARGUMENT, "wave: damping %g is outside [0, 1)", (double)damping);
+        return wave__fail(RK_INVALID_ARGUMENT, "wave: damping %g is outside [0, 1)", (double)damping);
     return RK_OK;
 }
 
 rk_status wave_inject(wave_sim *sim, int x, int y, float amplitude, wave_ticket *ticket) {
-    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_inject: sim is NULL");
+    if (!sim) return wave__fail(RK_NULL_ARGUMENT, "wave_inject: sim is NULL");
     rk_status s = check_cell(sim, "wave_inject", x, y);
     if (s == RK_OK && !isfinite(amplitude))
-        s = fail(RK_INVALID_ARGUMENT, "wave_inject: amplitude %g is not finite", (double)amplitude);
+        s = wave__fail(RK_INVALID_ARGUMENT, "wave_inject: amplitude %g is not finite", (double)amplitude);
     return s != RK_OK ? s : submit(sim, WAVE_OP_INJECT, x, y, amplitude, 0, ticket);
 }
 
 rk_status wave_set_speed(wave_sim *sim, float speed, wave_ticket *ticket) {
-    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_set_speed: sim is NULL");
+    if (!sim) return wave__fail(RK_NULL_ARGUMENT, "wave_set_speed: sim is NULL");
     rk_status s = check_speed(speed);
     if (s == RK_OK) s = submit(sim, WAVE_OP_SET_SPEED, 0, 0, speed, 0, ticket);
     if (s == RK_OK) sim->speed = speed;
@@ -312,7 +135,7 @@ rk_status wave_set_speed(wave_sim *sim, float speed, wave_ticket *ticket) {
 }
 
 rk_status wave_set_damping(wave_sim *sim, float damping, wave_ticket *ticket) {
-    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_set_damping: sim is NULL");
+    if (!sim) return wave__fail(RK_NULL_ARGUMENT, "wave_set_damping: sim is NULL");
     rk_status s = check_damping(damping);
     if (s == RK_OK) s = submit(sim, WAVE_OP_SET_DAMPING, 0, 0, damping, 0, ticket);
     if (s == RK_OK) sim->damping = damping;
@@ -320,7 +143,7 @@ rk_status wave_set_damping(wave_sim *sim, float damping, wave_ticket *ticket) {
 }
 
 rk_status wave_step(wave_sim *sim, uint32_t steps, wave_ticket *ticket) {
-    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_step: sim is NULL");
+    if (!sim) return wave__fail(RK_NULL_ARGUMENT, "wave_step: sim is NULL");
     unsigned parity = sim->parity;
     rk_status s = submit(sim, WAVE_OP_STEP, 0, 0, 0.0f, steps, ticket);
     if (s != RK_OK) return s;
@@ -330,27 +153,27 @@ rk_status wave_step(wave_sim *sim, uint32_t steps, wave_ticket *ticket) {
 }
 
 rk_status wave_query(wave_sim *sim, int x, int y, wave_ticket *ticket) {
-    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_query: sim is NULL");
+    if (!sim) return wave__fail(RK_NULL_ARGUMENT, "wave_query: sim is NULL");
     rk_status s = check_cell(sim, "wave_query", x, y);
     return s != RK_OK ? s : submit(sim, WAVE_OP_QUERY, x, y, 0.0f, 0, ticket);
 }
 
 rk_status wave_wait(wave_sim *sim, wave_ticket ticket, float *value) {
-    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_wait: sim is NULL");
+    if (!sim) return wave__fail(RK_NULL_ARGUMENT, "wave_wait: sim is NULL");
     if (ticket == 0 || ticket > sim->sent)
-        return fail(RK_INVALID_ARGUMENT, "wave_wait: ticket %llu was never handed out (last %llu)",
+        return wave__fail(RK_INVALID_ARGUMENT, "wave_wait: ticket %llu was never handed out (last %llu)",
                     (unsigned long long)ticket, (unsigned long long)sim->sent);
     if (value && sim->sent - ticket >= WAVE_RING_SLOTS)
-        return fail(RK_OUT_OF_RANGE, "wave_wait: the reply to command %llu is gone (%llu commands since; at most %u)",
+        return wave__fail(RK_OUT_OF_RANGE, "wave_wait: the reply to command %llu is gone (%llu commands since; at most %u)",
                     (unsigned long long)ticket, (unsigned long long)(sim->sent - ticket), WAVE_RING_SLOTS);
     unsigned slot = (unsigned)(ticket & (WAVE_RING_SLOTS - 1));
     if (sim->pattern == WAVE_PERSISTENT) {
-        rk_status s = wait_done(sim, ticket);
+        rk_status s = wave__ring_wait(sim, ticket);
         if (s != RK_OK) return s;
         if (value) {
-            uint64_t r = reply_word(sim, ticket);
+            uint64_t r = wave__ring_reply(sim, ticket);
             if ((uint32_t)(r >> 32) != (uint32_t)ticket)
-                return fail(RK_INTERNAL, "wave_wait: reply slot %u holds command %u, not %llu", slot,
+                return wave__fail(RK_INTERNAL, "wave_wait: reply slot %u holds command %u, not %llu", slot,
                             (uint32_t)(r >> 32), (unsigned long long)ticket);
             uint32_t bits = (uint32_t)r;
             float v;
@@ -368,19 +191,19 @@ rk_status wave_wait(wave_sim *sim, wave_ticket ticket, float *value) {
 }
 
 rk_status wave_finish(wave_sim *sim) {
-    if (!sim) return fail(RK_NULL_ARGUMENT, "wave_finish: sim is NULL");
+    if (!sim) return wave__fail(RK_NULL_ARGUMENT, "wave_finish: sim is NULL");
     return sim->sent ? wave_wait(sim, sim->sent, NULL) : RK_OK;
 }
 
 rk_status wave_read_field(wave_sim *sim, float *cur, float *prev) {
-    if (!sim || !cur) return fail(RK_NULL_ARGUMENT, "wave_read_field: sim or cur is NULL");
+    if (!sim || !cur) return wave__fail(RK_NULL_ARGUMENT, "wave_read_field: sim or cur is NULL");
     rk_status s = RK_OK;
     if (sim->pattern == WAVE_PERSISTENT) {
         /* A fence command: applied after everything sent before it, and its
          * reply says every cell written so far can be copied. */
         wave_ticket t = 0;
-        s = persistent_send(sim, WAVE_OP_FENCE, 0, 0, 0.0f, 0, &t);
-        if (s == RK_OK) s = wait_done(sim, t);
+        s = wave__ring_send(sim, WAVE_OP_FENCE, 0, 0, 0.0f, 0, &t);
+        if (s == RK_OK) s = wave__ring_wait(sim, t);
     } else {
         s = wave_finish(sim);
     }
@@ -445,9 +268,9 @@ static rk_status start_persistent(wave_sim *sim, bool auto_blocks, bool cpu) {
             return RK_OK;
         }
         if (s != RK_BAD_LAUNCH_CONFIG || !auto_blocks || sim->blocks == 1)
-            return lib_fail(s, "wave: launching the persistent kernel");
+            return wave__lib_fail(s, "wave: launching the persistent kernel");
         if (sim->blocks / 2 < floor_blocks)
-            return fail(RK_BAD_LAUNCH_CONFIG,
+            return wave__fail(RK_BAD_LAUNCH_CONFIG,
                         "wave: the persistent kernel's cooperative launch was refused down to %u of the %u blocks "
                         "asked for, below the quarter it needs: another kernel or context "
                         "may be holding the device (a second wave simulation open in this process, or another "
@@ -462,7 +285,7 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
     uint32_t device = 0;
     TRY(rk_select_device(cfg->device ? cfg->device : "cpu", &backend, &device), "wave: choosing the device");
     if (wave_registry_busy(backend, device))
-        return fail(RK_BAD_STATE,
+        return wave__fail(RK_BAD_STATE,
                     "wave: a persistent simulation runs on %s:%u, and loading this simulation's kernels there would "
                     "wait for it to stop (CUDA loads a module only when no kernel of the context runs): create this "
                     "simulation before the persistent one, or destroy that one first",
@@ -474,7 +297,7 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
     bool cpu = strcmp(sim->info.backend, "cpu") == 0;
     if (sim->pattern == WAVE_PERSISTENT) {
         if (!sim->info.cooperative_launch || !sim->info.host_mapped_memory)
-            return fail(RK_UNSUPPORTED, "wave: the persistent pattern needs cooperative launch and host-mapped memory, "
+            return wave__fail(RK_UNSUPPORTED, "wave: the persistent pattern needs cooperative launch and host-mapped memory, "
                                         "which the %s device lacks (use --pattern traditional)", sim->info.backend);
         sim->threads = cfg->threads ? cfg->threads : cpu ? 32 : 512;
         /* One block per multiprocessor but one. On the CPU that core is the
@@ -496,7 +319,7 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
 
     rk_compile_options opts = {.optimization_level = 3};
     const char *source = wave_kernel_source();
-    if (!source) return fail(RK_OUT_OF_MEMORY, "wave: out of memory");
+    if (!source) return wave__fail(RK_OUT_OF_MEMORY, "wave: out of memory");
     TRY(rk_module_compile(sim->ctx, source, &opts, &sim->module), "wave: compiling wave_kernels.c");
     /* Every function now: nothing may load lazily once a persistent kernel spins. */
     TRY(rk_module_get_function(sim->module, "wave_step", &sim->step_fn), "wave: wave_step");
@@ -512,9 +335,9 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
         rk_status s = rk_buffer_alloc_mapped(sim->ctx, WAVE_RING_SLOTS * sizeof(float), &sim->landing_buf, &host);
         if (s == RK_UNSUPPORTED) { /* pageable memory then: slower copies, same meaning */
             sim->landing = calloc(WAVE_RING_SLOTS, sizeof(float));
-            if (!sim->landing) return fail(RK_OUT_OF_MEMORY, "wave: out of memory");
+            if (!sim->landing) return wave__fail(RK_OUT_OF_MEMORY, "wave: out of memory");
         } else if (s != RK_OK) {
-            return lib_fail(s, "wave: allocating pinned landing slots");
+            return wave__lib_fail(s, "wave: allocating pinned landing slots");
         } else {
             sim->landing = host;
         }
@@ -530,10 +353,10 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
 }
 
 rk_status wave_sim_create(const wave_config *cfg, wave_sim **out) {
-    if (!cfg || !out) return fail(RK_NULL_ARGUMENT, "wave_sim_create: cfg or out is NULL");
+    if (!cfg || !out) return wave__fail(RK_NULL_ARGUMENT, "wave_sim_create: cfg or out is NULL");
     *out = NULL;
     wave_sim *sim = calloc(1, sizeof *sim);
-    if (!sim) return fail(RK_OUT_OF_MEMORY, "wave_sim_create: out of memory");
+    if (!sim) return wave__fail(RK_OUT_OF_MEMORY, "wave_sim_create: out of memory");
     sim->pattern = cfg->pattern ? cfg->pattern : WAVE_PERSISTENT;
     sim->nx = cfg->nx ? cfg->nx : DEFAULT_SIZE;
     sim->ny = cfg->ny ? cfg->ny : DEFAULT_SIZE;
@@ -541,9 +364,9 @@ rk_status wave_sim_create(const wave_config *cfg, wave_sim **out) {
     sim->damping = cfg->damping;
     rk_status s = RK_OK;
     if (sim->pattern != WAVE_PERSISTENT && sim->pattern != WAVE_TRADITIONAL)
-        s = fail(RK_INVALID_ARGUMENT, "wave_sim_create: unknown pattern %d", (int)sim->pattern);
+        s = wave__fail(RK_INVALID_ARGUMENT, "wave_sim_create: unknown pattern %d", (int)sim->pattern);
     else if (sim->nx < 3 || sim->ny < 3 || (int64_t)sim->nx * sim->ny > (1 << 28))
-        s = fail(RK_INVALID_ARGUMENT, "wave_sim_create: a %d x %d grid (each side at least 3, at most 2^28 cells)",
+        s = wave__fail(RK_INVALID_ARGUMENT, "wave_sim_create: a %d x %d grid (each side at least 3, at most 2^28 cells)",
                  sim->nx, sim->ny);
     if (s == RK_OK) s = check_speed(sim->speed);
     if (s == RK_OK) s = check_damping(sim->damping);
@@ -564,17 +387,17 @@ rk_status wave_sim_destroy(wave_sim *sim) {
     rk_status result = RK_OK;
     if (sim->running) {
         wave_ticket stop = 0;
-        result = persistent_send(sim, WAVE_OP_STOP, 0, 0, 0.0f, 0, &stop);
-        if (result == RK_OK) result = wait_done(sim, stop);
+        result = wave__ring_send(sim, WAVE_OP_STOP, 0, 0, 0.0f, 0, &stop);
+        if (result == RK_OK) result = wave__ring_wait(sim, stop);
         if (result != RK_OK) {
             /* The kernel still runs and uses everything: leave it all allocated. */
             return result;
         }
         rk_status s = rk_stream_synchronize(sim->stream);
-        if (s != RK_OK) result = lib_fail(s, "wave: the persistent kernel");
+        if (s != RK_OK) result = wave__lib_fail(s, "wave: the persistent kernel");
     } else if (sim->stream) {
         rk_status s = rk_stream_synchronize(sim->stream);
-        if (s != RK_OK) result = lib_fail(s, "wave: the last commands");
+        if (s != RK_OK) result = wave__lib_fail(s, "wave: the last commands");
     }
     if (sim->copy_stream) rk_stream_destroy(sim->copy_stream);
     if (sim->stream) rk_stream_destroy(sim->stream);
