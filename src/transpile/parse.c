@@ -354,7 +354,10 @@ static tp_type *struct_decl(parser *p, tp_token *keyword) {
     tp_type *ty = NULL;
     if (tag) {
         ty = lookup_tag(p, tag, true);
-        if (ty && (ty->kind != TY_STRUCT || ty->is_complete)) {
+        if (ty && ty->kind == TY_STRUCT && ty->is_being_defined) {
+            rk__tp_error(p->ctx, tag, "nested redefinition of '%.*s'", tag->len, tag->loc);
+            ty = NULL;
+        } else if (ty && (ty->kind != TY_STRUCT || ty->is_complete)) {
             rk__tp_error(p->ctx, tag, "redefinition of '%.*s'", tag->len, tag->loc);
             ty = NULL;
         }
@@ -365,7 +368,12 @@ static tp_type *struct_decl(parser *p, tp_token *keyword) {
         if (tag) rk__tp_map_put(p->ctx, &p->scope->tags, tag->loc, tag->len, ty);
     }
     ty->def_tok = tag ? tag : brace;
+    /* While its members are read the struct is incomplete: a member of its
+     * own type, or a nested definition of its tag, would make it contain
+     * itself. */
+    ty->is_being_defined = true;
     struct_members(p, ty);
+    ty->is_being_defined = false;
     rk__tp_layout_struct(ty);
     if (ty->size > (1 << 24)) rk__tp_error(p->ctx, ty->def_tok, "struct is too large (%d bytes)", ty->size);
     /* Named now if tagged; an untagged struct takes its typedef's name. */

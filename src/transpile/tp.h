@@ -222,6 +222,7 @@ struct tp_type {
     tp_token *tag;
     const char *emit_name; /* unique in the translation unit */
     bool is_complete;
+    bool is_being_defined; /* struct: between its '{' and '}' (a nested definition of it is an error) */
     tp_token *def_tok;     /* where the struct was defined */
     /* function */
     tp_type *return_ty;

@@ -89,6 +89,13 @@ static const diag_case cases[] = {
             "4:29: error: handler 'h': the request type contains a pointer, which means nothing on the other side of the host/device boundary",
             "5:17: error: handler 'h2' must return int (0 = success, negative = failed)",
             "5:17: error: handler 'h2' must take (const Request *req, Reply *reply, State *state)"}},
+    /* Found by the fuzzer: a nested definition of the struct being defined
+     * made it contain itself (and the checker recurse without end). */
+    {"struct containing itself", DSL "typedef struct S { int a; struct S { int b; } inner; } S;\n"
+                                     "struct T { int a; struct T self; };\n"
+                                     "RK_HANDLER int h(const S *q, S *r, void *st) { r->a = q->a; return 0; }\n",
+     0, 0, {"2:34: error: nested redefinition of 'S'",
+            "3:28: error: member 'self' has incomplete type 'struct T'"}},
     {"kernel called from device code", DSL "RK_KERNEL void a(int *d) { d[0] = 1; }\n"
                                            "RK_KERNEL void b(int *d) { a(d); }\n",
      0, 0, {"3:28: error: kernel 'a' cannot be called from device code (dynamic parallelism is not supported)"}},
