@@ -134,7 +134,8 @@ static void walk_expr(walker *w, tp_node *n, role r) {
         }
         tp_node *a = n->args;
         for (int i = 0; a; a = a->next, i++) {
-            if (b->args[i] == BT_POS) continue;
+            /* Extra arguments (already reported by sema) are plain values. */
+            if (i < b->nargs && b->args[i] == BT_POS) continue;
             walk_expr(w, a, (b->flags & TP_BF_ATOMIC) && i == 0 ? ROLE_WRITE : ROLE_VALUE);
         }
         return;

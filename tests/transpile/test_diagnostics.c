@@ -99,6 +99,13 @@ static const diag_case cases[] = {
     {"kernel called from device code", DSL "RK_KERNEL void a(int *d) { d[0] = 1; }\n"
                                            "RK_KERNEL void b(int *d) { a(d); }\n",
      0, 0, {"3:28: error: kernel 'a' cannot be called from device code (dynamic parallelism is not supported)"}},
+    /* Found by the fuzzer (UBSan): the stencil analysis read past a builtin's
+     * argument table when a call had too many arguments. */
+    {"builtin with too many arguments in a stencil", STENCIL
+     "RK_KERNEL void k(const float *in, float *out, rk_grid_pos p) {\n"
+     "    out[rk_pos_idx(p)] = rk_east(p, in) + atomic_add_i32((int *)out, 1, 2, 3, 4, 5, 6);\n"
+     "}\n",
+     RK_TRANSPILE_STENCIL, 0, {"3:43: error: 'atomic_add_i32' takes 2 arguments, but 7 were given"}},
     {"stencil rules", STENCIL "RK_KERNEL void s(float *in, float *out, int dx, rk_grid_pos p) {\n"
                               "    sync_threads();\n"
                               "    out[rk_pos_idx(p)] = rk_at(p, in, dx, 0) + (float)thread_idx_x();\n"
