@@ -72,14 +72,12 @@ void wave_registry_release(const rk_backend *backend, uint32_t device, rk_module
     device_entry *e = entry(backend, device, false);
     if (e && was_running && e->running > 0) e->running--;
     if (e && e->running > 0) {
+        /* Without memory to remember them they stay loaded for good rather than hang. */
         deferred *d = malloc(sizeof *d);
         if (d) {
             *d = (deferred){.module = module, .ctx = ctx, .next = e->deferred};
             e->deferred = d;
-            pthread_mutex_unlock(&lock);
-            return;
         }
-        /* No memory to remember them: keep them loaded for good rather than hang. */
         pthread_mutex_unlock(&lock);
         return;
     }

@@ -74,3 +74,8 @@ rk_status wave__ring_send(wave_sim *sim, uint32_t op, int x, int y, float value,
     return RK_OK;
 }
 
+rk_status wave__ring_call(wave_sim *sim, uint32_t op) {
+    wave_ticket t = 0;
+    rk_status s = wave__ring_send(sim, op, 0, 0, 0.0f, 0, &t);
+    return s == RK_OK ? wave__ring_wait(sim, t) : s;
+}

@@ -201,9 +201,7 @@ rk_status wave_read_field(wave_sim *sim, float *cur, float *prev) {
     if (sim->pattern == WAVE_PERSISTENT) {
         /* A fence command: applied after everything sent before it, and its
          * reply says every cell written so far can be copied. */
-        wave_ticket t = 0;
-        s = wave__ring_send(sim, WAVE_OP_FENCE, 0, 0, 0.0f, 0, &t);
-        if (s == RK_OK) s = wave__ring_wait(sim, t);
+        s = wave__ring_call(sim, WAVE_OP_FENCE);
     } else {
         s = wave_finish(sim);
     }
@@ -386,9 +384,7 @@ rk_status wave_sim_destroy(wave_sim *sim) {
     if (!sim) return RK_OK;
     rk_status result = RK_OK;
     if (sim->running) {
-        wave_ticket stop = 0;
-        result = wave__ring_send(sim, WAVE_OP_STOP, 0, 0, 0.0f, 0, &stop);
-        if (result == RK_OK) result = wave__ring_wait(sim, stop);
+        result = wave__ring_call(sim, WAVE_OP_STOP);
         if (result != RK_OK) {
             /* The kernel still runs and uses everything: leave it all allocated. */
             return result;

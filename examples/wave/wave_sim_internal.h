@@ -71,6 +71,8 @@ void wave__cpu_relax(void);
 rk_status wave__ring_send(wave_sim *sim, uint32_t op, int x, int y, float value, uint32_t count,
                           wave_ticket *ticket);
 rk_status wave__ring_wait(wave_sim *sim, wave_ticket t);
+/* Sends a command without arguments (fence, stop) and waits until it has completed. */
+rk_status wave__ring_call(wave_sim *sim, uint32_t op);
 uint64_t wave__ring_reply(const wave_sim *sim, wave_ticket t);
 
 /* Traditional pattern (wave_launch.c): one command as launches and copies
