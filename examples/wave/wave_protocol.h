@@ -1,17 +1,24 @@
 /* What the wave showcase's host code and its kernels share: the command
  * ring the host writes in host-mapped memory, the replies the persistent
- * kernel writes there, and the block through which its block 0 hands a
- * grid-wide command to the other blocks. Compiled three ways: as host C11,
- * as DSL C on the CPU backend, and by NVRTC (after dsl.h, which gives it the
- * fixed-width types).
+ * kernel writes there, and the device-side board through which its blocks
+ * pass commands and progress to each other. Compiled three ways: as host
+ * C11, as DSL C on the CPU backend, and by NVRTC (after dsl.h, which gives
+ * it the fixed-width types).
  *
  * Tagged words, as in the ring kernels (src/device/cuda/ring.cu): every
  * 8-byte word of a command or reply carries the command's number in its
  * upper half and one 32-bit field in its lower half, and is written whole.
  * A reader knows a word is current when its tag matches, so one round of
- * loads over the bus reads several commands at once, with no flag to read
- * first and no fence on either side. One writer per word: the host writes
- * only cmd[], the kernel only reply[]. */
+ * loads reads several commands at once, with no flag to read first and no
+ * fence on either side. One writer per word: the host writes only cmd[],
+ * the kernel only reply[].
+ *
+ * The persistent grid: block 0 only relays commands from the host's ring to
+ * the board's log (in device memory, close to every block); each other
+ * block owns a band of rows, reads the log itself and applies every
+ * command to its own rows. Between two changes of the field a band waits
+ * only for the two bands next to it (the stencil reads one row past each
+ * edge), never for the whole grid. */
 #ifndef WAVE_PROTOCOL_H
 #define WAVE_PROTOCOL_H
 
@@ -22,13 +29,16 @@
 #define WAVE_RING_SLOTS 64u /* commands in flight at most; a power of two */
 #define WAVE_BUMP_RADIUS 3  /* an impulse moves the cells closer than this + 1 */
 #define WAVE_BUMP_WIDTH (2 * WAVE_BUMP_RADIUS + 1)
-#define WAVE_CMD_POLL_NS 32u /* pause between two reads of the command ring (each takes a bus round trip) */
-/* After a lone command, before reading the ring again: a host that waits for
- * each reply sends its next command only after the reply has crossed the
- * bus, and a read that reaches host memory earlier finds nothing and holds
- * block 0 for a whole round trip. */
-#define WAVE_REPOLL_NS 500u
-#define WAVE_NAP_NS 50u /* the naps WAVE_REPOLL_NS is taken in */
+/* Tuning (each may be set with -D when the kernels are compiled). */
+#ifndef WAVE_CMD_POLL_NS
+#define WAVE_CMD_POLL_NS 32u /* relay: pause between two reads of the host's ring (each takes a bus round trip) */
+#endif
+#ifndef WAVE_LOG_POLL_NS
+#define WAVE_LOG_POLL_NS 20u /* bands: pause between two reads of the log or a neighbour's progress */
+#endif
+#ifndef WAVE_RELAY_WARPS
+#define WAVE_RELAY_WARPS 1 /* warps of block 0 that poll the host's ring, each on its own */
+#endif
 
 enum {
     WAVE_OP_INJECT = 1,  /* x, y, value = amplitude */
@@ -41,24 +51,47 @@ enum {
 };
 
 #define WAVE_CMD_WORDS 8 /* tagged words per command: one 64-byte line */
-#define WAVE_POLL_CMDS 4 /* commands block 0 reads in one round of loads (at most 32 / WAVE_CMD_WORDS) */
+#define WAVE_POLL_CMDS 4 /* commands a warp reads in one round of loads (at most 32 / WAVE_CMD_WORDS) */
 
 /* The fields of command seq, word by word, in slot seq % WAVE_RING_SLOTS. */
 enum { WAVE_W_OP, WAVE_W_X, WAVE_W_Y, WAVE_W_VALUE, WAVE_W_COUNT };
 
-/* Host-mapped (rk_buffer_alloc_mapped). reply[seq % WAVE_RING_SLOTS] is
- * (seq << 32) | the bits of a query's float answer (0 for other commands),
- * written once command seq has been applied; commands complete in order. */
+/* Up to WAVE_REPLY_WORDS blocks answer one command, each with its own
+ * word: an impulse changes up to 2 * WAVE_BUMP_RADIUS + 1 rows, which may
+ * belong to as many bands, and the host waits for each of them. */
+#define WAVE_REPLY_WORDS 8
+
+/* Host-mapped (rk_buffer_alloc_mapped). reply[seq % WAVE_RING_SLOTS][k] is
+ * (seq << 32) | the bits of a query's float answer (0 otherwise), written by
+ * the k-th block that answers command seq, once it has applied it: for an
+ * impulse, the bands it touches in order; for a query, the band that holds
+ * the cell; for a step, a fence or stop, the last band to finish it. */
 typedef struct wave_mailbox {
     uint64_t cmd[WAVE_RING_SLOTS][WAVE_CMD_WORDS];
-    uint64_t reply[WAVE_RING_SLOTS];
+    uint64_t reply[WAVE_RING_SLOTS][WAVE_REPLY_WORDS];
 } wave_mailbox;
 
-/* Device memory: a step or stop command, from block 0 to the other blocks,
- * written before the grid barrier that releases them. */
-typedef struct wave_broadcast {
-    uint32_t op, count;
-    float c2, damping; /* the parameters block 0 holds */
-} wave_broadcast;
+/* Device memory. log[seq % WAVE_LOG_SLOTS] holds the words of command seq
+ * exactly as the host wrote them; done[] counts the bands that finished a
+ * command every band answers. Longer than the host's ring: a slot is written
+ * again only once every band has read it (WAVE_BAND_TAKEN). */
+#define WAVE_LOG_SLOTS 256u
+typedef struct wave_board {
+    uint64_t log[WAVE_LOG_SLOTS][WAVE_CMD_WORDS];
+    int done[WAVE_LOG_SLOTS];
+} wave_board;
+
+/* Device memory, two words per band after the board's buffer: progress[b],
+ * the changes of the field (injects and single steps, counted alike by
+ * every band) band b has finished; taken[b], the last command it has read
+ * from the log. */
+#define WAVE_BAND_PROGRESS(words, band) ((words)[2 * (band)])
+#define WAVE_BAND_TAKEN(words, band) ((words)[2 * (band) + 1])
+
+/* Band b of `bands` owns rows WAVE_BAND_FIRST_ROW(b) up to the next band's
+ * first row; every band has at least one row (bands <= ny). */
+#define WAVE_BAND_FIRST_ROW(b, bands, ny) ((int)((uint64_t)(b) * (uint64_t)(ny) / (uint64_t)(bands)))
+/* The band that owns row r: the last band whose first row is at or before r. */
+#define WAVE_BAND_OF_ROW(r, bands, ny) ((int)((((uint64_t)(r) + 1) * (uint64_t)(bands) - 1) / (uint64_t)(ny)))
 
 #endif

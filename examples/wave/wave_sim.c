@@ -192,7 +192,15 @@ rk_status wave_wait(wave_sim *sim, wave_ticket ticket, float *value) {
 
 rk_status wave_finish(wave_sim *sim) {
     if (!sim) return wave__fail(RK_NULL_ARGUMENT, "wave_finish: sim is NULL");
-    return sim->sent ? wave_wait(sim, sim->sent, NULL) : RK_OK;
+    if (sim->pattern == WAVE_TRADITIONAL || !sim->sent) return sim->sent ? wave_wait(sim, sim->sent, NULL) : RK_OK;
+    /* Commands complete out of order here; those older than a ring's
+     * length have completed (their slots were reused). */
+    wave_ticket first = sim->sent > WAVE_RING_SLOTS ? sim->sent - WAVE_RING_SLOTS + 1 : 1;
+    for (wave_ticket t = first; t <= sim->sent; t++) {
+        rk_status s = wave__ring_wait(sim, t);
+        if (s != RK_OK) return s;
+    }
+    return RK_OK;
 }
 
 rk_status wave_read_field(wave_sim *sim, float *cur, float *prev) {
@@ -242,18 +250,26 @@ void wave_sim_get_info(const wave_sim *sim, wave_sim_info *out) {
  * may keep it from ever finishing (docs/showcase.md, limitations). */
 static rk_status start_persistent(wave_sim *sim, bool auto_blocks, bool cpu) {
     uint32_t requested = sim->blocks;
-    uint32_t floor_blocks = cpu ? 1 : (requested + 3) / 4;
+    uint32_t floor_blocks = cpu ? 2 : (requested + 3) / 4;
+    if (floor_blocks < 2) floor_blocks = 2;
     sim->blocks_requested = requested;
     for (;;) {
-        rk_arg args[] = {RK_ARG_BUF(sim->field[0]), RK_ARG_BUF(sim->field[1]), RK_ARG_BUF(sim->mailbox_buf),
-                         RK_ARG_BUF(sim->broadcast), RK_ARG_INT(sim->nx),     RK_ARG_INT(sim->ny),
-                         RK_ARG_FLOAT(sim->speed * sim->speed), RK_ARG_FLOAT(sim->damping), RK_ARG_UINT(0)};
+        sim->bands = sim->blocks - 1;
+        /* A band's progress and read position start at 0 (every launch). */
+        size_t band_bytes = (size_t)sim->bands * 2 * sizeof(uint64_t);
+        if (sim->band_words) rk_buffer_free(sim->band_words);
+        sim->band_words = NULL;
+        TRY(rk_buffer_alloc(sim->ctx, band_bytes, &sim->band_words), "wave: allocating the bands' progress words");
+        rk_arg args[] = {RK_ARG_BUF(sim->field[0]),    RK_ARG_BUF(sim->field[1]), RK_ARG_BUF(sim->mailbox_buf),
+                         RK_ARG_BUF(sim->board),       RK_ARG_BUF(sim->band_words), RK_ARG_INT(sim->nx),
+                         RK_ARG_INT(sim->ny),          RK_ARG_FLOAT(sim->speed * sim->speed),
+                         RK_ARG_FLOAT(sim->damping),   RK_ARG_UINT(0)};
         rk_launch_desc d = {
             .grid = RK_DIM3(sim->blocks, 1, 1),
             .block = RK_DIM3(sim->threads, 1, 1),
             .stream = sim->stream,
             .args = args,
-            .arg_count = 9,
+            .arg_count = 10,
             .cooperative = true,
         };
         rk_status s = rk_launch(sim->persistent_fn, &d);
@@ -265,7 +281,7 @@ static rk_status start_persistent(wave_sim *sim, bool auto_blocks, bool cpu) {
                                 "was refused)\n", sim->blocks, requested);
             return RK_OK;
         }
-        if (s != RK_BAD_LAUNCH_CONFIG || !auto_blocks || sim->blocks == 1)
+        if (s != RK_BAD_LAUNCH_CONFIG || !auto_blocks || sim->blocks <= 2)
             return wave__lib_fail(s, "wave: launching the persistent kernel");
         if (sim->blocks / 2 < floor_blocks)
             return wave__fail(RK_BAD_LAUNCH_CONFIG,
@@ -298,13 +314,26 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
             return wave__fail(RK_UNSUPPORTED, "wave: the persistent pattern needs cooperative launch and host-mapped memory, "
                                         "which the %s device lacks (use --pattern traditional)", sim->info.backend);
         sim->threads = cfg->threads ? cfg->threads : cpu ? 32 : 512;
+        if (sim->threads % 32 || sim->threads < 32 * WAVE_RELAY_WARPS)
+            return wave__fail(RK_INVALID_ARGUMENT,
+                              "wave: %u threads per block for the persistent kernel (a multiple of 32, at least %d: "
+                              "it reads commands a warp at a time)",
+                              sim->threads, 32 * WAVE_RELAY_WARPS);
         /* One block per multiprocessor but one. On the CPU that core is the
          * host thread's, which sends commands and polls for their completion.
          * On a GPU other kernels need it: with a block of this grid on every
          * multiprocessor of an H100 (132 x 512 or 132 x 256 threads), another
          * simulation's kernels never started; with 131 x 512 they ran. */
         uint32_t mp = sim->info.multiprocessors ? sim->info.multiprocessors : 1;
-        sim->blocks = cfg->blocks ? cfg->blocks : mp > 1 ? mp - 1 : 1;
+        sim->blocks = cfg->blocks ? cfg->blocks : mp > 2 ? mp - 1 : 2;
+        /* Block 0 relays commands; every other block needs a row of its own. */
+        uint32_t most = (uint32_t)sim->ny + 1;
+        if (cfg->blocks && (cfg->blocks < 2 || cfg->blocks > most))
+            return wave__fail(RK_INVALID_ARGUMENT,
+                              "wave: a persistent grid of %u blocks for %d rows (at least 2: block 0 relays commands, "
+                              "and at most one block per row plus that one)",
+                              cfg->blocks, sim->ny);
+        if (sim->blocks > most) sim->blocks = most;
     } else {
         /* A GPU gets a thread per cell; the CPU a block per core whose 32
          * threads loop over the cells, as the persistent kernel's do. */
@@ -315,7 +344,17 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
         sim->blocks = sim->step_blocks;
     }
 
-    rk_compile_options opts = {.optimization_level = 3};
+    /* WAVE_KERNEL_DEFINES="A=1 B=2": the tuning macros of wave_protocol.h,
+     * for measuring them without a rebuild. */
+    const char *defines[8];
+    size_t define_count = 0;
+    char define_text[256] = "";
+    const char *env = getenv("WAVE_KERNEL_DEFINES");
+    if (env) snprintf(define_text, sizeof define_text, "%s", env);
+    for (char *save = NULL, *tok = strtok_r(define_text, " ", &save); tok && define_count < 8;
+         tok = strtok_r(NULL, " ", &save))
+        defines[define_count++] = tok;
+    rk_compile_options opts = {.optimization_level = 3, .defines = defines, .define_count = define_count};
     const char *source = wave_kernel_source();
     if (!source) return wave__fail(RK_OUT_OF_MEMORY, "wave: out of memory");
     TRY(rk_module_compile(sim->ctx, source, &opts, &sim->module), "wave: compiling wave_kernels.c");
@@ -346,7 +385,7 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
     TRY(rk_buffer_alloc_mapped(sim->ctx, sizeof(wave_mailbox), &sim->mailbox_buf, &host),
         "wave: allocating the host-mapped command ring");
     sim->mb = host;
-    TRY(rk_buffer_alloc(sim->ctx, sizeof(wave_broadcast), &sim->broadcast), "wave: allocating the broadcast block");
+    TRY(rk_buffer_alloc(sim->ctx, sizeof(wave_board), &sim->board), "wave: allocating the command log");
     return start_persistent(sim, cfg->blocks == 0, cpu);
 }
 
@@ -400,7 +439,8 @@ rk_status wave_sim_destroy(wave_sim *sim) {
     if (sim->landing_buf) rk_buffer_free(sim->landing_buf);
     else free(sim->landing);
     if (sim->mailbox_buf) rk_buffer_free(sim->mailbox_buf);
-    if (sim->broadcast) rk_buffer_free(sim->broadcast);
+    if (sim->board) rk_buffer_free(sim->board);
+    if (sim->band_words) rk_buffer_free(sim->band_words);
     for (int i = 0; i < 2; i++)
         if (sim->field[i]) rk_buffer_free(sim->field[i]);
     /* Unloaded now, or once no persistent kernel runs on the device (wave_registry.h). */

@@ -12,7 +12,8 @@
  *
  * Commands are asynchronous: each returns a ticket at once, and
  * wave_wait(ticket) returns when the simulation has applied it (and gives a
- * query's value). Tickets complete in order. One host thread drives a
+ * query's value). Every command sees the effect of every earlier one, in
+ * both patterns. One host thread drives a
  * simulation. The kernels are examples/wave/wave_kernels.c, compiled at run
  * time with rk_module_compile (the system C compiler on the CPU, NVRTC on
  * CUDA).
@@ -40,7 +41,8 @@ typedef struct wave_config {
     int nx, ny;           /* grid; 0 = 256 x 256 */
     float speed;          /* Courant number c dt/dx, in (0, 0.7071]; 0 = 0.5 */
     float damping;        /* per step, in [0, 1) */
-    uint32_t blocks;      /* persistent: 0 = one per multiprocessor but one (CPU: per core but one);
+    uint32_t blocks;      /* persistent: 0 = one per multiprocessor but one (CPU: per core but one), at
+                           * least 2 (block 0 relays commands, each other block owns a band of rows);
                            * traditional step kernel: 0 = a thread per cell (CPU: a block per core) */
     uint32_t threads;     /* threads per block; 0 = 512 persistent / 256 traditional on GPUs, 32 on the CPU */
 } wave_config;
@@ -68,8 +70,13 @@ rk_status wave_set_damping(wave_sim *sim, float damping, wave_ticket *ticket);
 rk_status wave_step(wave_sim *sim, uint32_t steps, wave_ticket *ticket);
 rk_status wave_query(wave_sim *sim, int x, int y, wave_ticket *ticket);
 
-/* Returns once the command `ticket` (and every earlier one) has been
- * applied. For a query, *value (may be NULL) receives the cell's value; it
+/* Returns once the command `ticket` has been applied. Traditional: every
+ * earlier command has been too. Persistent: a step, a fence and a stop
+ * complete after every earlier command; an impulse once the bands of rows
+ * it touches have applied it, and a query once the band that holds the
+ * cell has answered, which may be before bands elsewhere have finished an
+ * earlier step (the answer is the same: it reflects every earlier command).
+ * For a query, *value (may be NULL) receives the cell's value; it
  * can be read until WAVE_RING_SLOTS later commands have been sent
  * (RK_OUT_OF_RANGE after that). RK_HUNG if the kernel makes no progress
  * for a minute. */

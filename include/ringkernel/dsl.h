@@ -158,6 +158,18 @@ __device__ static inline uint64_t load_relaxed_u64(const uint64_t *p) {
 __device__ static inline void store_relaxed_u64(uint64_t *p, uint64_t v) {
     asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
+/* GPU-scope ordering for words in device memory that only this device's
+ * blocks share (a block's progress flag): the same meaning as the system-scope
+ * ones above, without the wait for the host's side of the bus that a
+ * system-scope release costs. */
+__device__ static inline uint64_t load_acquire_gpu_u64(const uint64_t *p) {
+    uint64_t v;
+    asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ static inline void store_release_gpu_u64(uint64_t *p, uint64_t v) {
+    asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 /* A polling loop's pause: about ns nanoseconds (sm_70 and later). */
 __device__ static inline void sleep_ns(unsigned ns) { __nanosleep(ns); }
 
@@ -302,6 +314,9 @@ static inline void store_release_u32(uint32_t *p, uint32_t v) { __atomic_store_n
 static inline void store_release_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 static inline uint64_t load_relaxed_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 static inline void store_relaxed_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+/* One scope on the CPU: the same as the acquire/release words above. */
+static inline uint64_t load_acquire_gpu_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void store_release_gpu_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 /* A polling loop's pause. On the CPU it yields the core to other threads
  * (the host may be waiting for it), whatever ns is. */
 static inline void sleep_ns(unsigned ns) { rk__dsl_runtime->sleep_ns(ns); }

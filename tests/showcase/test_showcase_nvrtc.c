@@ -1,6 +1,6 @@
 /* The wave showcase's kernels compile for CUDA with NVRTC (no GPU needed):
- * the same source the CPU runs, dsl.h's CUDA branch (grid_sync, system-scope
- * relaxed words) included, down to a cubin so ptxas checks the inline PTX.
+ * the same source the CPU runs, dsl.h's CUDA branch (system-scope relaxed
+ * words, GPU-scope acquire and release) included, down to a cubin so ptxas checks the inline PTX.
  * Exits 77 where NVRTC cannot be loaded. */
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +23,11 @@ int main(void) {
         snprintf(want, sizeof want, ".entry %s", entry);
         CHECK_STR_CONTAINS(ptx, want);
     }
-    CHECK_STR_CONTAINS(ptx, "ld.relaxed.sys.u64");   /* reading the host's tagged command words */
-    CHECK_STR_CONTAINS(ptx, "st.relaxed.sys.u64");   /* tagged replies the host polls */
-    CHECK_STR_CONTAINS(ptx, "atom.acq_rel.gpu.add.u64"); /* the grid barrier: arrival */
-    CHECK_STR_CONTAINS(ptx, "red.release.gpu.add.u64");  /* the grid barrier: next generation */
+    CHECK_STR_CONTAINS(ptx, "ld.relaxed.sys.u64"); /* reading tagged command words (host ring, log) */
+    CHECK_STR_CONTAINS(ptx, "st.relaxed.sys.u64"); /* tagged replies the host polls, the log */
+    CHECK_STR_CONTAINS(ptx, "st.release.gpu.u64"); /* a band publishes its progress */
+    CHECK_STR_CONTAINS(ptx, "ld.acquire.gpu.u64"); /* its neighbours read it */
+    CHECK(strstr(ptx, "membar.sys") == NULL && strstr(ptx, "fence.sc.sys") == NULL); /* no system-wide fence */
     if (log && *log) printf("NVRTC log:\n%s\n", log);
     free(ptx);
     free(log);
