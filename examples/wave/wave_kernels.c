@@ -206,33 +206,41 @@ RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int 
     return n;
 }
 
-/* Before the band changes its rows after `changes` changes of the field:
- * the bands above and below have made them too (their cells that the
- * stencil reads are current, and none of them still reads ours). */
-RK_DEVICE void wave_wait_for_neighbours(const uint64_t *band_words, int up, int down, uint64_t changes,
-                                        uint64_t *neighbour) {
+/* Before the band changes its rows: the bands above and below have made
+ * every change to theirs that came before (`above` and `below` of them), so
+ * the cells of theirs that the stencil reads are current and none of them
+ * still reads ours. Lanes 0 and 1 of warp 0 keep the progress they last
+ * read in *neighbour, often recent enough to need no read at all. */
+RK_DEVICE void wave_wait_for_neighbours(const uint64_t *band_words, int up, int down, uint64_t above,
+                                        uint64_t below, uint64_t *neighbour) {
     const int tid = thread_idx_x();
     if (tid < 32) {
         const int other = tid == 0 ? up : tid == 1 ? down : -1;
-        while (!warp_all(other < 0 || *neighbour >= changes)) {
+        const uint64_t need = tid == 0 ? above : below;
+        while (!warp_all(other < 0 || *neighbour >= need)) {
             sleep_ns(WAVE_LOG_POLL_NS);
-            if (other >= 0 && *neighbour < changes)
+            if (other >= 0 && *neighbour < need)
                 *neighbour = load_acquire_gpu_u64(&WAVE_BAND_PROGRESS(band_words, other));
         }
     }
     sync_threads();
 }
 
-/* The band's changes so far are done: release them to its neighbours. */
+/* The band has made `changes` changes to its rows: release them to its
+ * neighbours. Warp 1 does it when there is one, so that thread 0 can answer
+ * the host meanwhile (the release waits for the block's writes). */
 RK_DEVICE void wave_publish(uint64_t *band_words, int band, uint64_t changes) {
     sync_threads();
-    if (thread_idx_x() == 0) store_release_gpu_u64(&WAVE_BAND_PROGRESS(band_words, band), changes);
+    if (thread_idx_x() == (block_dim_x() > 32 ? 32 : 0))
+        store_release_gpu_u64(&WAVE_BAND_PROGRESS(band_words, band), changes);
 }
 
 /* Every band has finished command seq: the last one to get here answers it
- * (and sets the count back for the command that takes the slot next). */
+ * (and sets the count back for the command that takes the slot next).
+ * Warp 2 waits for the count when there is one, not thread 0, which may
+ * have a query to answer next. */
 RK_DEVICE void wave_gather(wave_board *board, wave_mailbox *mb, uint32_t seq, int bands) {
-    if (thread_idx_x() == 0) {
+    if (thread_idx_x() == (block_dim_x() > 64 ? 64 : 0)) {
         int *done = &board->done[seq & (WAVE_LOG_SLOTS - 1)];
         if (atomic_add_i32(done, 1) == bands - 1) {
             atomic_exch_i32(done, 0);
@@ -256,7 +264,9 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
     const int tid = thread_idx_x(), nt = block_dim_x(), band = block_idx_x() - 1;
     const int row_begin = WAVE_BAND_FIRST_ROW(band, bands, ny), row_end = WAVE_BAND_FIRST_ROW(band + 1, bands, ny);
     const int up = band - 1, down = band + 1 < bands ? band + 1 : -1;
-    uint64_t changes = 0;   /* injects and single steps done, counted alike by every band */
+    /* Changes made to the rows of this band and of the bands above and
+     * below: every step, and each impulse that reaches the band's rows. */
+    uint64_t mine = 0, above = 0, below = 0;
     uint64_t neighbour = 0; /* lanes 0 and 1 of warp 0: the progress last read of the band above / below */
     uint32_t next = 1;
     for (;;) {
@@ -272,21 +282,25 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                 const int bottom = y + WAVE_BUMP_RADIUS > ny - 1 ? ny - 1 : y + WAVE_BUMP_RADIUS;
                 const int first = WAVE_BAND_OF_ROW(top, bands, ny), last = WAVE_BAND_OF_ROW(bottom, bands, ny);
                 if (band >= first && band <= last) {
-                    wave_wait_for_neighbours(band_words, up, down, changes, &neighbour);
+                    wave_wait_for_neighbours(band_words, up, down, above, below, &neighbour);
                     for (int k = tid; k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH; k += nt)
                         wave_bump_cell(f0, f1, nx, row_begin, row_end, x, y, value.f, k);
+                    mine++;
+                    wave_publish(band_words, band, mine);
+                    if (tid == 0) wave_reply_to(mb, next, band - first, 0);
                 }
-                changes++;
-                wave_publish(band_words, band, changes); /* bands it missed count it too */
-                if (tid == 0 && band >= first && band <= last) wave_reply_to(mb, next, band - first, 0);
+                above += up >= first && up <= last;
+                below += down >= first && down <= last;
             } else if (op == WAVE_OP_STEP || op == WAVE_OP_FENCE || op == WAVE_OP_STOP) {
                 for (uint32_t s = 0; op == WAVE_OP_STEP && s < steps; s++) {
-                    wave_wait_for_neighbours(band_words, up, down, changes, &neighbour);
+                    wave_wait_for_neighbours(band_words, up, down, above, below, &neighbour);
                     const float *cur = parity ? f1 : f0;
                     float *prev = parity ? f0 : f1;
                     wave_cells(cur, prev, row_begin * nx + tid, nt, row_end * nx, nx, ny, c2, damping);
-                    changes++;
-                    wave_publish(band_words, band, changes);
+                    mine++;
+                    above++;
+                    below++;
+                    wave_publish(band_words, band, mine);
                     parity ^= 1u;
                 }
                 if (op == WAVE_OP_FENCE) {

@@ -317,6 +317,8 @@ static void builtin(emitter *e, tp_node *n) {
     case TP_B_STORE_RELEASE_U64: simple = "rk__store_release_u64"; break;
     case TP_B_LOAD_RELAXED_U64: simple = "rk__load_relaxed_u64"; break;
     case TP_B_STORE_RELAXED_U64: simple = "rk__store_relaxed_u64"; break;
+    case TP_B_LOAD_ACQUIRE_GPU_U64: simple = "rk__load_acquire_gpu_u64"; break;
+    case TP_B_STORE_RELEASE_GPU_U64: simple = "rk__store_release_gpu_u64"; break;
     case TP_B_SLEEP_NS: simple = "__nanosleep"; break;
     case TP_B_THREAD_FENCE: simple = "__threadfence"; break;
     case TP_B_THREAD_FENCE_BLOCK: simple = "__threadfence_block"; break;
@@ -990,6 +992,15 @@ void rk__tp_emit_cuda(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
     if (e.used[TP_B_STORE_RELAXED_U64])
         put(&e, "__device__ static inline void rk__store_relaxed_u64(unsigned long long *p, unsigned long long v) {\n"
                 "    asm volatile(\"st.relaxed.sys.u64 [%0], %1;\" ::\"l\"(p), \"l\"(v) : \"memory\");\n}\n\n");
+    /* GPU scope: words in device memory that only the device's blocks share. */
+    if (e.used[TP_B_LOAD_ACQUIRE_GPU_U64])
+        put(&e, "__device__ static inline unsigned long long rk__load_acquire_gpu_u64(const unsigned long long *p) {\n"
+                "    unsigned long long v;\n"
+                "    asm volatile(\"ld.acquire.gpu.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(p) : \"memory\");\n"
+                "    return v;\n}\n\n");
+    if (e.used[TP_B_STORE_RELEASE_GPU_U64])
+        put(&e, "__device__ static inline void rk__store_release_gpu_u64(unsigned long long *p, unsigned long long v) {\n"
+                "    asm volatile(\"st.release.gpu.u64 [%0], %1;\" ::\"l\"(p), \"l\"(v) : \"memory\");\n}\n\n");
     if (e.used[TP_B_DYNAMIC_SHARED])
         put(&e, "__device__ static inline void *rk__dynamic_shared(void) {\n"
                 "    extern __shared__ unsigned char rk__dynamic_smem[];\n"

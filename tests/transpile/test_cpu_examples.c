@@ -169,25 +169,29 @@ static void backend_kernels(rk_context *ctx) {
     uint64_t stale[WORDS];
     for (int i = 0; i < WORDS; i++) stale[i] = (uint64_t)6 << 32 | 1234u;
     uint32_t got[WORDS];
-    rk_buffer *bwords, *bgot;
+    uint64_t flags[WORDS / WBLOCK];
+    rk_buffer *bwords, *bgot, *bflags;
     CHECK_OK(rk_buffer_alloc(ctx, sizeof stale, &bwords));
     CHECK_OK(rk_buffer_alloc(ctx, sizeof got, &bgot));
+    CHECK_OK(rk_buffer_alloc(ctx, sizeof flags, &bflags));
     CHECK_OK(rk_copy_to_device(ctx, bwords, 0, stale, sizeof stale, NULL));
     const int n = WORDS - 3; /* the last block's last threads do not write: their words stay stale */
-    rk_arg targs[] = {RK_ARG_BUF(bwords), RK_ARG_BUF(bgot), RK_ARG_UINT(7), RK_ARG_INT(n)};
+    rk_arg targs[] = {RK_ARG_BUF(bwords), RK_ARG_BUF(bgot), RK_ARG_BUF(bflags), RK_ARG_UINT(7), RK_ARG_INT(n)};
     rk_launch_desc tl = {.grid = RK_DIM3(WORDS / WBLOCK, 1, 1), .block = RK_DIM3(WBLOCK, 1, 1), .args = targs,
-                         .arg_count = 4};
+                         .arg_count = 5};
     CHECK_OK(rk_launch(f, &tl));
     CHECK_OK(rk_copy_to_host(ctx, got, bgot, 0, (size_t)n * sizeof *got, NULL));
+    CHECK_OK(rk_copy_to_host(ctx, flags, bflags, 0, sizeof flags, NULL));
     CHECK_OK(rk_context_synchronize(ctx));
     for (int i = 0; i < n; i++) {
         int j = i / WBLOCK * WBLOCK + (i % WBLOCK + 1) % WBLOCK;
         CHECK_EQ(got[i], j < n ? (uint32_t)(j * 3) : 0xffffffffu);
     }
-    rk_buffer_free(bwords), rk_buffer_free(bgot);
+    for (int b = 0; b < WORDS / WBLOCK; b++) CHECK_EQ(flags[b], 7u);
+    rk_buffer_free(bwords), rk_buffer_free(bgot), rk_buffer_free(bflags);
     CHECK_OK(rk_module_destroy(m));
     free(src);
-    printf("tagged_words (relaxed 64-bit loads and stores, tag check) on the CPU backend: matches\n");
+    printf("tagged_words (relaxed 64-bit loads and stores, tag check, GPU-scope flag) on the CPU backend: matches\n");
 }
 
 static PolyRequest make_request(uint32_t id) {

@@ -11,7 +11,17 @@ __device__ static inline void rk__store_relaxed_u64(unsigned long long *p, unsig
     asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-extern "C" __global__ void tagged_words(unsigned long long *words, unsigned int *out, unsigned int tag, int n) {
+__device__ static inline unsigned long long rk__load_acquire_gpu_u64(const unsigned long long *p) {
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ static inline void rk__store_release_gpu_u64(unsigned long long *p, unsigned long long v) {
+    asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+extern "C" __global__ void tagged_words(unsigned long long *words, unsigned int *out, unsigned long long *flags, unsigned int tag, int n) {
     int base = (int)blockIdx.x * (int)blockDim.x;
     int i = base + (int)threadIdx.x;
     int j = base + ((int)threadIdx.x + 1) % (int)blockDim.x;
@@ -28,6 +38,13 @@ extern "C" __global__ void tagged_words(unsigned long long *words, unsigned int 
             }
         }
         out[i] = payload;
+    }
+    if ((int)threadIdx.x == 0) {
+        rk__store_release_gpu_u64(&flags[(int)blockIdx.x], (unsigned long long)tag);
+    }
+    __syncthreads();
+    if (i < n && rk__load_acquire_gpu_u64(&flags[(int)blockIdx.x]) != tag) {
+        out[i] = 4294967294u;
     }
 }
 
