@@ -85,9 +85,10 @@ RK_DEVICE uint32_t wave_f32_bits(float f) {
     return c.u;
 }
 
-/* Whole tagged words (wave_protocol.h): the host needs no fence to read it. */
-RK_DEVICE void wave_reply_to(wave_mailbox *mb, uint32_t seq, int word, uint32_t value_bits) {
-    store_relaxed_u64(&mb->reply[seq & (WAVE_RING_SLOTS - 1)][word], (uint64_t)seq << 32 | value_bits);
+/* Command seq has been applied; value_bits: a query's answer. One whole
+ * tagged word, so the host needs no fence to read it. */
+RK_DEVICE void wave_reply_to(wave_mailbox *mb, uint32_t seq, uint32_t value_bits) {
+    store_relaxed_u64(&mb->reply[seq & (WAVE_RING_SLOTS - 1)], (uint64_t)seq << 32 | value_bits);
 }
 
 /* For a warp whose lane l loaded word l % WAVE_CMD_WORDS of command
@@ -109,8 +110,18 @@ RK_DEVICE const uint64_t *wave_lane_word(const uint64_t *ring, uint32_t mask, ui
     return &ring[(seq & mask) * WAVE_CMD_WORDS + (uint32_t)(lane % WAVE_CMD_WORDS)];
 }
 
-/* The oldest command every band has read from the log, as far as it is
- * behind `next` (warp-wide: each lane reads some bands' words). */
+/* Warp-wide, each lane for bands lane, lane + 32, ...: whether every band
+ * has finished `steps` steps (relaxed loads, in flight together; a fence
+ * after a true answer makes it an acquire). */
+RK_DEVICE int wave_bands_done(const uint64_t *band_words, int bands, uint64_t steps) {
+    int done = 1;
+    for (int b = lane_id(); b < bands; b += 32)
+        done &= load_relaxed_u64(&WAVE_BAND_STEPS(band_words, b)) >= steps;
+    return warp_all(done);
+}
+
+/* Warp-wide: the oldest command every band has read from the log, as far
+ * as it is behind `next`. */
 RK_DEVICE uint32_t wave_oldest_taken(const uint64_t *band_words, int bands, uint32_t next) {
     int lag = 0;
     for (int b = lane_id(); b < bands; b += 32) {
@@ -124,72 +135,98 @@ RK_DEVICE uint32_t wave_oldest_taken(const uint64_t *band_words, int bands, uint
     return next - (uint32_t)lag;
 }
 
-/* Block 0: WAVE_RELAY_WARPS warps copy commands from the host's ring into the
- * log, each polling on its own, so their reads reach host memory at
- * different moments and a new command waits less for the next one. Two
- * warps may copy a command twice, with the same words. A log slot is
- * written again only once every band has read the command it held. Returns
- * once the stop command is in the log. */
-RK_DEVICE void wave_relay(const wave_mailbox *mb, wave_board *board, const uint64_t *band_words, int bands) {
-    RK_SHARED uint32_t relayed; /* every command up to here is in the log */
-    RK_SHARED int stopped;
-    const int tid = thread_idx_x(), lane = lane_id();
-    if (tid == 0) {
-        relayed = 0;
-        stopped = 0;
-    }
-    sync_threads();
-    if (tid >= 32 * WAVE_RELAY_WARPS) return;
-    volatile uint32_t *shared_relayed = &relayed;
-    volatile int *shared_stopped = &stopped;
-    uint32_t taken = 0; /* every band has read the log up to here */
-    /* Shared words are read by lane 0 and passed on, so that the warp
-     * decides as one even when another warp writes them meanwhile. */
+/* Block 0. Warp 0 copies commands from the host's ring into the log (a log
+ * slot is written again only once every band has read the command it
+ * held) and keeps an eye on the bands' steps. The whole block applies
+ * impulses itself, as soon as it reads them: once every band has finished
+ * the steps sent before one (the bands' next step, query or fence waits
+ * for it in turn). Returns once the stop command is in the log. */
+RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *board, const uint64_t *band_words,
+                          int bands, int nx, int ny, uint32_t *fields, int *count) {
+    const int tid = thread_idx_x(), nt = block_dim_x(), lane = lane_id();
+    uint32_t next = 1, taken = 0; /* taken: every band has read the log up to here */
+    uint64_t steps = 0;           /* steps sent so far */
+    uint64_t injects = 0;         /* impulses applied */
+    int caught_up = 1;            /* warp 0: every band had finished `steps` steps when it last looked */
     for (;;) {
-        const uint32_t next = (uint32_t)shfl_i32((int)*shared_relayed, 0) + 1;
-        const uint64_t word = load_relaxed_u64(wave_lane_word(&mb->cmd[0][0], WAVE_RING_SLOTS - 1, next));
-        const int n = wave_whole_commands(word, next);
-        if (n == 0) {
-            if (shfl_i32(*shared_stopped, 0)) return;
-            sleep_ns(WAVE_CMD_POLL_NS);
-            continue;
+        if (tid < 32) {
+            uint64_t word = 0;
+            int n = 0;
+            for (;;) {
+                word = load_relaxed_u64(wave_lane_word(&mb->cmd[0][0], WAVE_RING_SLOTS - 1, next));
+                caught_up = wave_bands_done(band_words, bands, steps); /* while the bus answers */
+                n = wave_whole_commands(word, next);
+                if (n) break;
+                sleep_ns(WAVE_CMD_POLL_NS);
+            }
+            const uint32_t last = next + (uint32_t)n - 1;
+            while ((int32_t)(taken + WAVE_LOG_SLOTS - last) < 0) {
+                taken = wave_oldest_taken(band_words, bands, next);
+                if ((int32_t)(taken + WAVE_LOG_SLOTS - last) < 0) sleep_ns(WAVE_LOG_POLL_NS);
+            }
+            if (lane < n * WAVE_CMD_WORDS)
+                store_relaxed_u64((uint64_t *)wave_lane_word(&board->log[0][0], WAVE_LOG_SLOTS - 1, next), word);
+            fields[tid] = (uint32_t)word;
+            if (tid == 0) *count = n;
         }
-        const uint32_t last = next + (uint32_t)n - 1;
-        while ((int32_t)(taken + WAVE_LOG_SLOTS - last) < 0) {
-            taken = wave_oldest_taken(band_words, bands, next);
-            if ((int32_t)(taken + WAVE_LOG_SLOTS - last) < 0) sleep_ns(WAVE_LOG_POLL_NS);
+        sync_threads();
+        const int n = *count;
+        for (int i = 0; i < n; i++, next++) {
+            const uint32_t *f = &fields[i * WAVE_CMD_WORDS];
+            const uint32_t op = f[WAVE_W_OP];
+            if (op == WAVE_OP_STEP) {
+                steps += f[WAVE_W_COUNT];
+                caught_up = 0;
+            } else if (op == WAVE_OP_INJECT) {
+                if (tid < 32) {
+                    while (!caught_up) {
+                        sleep_ns(WAVE_LOG_POLL_NS);
+                        caught_up = wave_bands_done(band_words, bands, steps);
+                    }
+                    thread_fence(); /* after the loads that saw the steps done: no cell below is touched earlier */
+                }
+                sync_threads();
+                union { uint32_t u; float f; } amplitude;
+                amplitude.u = f[WAVE_W_VALUE];
+                for (int k = tid; k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH; k += nt)
+                    wave_bump_cell(f0, f1, nx, 0, ny, (int)f[WAVE_W_X], (int)f[WAVE_W_Y], amplitude.f, k);
+                injects++;
+                sync_threads();
+                if (tid == 0) wave_reply_to(mb, next, 0);
+                /* Another warp releases the cells, so that the reply need not wait for it. */
+                if (tid == (nt > 32 ? 32 : 0)) store_release_gpu_u64(&board->injects, injects);
+            } else if (op == WAVE_OP_STOP) {
+                return;
+            }
         }
-        /* Another warp may have copied these meanwhile (same words) and
-         * moved on: then leave the log alone. */
-        if ((int32_t)((uint32_t)shfl_i32((int)*shared_relayed, 0) - last) >= 0) continue;
-        if (lane < n * WAVE_CMD_WORDS)
-            store_relaxed_u64((uint64_t *)wave_lane_word(&board->log[0][0], WAVE_LOG_SLOTS - 1, next), word);
-        const int stop = warp_any(lane < n * WAVE_CMD_WORDS && lane % WAVE_CMD_WORDS == WAVE_W_OP &&
-                                  (uint32_t)word == WAVE_OP_STOP);
-        if (lane == 0 && (int32_t)(last - *shared_relayed) > 0) *shared_relayed = last;
-        if (stop) {
-            if (lane == 0) *shared_stopped = 1;
-            return;
-        }
+        sync_threads(); /* everyone is done with fields[] before warp 0 reads again */
     }
 }
 
+/* The word lane 0, 1 and 2 of a band's warp 0 watch: the steps of the band
+ * above and below, and the impulses block 0 has applied; NULL otherwise. */
+RK_DEVICE const uint64_t *wave_watched_word(const wave_board *board, const uint64_t *band_words, int up, int down) {
+    const int tid = thread_idx_x();
+    if (tid == 0 && up >= 0) return &WAVE_BAND_STEPS(band_words, up);
+    if (tid == 1 && down >= 0) return &WAVE_BAND_STEPS(band_words, down);
+    if (tid == 2) return &board->injects;
+    return 0;
+}
+
 /* Warp 0 of a band reads commands from the log, from `next` on, until at
- * least one is whole; meanwhile lanes 0 and 1 keep reading the progress of
- * the bands above and below (*neighbour). The fields of the whole commands
- * land in fields[], in order, and their number is returned to the block. */
-RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int band, int up, int down,
-                             uint32_t next, uint32_t *fields, int *count, uint64_t *neighbour) {
+ * least one is whole; meanwhile lanes 0 to 2 keep reading the words they
+ * watch into *seen. The fields of the whole commands land in fields[], in
+ * order, and their number is returned to the block. */
+RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int band, const uint64_t *watch,
+                             uint32_t next, uint32_t *fields, int *count, uint64_t *seen) {
     const int tid = thread_idx_x();
     if (tid < 32) {
-        const int other = tid == 0 ? up : tid == 1 ? down : -1;
         const uint64_t *at = wave_lane_word(&board->log[0][0], WAVE_LOG_SLOTS - 1, next);
         uint64_t word = 0;
         int n = 0;
         for (;;) {
             word = load_relaxed_u64(at);
-            /* After the log's load, so that both are in flight at once. */
-            if (other >= 0) *neighbour = load_acquire_gpu_u64(&WAVE_BAND_PROGRESS(band_words, other));
+            if (watch) *seen = load_acquire_gpu_u64(watch); /* after the log's load: both in flight */
             n = wave_whole_commands(word, next);
             if (n) break;
             sleep_ns(WAVE_LOG_POLL_NS);
@@ -206,33 +243,16 @@ RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int 
     return n;
 }
 
-/* Before the band changes its rows: the bands above and below have made
- * every change to theirs that came before (`above` and `below` of them), so
- * the cells of theirs that the stencil reads are current and none of them
- * still reads ours. Lanes 0 and 1 of warp 0 keep the progress they last
- * read in *neighbour, often recent enough to need no read at all. */
-RK_DEVICE void wave_wait_for_neighbours(const uint64_t *band_words, int up, int down, uint64_t above,
-                                        uint64_t below, uint64_t *neighbour) {
-    const int tid = thread_idx_x();
-    if (tid < 32) {
-        const int other = tid == 0 ? up : tid == 1 ? down : -1;
-        const uint64_t need = tid == 0 ? above : below;
-        while (!warp_all(other < 0 || *neighbour >= need)) {
+/* The whole band waits until each watching lane has seen its word reach
+ * `need` (*seen: the value it last read, often recent enough). */
+RK_DEVICE void wave_wait_for(const uint64_t *watch, uint64_t need, uint64_t *seen) {
+    if (thread_idx_x() < 32) {
+        while (!warp_all(!watch || *seen >= need)) {
             sleep_ns(WAVE_LOG_POLL_NS);
-            if (other >= 0 && *neighbour < need)
-                *neighbour = load_acquire_gpu_u64(&WAVE_BAND_PROGRESS(band_words, other));
+            if (watch && *seen < need) *seen = load_acquire_gpu_u64(watch);
         }
     }
     sync_threads();
-}
-
-/* The band has made `changes` changes to its rows: release them to its
- * neighbours. Warp 1 does it when there is one, so that thread 0 can answer
- * the host meanwhile (the release waits for the block's writes). */
-RK_DEVICE void wave_publish(uint64_t *band_words, int band, uint64_t changes) {
-    sync_threads();
-    if (thread_idx_x() == (block_dim_x() > 32 ? 32 : 0))
-        store_release_gpu_u64(&WAVE_BAND_PROGRESS(band_words, band), changes);
 }
 
 /* Every band has finished command seq: the last one to get here answers it
@@ -244,7 +264,7 @@ RK_DEVICE void wave_gather(wave_board *board, wave_mailbox *mb, uint32_t seq, in
         int *done = &board->done[seq & (WAVE_LOG_SLOTS - 1)];
         if (atomic_add_i32(done, 1) == bands - 1) {
             atomic_exch_i32(done, 0);
-            wave_reply_to(mb, seq, 0, 0);
+            wave_reply_to(mb, seq, 0);
         }
     }
 }
@@ -258,67 +278,61 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
     RK_SHARED int count;
     const int bands = grid_dim_x() - 1;
     if (block_idx_x() == 0) {
-        wave_relay(mb, board, band_words, bands);
+        wave_relay(f0, f1, mb, board, band_words, bands, nx, ny, fields, &count);
         return;
     }
     const int tid = thread_idx_x(), nt = block_dim_x(), band = block_idx_x() - 1;
     const int row_begin = WAVE_BAND_FIRST_ROW(band, bands, ny), row_end = WAVE_BAND_FIRST_ROW(band + 1, bands, ny);
-    const int up = band - 1, down = band + 1 < bands ? band + 1 : -1;
-    /* Changes made to the rows of this band and of the bands above and
-     * below: every step, and each impulse that reaches the band's rows. */
-    uint64_t mine = 0, above = 0, below = 0;
-    uint64_t neighbour = 0; /* lanes 0 and 1 of warp 0: the progress last read of the band above / below */
+    const uint64_t *watch = wave_watched_word(board, band_words, band - 1, band + 1 < bands ? band + 1 : -1);
+    const int watches_impulses = tid == 2;
+    uint64_t steps = 0, injects = 0; /* steps done, impulses sent before the current command */
+    uint64_t seen = 0;               /* lanes 0 to 2 of warp 0: their word as last read */
     uint32_t next = 1;
     for (;;) {
-        const int n = wave_band_read(board, band_words, band, up, down, next, fields, &count, &neighbour);
+        const int n = wave_band_read(board, band_words, band, watch, next, fields, &count, &seen);
         for (int i = 0; i < n; i++, next++) {
             const uint32_t *f = &fields[i * WAVE_CMD_WORDS];
-            const uint32_t op = f[WAVE_W_OP], steps = f[WAVE_W_COUNT];
+            const uint32_t op = f[WAVE_W_OP], count_or_steps = f[WAVE_W_COUNT];
             const int x = (int)f[WAVE_W_X], y = (int)f[WAVE_W_Y];
             union { uint32_t u; float f; } value;
             value.u = f[WAVE_W_VALUE];
             if (op == WAVE_OP_INJECT) {
-                const int top = y - WAVE_BUMP_RADIUS < 0 ? 0 : y - WAVE_BUMP_RADIUS;
-                const int bottom = y + WAVE_BUMP_RADIUS > ny - 1 ? ny - 1 : y + WAVE_BUMP_RADIUS;
-                const int first = WAVE_BAND_OF_ROW(top, bands, ny), last = WAVE_BAND_OF_ROW(bottom, bands, ny);
-                if (band >= first && band <= last) {
-                    wave_wait_for_neighbours(band_words, up, down, above, below, &neighbour);
-                    for (int k = tid; k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH; k += nt)
-                        wave_bump_cell(f0, f1, nx, row_begin, row_end, x, y, value.f, k);
-                    mine++;
-                    wave_publish(band_words, band, mine);
-                    if (tid == 0) wave_reply_to(mb, next, band - first, 0);
-                }
-                above += up >= first && up <= last;
-                below += down >= first && down <= last;
-            } else if (op == WAVE_OP_STEP || op == WAVE_OP_FENCE || op == WAVE_OP_STOP) {
-                for (uint32_t s = 0; op == WAVE_OP_STEP && s < steps; s++) {
-                    wave_wait_for_neighbours(band_words, up, down, above, below, &neighbour);
+                injects++; /* block 0 applies it */
+            } else if (op == WAVE_OP_STEP) {
+                for (uint32_t s = 0; s < count_or_steps; s++) {
+                    /* The neighbours' rows the stencil reads are current and
+                     * they no longer read ours; the impulses are in. */
+                    wave_wait_for(watch, watches_impulses ? injects : steps, &seen);
                     const float *cur = parity ? f1 : f0;
                     float *prev = parity ? f0 : f1;
                     wave_cells(cur, prev, row_begin * nx + tid, nt, row_end * nx, nx, ny, c2, damping);
-                    mine++;
-                    above++;
-                    below++;
-                    wave_publish(band_words, band, mine);
+                    steps++;
+                    sync_threads();
+                    /* Warp 1 releases the rows, so that thread 0 may answer
+                     * a query meanwhile. */
+                    if (tid == (nt > 32 ? 32 : 0)) store_release_gpu_u64(&WAVE_BAND_STEPS(band_words, band), steps);
                     parity ^= 1u;
                 }
-                if (op == WAVE_OP_FENCE) {
-                    /* Before the host copies the field: this band's cells
-                     * are performed before its arrival, the last arrival
-                     * before the reply. Kept off the inject path. */
-                    sync_threads();
-                    if (tid == 0) thread_fence();
-                }
                 wave_gather(board, mb, next, bands);
-                if (op == WAVE_OP_STOP) return;
             } else if (op == WAVE_OP_QUERY) {
-                if (tid == 0 && WAVE_BAND_OF_ROW(y, bands, ny) == band)
-                    wave_reply_to(mb, next, 0, wave_f32_bits((parity ? f1 : f0)[y * nx + x]));
+                if (WAVE_BAND_OF_ROW(y, bands, ny) == band) {
+                    wave_wait_for(watch, watches_impulses ? injects : 0, &seen);
+                    if (tid == 0) wave_reply_to(mb, next, wave_f32_bits((parity ? f1 : f0)[y * nx + x]));
+                }
+            } else if (op == WAVE_OP_FENCE) {
+                /* Before the host copies the field: the impulses are in,
+                 * this band's cells are performed before its arrival, the
+                 * last arrival before the reply. Kept off the inject path. */
+                wave_wait_for(watch, watches_impulses ? injects : 0, &seen);
+                if (tid == 0) thread_fence();
+                wave_gather(board, mb, next, bands);
             } else if (op == WAVE_OP_SET_SPEED || op == WAVE_OP_SET_DAMPING) {
                 if (op == WAVE_OP_SET_SPEED) c2 = value.f * value.f;
                 else damping = value.f;
-                if (tid == 0 && band == 0) wave_reply_to(mb, next, 0, 0);
+                if (tid == 0 && band == 0) wave_reply_to(mb, next, 0);
+            } else if (op == WAVE_OP_STOP) {
+                wave_gather(board, mb, next, bands);
+                return;
             }
         }
     }

@@ -13,12 +13,13 @@
  * fence on either side. One writer per word: the host writes only cmd[],
  * the kernel only reply[].
  *
- * The persistent grid: block 0 only relays commands from the host's ring to
- * the board's log (in device memory, close to every block); each other
- * block owns a band of rows, reads the log itself and applies every
- * command to its own rows. Between two changes of the field a band waits
- * only for the two bands next to it (the stencil reads one row past each
- * edge), never for the whole grid. */
+ * The persistent grid: block 0 relays commands from the host's ring to the
+ * board's log (in device memory, close to every block) and applies
+ * impulses itself; each other block owns a band of rows, reads the log
+ * itself and applies every other command to its own rows. Between two
+ * steps a band waits only for the two bands next to it (the stencil reads
+ * one row past each edge) and for the impulses sent before, never for the
+ * whole grid. */
 #ifndef WAVE_PROTOCOL_H
 #define WAVE_PROTOCOL_H
 
@@ -35,9 +36,6 @@
 #endif
 #ifndef WAVE_LOG_POLL_NS
 #define WAVE_LOG_POLL_NS 20u /* bands: pause between two reads of the log or a neighbour's progress */
-#endif
-#ifndef WAVE_RELAY_WARPS
-#define WAVE_RELAY_WARPS 1 /* warps of block 0 that poll the host's ring, each on its own */
 #endif
 
 enum {
@@ -56,36 +54,34 @@ enum {
 /* The fields of command seq, word by word, in slot seq % WAVE_RING_SLOTS. */
 enum { WAVE_W_OP, WAVE_W_X, WAVE_W_Y, WAVE_W_VALUE, WAVE_W_COUNT };
 
-/* Up to WAVE_REPLY_WORDS blocks answer one command, each with its own
- * word: an impulse changes up to 2 * WAVE_BUMP_RADIUS + 1 rows, which may
- * belong to as many bands, and the host waits for each of them. */
-#define WAVE_REPLY_WORDS 8
-
-/* Host-mapped (rk_buffer_alloc_mapped). reply[seq % WAVE_RING_SLOTS][k] is
- * (seq << 32) | the bits of a query's float answer (0 otherwise), written by
- * the k-th block that answers command seq, once it has applied it: for an
- * impulse, the bands it touches in order; for a query, the band that holds
- * the cell; for a step, a fence or stop, the last band to finish it. */
+/* Host-mapped (rk_buffer_alloc_mapped). reply[seq % WAVE_RING_SLOTS] is
+ * (seq << 32) | the bits of a query's float answer (0 otherwise), written
+ * once command seq has been applied: an impulse by block 0, a query by the
+ * band that holds the cell, a step, a fence or stop by the last band to
+ * finish it, a parameter by the first band. */
 typedef struct wave_mailbox {
     uint64_t cmd[WAVE_RING_SLOTS][WAVE_CMD_WORDS];
-    uint64_t reply[WAVE_RING_SLOTS][WAVE_REPLY_WORDS];
+    uint64_t reply[WAVE_RING_SLOTS];
 } wave_mailbox;
 
-/* Device memory. log[seq % WAVE_LOG_SLOTS] holds the words of command seq
- * exactly as the host wrote them; done[] counts the bands that finished a
- * command every band answers. Longer than the host's ring: a slot is written
- * again only once every band has read it (WAVE_BAND_TAKEN). */
+/* Device memory. injects: the impulses block 0 has applied (released
+ * when their cells are written). log[seq % WAVE_LOG_SLOTS] holds the words
+ * of command seq exactly as the host wrote them; longer than the host's
+ * ring, a slot is written again only once every band has read it
+ * (WAVE_BAND_TAKEN). done[] counts the bands that finished a command every
+ * band answers. */
 #define WAVE_LOG_SLOTS 256u
 typedef struct wave_board {
+    uint64_t injects;
+    uint64_t pad[WAVE_CMD_WORDS - 1]; /* the log on lines of its own */
     uint64_t log[WAVE_LOG_SLOTS][WAVE_CMD_WORDS];
     int done[WAVE_LOG_SLOTS];
 } wave_board;
 
-/* Device memory, two words per band after the board's buffer: progress[b],
- * the changes of the field (injects and single steps, counted alike by
- * every band) band b has finished; taken[b], the last command it has read
+/* Device memory, two words per band: the steps band b has finished
+ * (released when its rows are written), and the last command it has read
  * from the log. */
-#define WAVE_BAND_PROGRESS(words, band) ((words)[2 * (band)])
+#define WAVE_BAND_STEPS(words, band) ((words)[2 * (band)])
 #define WAVE_BAND_TAKEN(words, band) ((words)[2 * (band) + 1])
 
 /* Band b of `bands` owns rows WAVE_BAND_FIRST_ROW(b) up to the next band's

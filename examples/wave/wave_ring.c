@@ -6,31 +6,17 @@
 #include <sched.h>
 #include <string.h>
 
-/* The first reply word of command t: its tag (upper half) says which
- * command last completed in that slot. */
+/* The reply word of command t: its tag (upper half) says which command last
+ * completed in that slot. */
 uint64_t wave__ring_reply(const wave_sim *sim, wave_ticket t) {
-    return __atomic_load_n(&sim->mb->reply[t & (WAVE_RING_SLOTS - 1)][0], __ATOMIC_RELAXED);
+    return __atomic_load_n(&sim->mb->reply[t & (WAVE_RING_SLOTS - 1)], __ATOMIC_RELAXED);
 }
 
-/* Command t has completed: each reply word it gets carries t or a later
- * command (a slot is reused only after its command completed), compared in
- * the 32-bit sequence space the kernel counts in. */
+/* Command t has completed: its slot's reply carries t or a later command (a
+ * slot is reused only after its command completed), compared in the 32-bit
+ * sequence space the kernel counts in. */
 static bool completed(const wave_sim *sim, wave_ticket t) {
-    unsigned slot = (unsigned)(t & (WAVE_RING_SLOTS - 1));
-    for (unsigned k = 0; k < sim->slot_replies[slot]; k++) {
-        uint64_t word = __atomic_load_n(&sim->mb->reply[slot][k], __ATOMIC_RELAXED);
-        if ((int32_t)((uint32_t)(word >> 32) - (uint32_t)t) < 0) return false;
-    }
-    return true;
-}
-
-/* How many bands answer a command (wave_protocol.h): every band that an
- * impulse touches, one band for anything else. */
-static uint8_t replies_for(const wave_sim *sim, uint32_t op, int y) {
-    if (op != WAVE_OP_INJECT) return 1;
-    int top = y - WAVE_BUMP_RADIUS < 0 ? 0 : y - WAVE_BUMP_RADIUS;
-    int bottom = y + WAVE_BUMP_RADIUS > sim->ny - 1 ? sim->ny - 1 : y + WAVE_BUMP_RADIUS;
-    return (uint8_t)(WAVE_BAND_OF_ROW(bottom, sim->bands, sim->ny) - WAVE_BAND_OF_ROW(top, sim->bands, sim->ny) + 1);
+    return (int32_t)((uint32_t)(wave__ring_reply(sim, t) >> 32) - (uint32_t)t) >= 0;
 }
 
 rk_status wave__ring_wait(wave_sim *sim, wave_ticket t) {
@@ -83,7 +69,6 @@ rk_status wave__ring_send(wave_sim *sim, uint32_t op, int x, int y, float value,
     for (int w = 0; w < WAVE_CMD_WORDS; w++)
         __atomic_store_n(&slot[w], (uint64_t)(uint32_t)t << 32 | fields[w], __ATOMIC_RELAXED);
     sim->slot_op[t & (WAVE_RING_SLOTS - 1)] = (uint8_t)op;
-    sim->slot_replies[t & (WAVE_RING_SLOTS - 1)] = replies_for(sim, op, y);
     sim->sent = t;
     if (ticket) *ticket = t;
     return RK_OK;

@@ -314,11 +314,11 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
             return wave__fail(RK_UNSUPPORTED, "wave: the persistent pattern needs cooperative launch and host-mapped memory, "
                                         "which the %s device lacks (use --pattern traditional)", sim->info.backend);
         sim->threads = cfg->threads ? cfg->threads : cpu ? 32 : 512;
-        if (sim->threads % 32 || sim->threads < 32 * WAVE_RELAY_WARPS)
+        if (sim->threads == 0 || sim->threads % 32)
             return wave__fail(RK_INVALID_ARGUMENT,
-                              "wave: %u threads per block for the persistent kernel (a multiple of 32, at least %d: "
-                              "it reads commands a warp at a time)",
-                              sim->threads, 32 * WAVE_RELAY_WARPS);
+                              "wave: %u threads per block for the persistent kernel (a multiple of 32: it reads "
+                              "commands a warp at a time)",
+                              sim->threads);
         /* One block per multiprocessor but one. On the CPU that core is the
          * host thread's, which sends commands and polls for their completion.
          * On a GPU other kernels need it: with a block of this grid on every

@@ -72,10 +72,10 @@ rk_status wave_query(wave_sim *sim, int x, int y, wave_ticket *ticket);
 
 /* Returns once the command `ticket` has been applied. Traditional: every
  * earlier command has been too. Persistent: a step, a fence and a stop
- * complete after every earlier command; an impulse once the bands of rows
- * it touches have applied it, and a query once the band that holds the
- * cell has answered, which may be before bands elsewhere have finished an
- * earlier step (the answer is the same: it reflects every earlier command).
+ * complete after every earlier command; an impulse and a query may
+ * complete while bands of rows elsewhere still work on an earlier step
+ * (the effect is the same: every later command sees the impulse, and the
+ * answer reflects every earlier command).
  * For a query, *value (may be NULL) receives the cell's value; it
  * can be read until WAVE_RING_SLOTS later commands have been sent
  * (RK_OUT_OF_RANGE after that). RK_HUNG if the kernel makes no progress

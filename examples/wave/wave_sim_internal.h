@@ -41,7 +41,6 @@ struct wave_sim {
     wave_ticket sent;        /* the last ticket handed out */
     uint8_t slot_op[WAVE_RING_SLOTS];
     /* persistent */
-    uint8_t slot_replies[WAVE_RING_SLOTS]; /* reply words the command in each slot gets */
     uint32_t bands;          /* blocks - 1: block 0 relays */
     rk_buffer *mailbox_buf, *board, *band_words;
     wave_mailbox *mb;        /* host view of mailbox_buf */
@@ -68,8 +67,8 @@ uint64_t wave__now_ns(void);
 void wave__cpu_relax(void);
 
 /* Persistent pattern (wave_ring.c): sends a command into the ring (waiting
- * for its slot), waits until command t has completed (every band that
- * answers it has), and reads the first reply word of command t's slot. */
+ * for its slot), waits until command t has completed, and reads the reply
+ * word of command t's slot. */
 rk_status wave__ring_send(wave_sim *sim, uint32_t op, int x, int y, float value, uint32_t count,
                           wave_ticket *ticket);
 rk_status wave__ring_wait(wave_sim *sim, wave_ticket t);
