@@ -141,12 +141,11 @@ RK_DEVICE uint32_t wave_oldest_taken(const uint64_t *band_words, int bands, uint
  * impulses itself, as soon as it reads them: once every band has finished
  * the steps sent before one (the bands' next step, query or fence waits
  * for it in turn). Returns once the stop command is in the log. */
-RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *board, const uint64_t *band_words,
+RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *board, uint64_t *band_words,
                           int bands, int nx, int ny, uint32_t *fields, int *count) {
     const int tid = thread_idx_x(), nt = block_dim_x(), lane = lane_id();
     uint32_t next = 1, taken = 0; /* taken: every band has read the log up to here */
     uint64_t steps = 0;           /* steps sent so far */
-    uint64_t injects = 0;         /* impulses applied */
     int caught_up = 1;            /* warp 0: every band had finished `steps` steps when it last looked */
     for (;;) {
         if (tid < 32) {
@@ -159,6 +158,11 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
                 if (n) break;
                 sleep_ns(WAVE_CMD_POLL_NS);
             }
+            /* With the loads that saw the steps done, an acquire; before
+             * the log's stores, which a fence after them would wait for. */
+            if (caught_up && warp_any(lane < n * WAVE_CMD_WORDS && lane % WAVE_CMD_WORDS == WAVE_W_OP &&
+                                      (uint32_t)word == WAVE_OP_INJECT))
+                thread_fence();
             const uint32_t last = next + (uint32_t)n - 1;
             while ((int32_t)(taken + WAVE_LOG_SLOTS - last) < 0) {
                 taken = wave_oldest_taken(band_words, bands, next);
@@ -178,7 +182,7 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
                 steps += f[WAVE_W_COUNT];
                 caught_up = 0;
             } else if (op == WAVE_OP_INJECT) {
-                if (tid < 32) {
+                if (tid < 32 && !caught_up) {
                     while (!caught_up) {
                         sleep_ns(WAVE_LOG_POLL_NS);
                         caught_up = wave_bands_done(band_words, bands, steps);
@@ -190,11 +194,17 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
                 amplitude.u = f[WAVE_W_VALUE];
                 for (int k = tid; k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH; k += nt)
                     wave_bump_cell(f0, f1, nx, 0, ny, (int)f[WAVE_W_X], (int)f[WAVE_W_Y], amplitude.f, k);
-                injects++;
                 sync_threads();
                 if (tid == 0) wave_reply_to(mb, next, 0);
-                /* Another warp releases the cells, so that the reply need not wait for it. */
-                if (tid == (nt > 32 ? 32 : 0)) store_release_gpu_u64(&board->injects, injects);
+                /* Warp 1 releases the cells to the bands they reach, so that
+                 * the reply need not wait for it (only block 0 writes these words). */
+                const int first = WAVE_IMPULSE_FIRST_BAND((int)f[WAVE_W_Y], bands, ny);
+                const int last = WAVE_IMPULSE_LAST_BAND((int)f[WAVE_W_Y], bands, ny);
+                const int b = first + tid - (nt > 32 ? 32 : 0);
+                if (b >= first && b <= last && b < first + 32) {
+                    uint64_t *impulses = (uint64_t *)&WAVE_BAND_IMPULSES(band_words, b);
+                    store_release_gpu_u64(impulses, *impulses + 1);
+                }
             } else if (op == WAVE_OP_STOP) {
                 return;
             }
@@ -204,12 +214,13 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
 }
 
 /* The word lane 0, 1 and 2 of a band's warp 0 watch: the steps of the band
- * above and below, and the impulses block 0 has applied; NULL otherwise. */
-RK_DEVICE const uint64_t *wave_watched_word(const wave_board *board, const uint64_t *band_words, int up, int down) {
+ * above and below, and the impulses block 0 has applied that reach the
+ * band; NULL otherwise. */
+RK_DEVICE const uint64_t *wave_watched_word(const uint64_t *band_words, int band, int bands) {
     const int tid = thread_idx_x();
-    if (tid == 0 && up >= 0) return &WAVE_BAND_STEPS(band_words, up);
-    if (tid == 1 && down >= 0) return &WAVE_BAND_STEPS(band_words, down);
-    if (tid == 2) return &board->injects;
+    if (tid == 0 && band > 0) return &WAVE_BAND_STEPS(band_words, band - 1);
+    if (tid == 1 && band + 1 < bands) return &WAVE_BAND_STEPS(band_words, band + 1);
+    if (tid == 2) return &WAVE_BAND_IMPULSES(band_words, band);
     return 0;
 }
 
@@ -283,9 +294,9 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
     }
     const int tid = thread_idx_x(), nt = block_dim_x(), band = block_idx_x() - 1;
     const int row_begin = WAVE_BAND_FIRST_ROW(band, bands, ny), row_end = WAVE_BAND_FIRST_ROW(band + 1, bands, ny);
-    const uint64_t *watch = wave_watched_word(board, band_words, band - 1, band + 1 < bands ? band + 1 : -1);
+    const uint64_t *watch = wave_watched_word(band_words, band, bands);
     const int watches_impulses = tid == 2;
-    uint64_t steps = 0, injects = 0; /* steps done, impulses sent before the current command */
+    uint64_t steps = 0, injects = 0; /* steps done; impulses sent so far that reach the band */
     uint64_t seen = 0;               /* lanes 0 to 2 of warp 0: their word as last read */
     uint32_t next = 1;
     for (;;) {
@@ -297,7 +308,8 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
             union { uint32_t u; float f; } value;
             value.u = f[WAVE_W_VALUE];
             if (op == WAVE_OP_INJECT) {
-                injects++; /* block 0 applies it */
+                /* Block 0 applies it. */
+                injects += band >= WAVE_IMPULSE_FIRST_BAND(y, bands, ny) && band <= WAVE_IMPULSE_LAST_BAND(y, bands, ny);
             } else if (op == WAVE_OP_STEP) {
                 for (uint32_t s = 0; s < count_or_steps; s++) {
                     /* The neighbours' rows the stencil reads are current and

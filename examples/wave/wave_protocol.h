@@ -64,30 +64,35 @@ typedef struct wave_mailbox {
     uint64_t reply[WAVE_RING_SLOTS];
 } wave_mailbox;
 
-/* Device memory. injects: the impulses block 0 has applied (released
- * when their cells are written). log[seq % WAVE_LOG_SLOTS] holds the words
- * of command seq exactly as the host wrote them; longer than the host's
- * ring, a slot is written again only once every band has read it
- * (WAVE_BAND_TAKEN). done[] counts the bands that finished a command every
- * band answers. */
+/* Device memory. log[seq % WAVE_LOG_SLOTS] holds the words of command seq
+ * exactly as the host wrote them; longer than the host's ring, a slot is
+ * written again only once every band has read it (WAVE_BAND_TAKEN).
+ * done[] counts the bands that finished a command every band answers. */
 #define WAVE_LOG_SLOTS 256u
 typedef struct wave_board {
-    uint64_t injects;
-    uint64_t pad[WAVE_CMD_WORDS - 1]; /* the log on lines of its own */
     uint64_t log[WAVE_LOG_SLOTS][WAVE_CMD_WORDS];
     int done[WAVE_LOG_SLOTS];
 } wave_board;
 
-/* Device memory, two words per band: the steps band b has finished
- * (released when its rows are written), and the last command it has read
- * from the log. */
-#define WAVE_BAND_STEPS(words, band) ((words)[2 * (band)])
-#define WAVE_BAND_TAKEN(words, band) ((words)[2 * (band) + 1])
+/* Device memory, WAVE_BAND_WORDS words per band: the steps band b has
+ * finished (released when its rows are written); the last command it has
+ * read from the log; and the impulses block 0 has applied that reach its
+ * rows or the rows next to them (released when their cells are written). */
+#define WAVE_BAND_WORDS 4
+#define WAVE_BAND_STEPS(words, band) ((words)[WAVE_BAND_WORDS * (band)])
+#define WAVE_BAND_TAKEN(words, band) ((words)[WAVE_BAND_WORDS * (band) + 1])
+#define WAVE_BAND_IMPULSES(words, band) ((words)[WAVE_BAND_WORDS * (band) + 2])
 
 /* Band b of `bands` owns rows WAVE_BAND_FIRST_ROW(b) up to the next band's
  * first row; every band has at least one row (bands <= ny). */
 #define WAVE_BAND_FIRST_ROW(b, bands, ny) ((int)((uint64_t)(b) * (uint64_t)(ny) / (uint64_t)(bands)))
 /* The band that owns row r: the last band whose first row is at or before r. */
 #define WAVE_BAND_OF_ROW(r, bands, ny) ((int)((((uint64_t)(r) + 1) * (uint64_t)(bands) - 1) / (uint64_t)(ny)))
+/* The bands an impulse at row y reaches: those whose rows, or the rows next
+ * to them that the stencil reads, it changes. */
+#define WAVE_IMPULSE_FIRST_BAND(y, bands, ny) \
+    WAVE_BAND_OF_ROW((y) - WAVE_BUMP_RADIUS - 1 < 0 ? 0 : (y) - WAVE_BUMP_RADIUS - 1, bands, ny)
+#define WAVE_IMPULSE_LAST_BAND(y, bands, ny) \
+    WAVE_BAND_OF_ROW((y) + WAVE_BUMP_RADIUS + 1 > (ny) - 1 ? (ny) - 1 : (y) + WAVE_BUMP_RADIUS + 1, bands, ny)
 
 #endif

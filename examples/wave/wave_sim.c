@@ -255,8 +255,8 @@ static rk_status start_persistent(wave_sim *sim, bool auto_blocks, bool cpu) {
     sim->blocks_requested = requested;
     for (;;) {
         sim->bands = sim->blocks - 1;
-        /* A band's progress and read position start at 0 (every launch). */
-        size_t band_bytes = (size_t)sim->bands * 2 * sizeof(uint64_t);
+        /* A band's words start at 0 (every launch). */
+        size_t band_bytes = (size_t)sim->bands * WAVE_BAND_WORDS * sizeof(uint64_t);
         if (sim->band_words) rk_buffer_free(sim->band_words);
         sim->band_words = NULL;
         TRY(rk_buffer_alloc(sim->ctx, band_bytes, &sim->band_words), "wave: allocating the bands' progress words");
