@@ -142,10 +142,13 @@ RK_DEVICE uint32_t wave_oldest_taken(const uint64_t *band_words, int bands, uint
  * the steps sent before one (the bands' next step, query or fence waits
  * for it in turn). Returns once the stop command is in the log. */
 RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *board, uint64_t *band_words,
-                          int bands, int nx, int ny, uint32_t *fields, int *count) {
+                          int bands, int nx, int ny, uint32_t (*fields)[WAVE_POLL_CMDS * WAVE_CMD_WORDS], int *count) {
     const int tid = thread_idx_x(), nt = block_dim_x(), lane = lane_id();
     uint32_t next = 1, taken = 0; /* taken: every band has read the log up to here */
     uint64_t steps = 0;           /* steps sent so far */
+    uint64_t impulses = 0;        /* impulses applied */
+    int buf = 0;                  /* fields[buf]: this batch of commands (two, so that warp 0 can read the next
+                                   * batch while the others finish this one) */
     int caught_up = 1;            /* warp 0: every band had finished `steps` steps when it last looked */
     for (;;) {
         if (tid < 32) {
@@ -158,11 +161,12 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
                 if (n) break;
                 sleep_ns(WAVE_CMD_POLL_NS);
             }
-            /* With the loads that saw the steps done, an acquire; before
-             * the log's stores, which a fence after them would wait for. */
-            if (caught_up && warp_any(lane < n * WAVE_CMD_WORDS && lane % WAVE_CMD_WORDS == WAVE_W_OP &&
-                                      (uint32_t)word == WAVE_OP_INJECT))
-                thread_fence();
+            /* With the loads that saw the steps done, an acquire. */
+            const int fence_now = caught_up && warp_any(lane < n * WAVE_CMD_WORDS && lane % WAVE_CMD_WORDS == WAVE_W_OP &&
+                                                        (uint32_t)word == WAVE_OP_INJECT);
+#ifndef WAVE_FENCE_AFTER_LOG
+            if (fence_now) thread_fence();
+#endif
             const uint32_t last = next + (uint32_t)n - 1;
             while ((int32_t)(taken + WAVE_LOG_SLOTS - last) < 0) {
                 taken = wave_oldest_taken(band_words, bands, next);
@@ -170,13 +174,16 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
             }
             if (lane < n * WAVE_CMD_WORDS)
                 store_relaxed_u64((uint64_t *)wave_lane_word(&board->log[0][0], WAVE_LOG_SLOTS - 1, next), word);
-            fields[tid] = (uint32_t)word;
-            if (tid == 0) *count = n;
+#ifdef WAVE_FENCE_AFTER_LOG
+            if (fence_now) thread_fence();
+#endif
+            fields[buf][tid] = (uint32_t)word;
+            if (tid == 0) count[buf] = n;
         }
         sync_threads();
-        const int n = *count;
+        const int n = count[buf];
         for (int i = 0; i < n; i++, next++) {
-            const uint32_t *f = &fields[i * WAVE_CMD_WORDS];
+            const uint32_t *f = &fields[buf][i * WAVE_CMD_WORDS];
             const uint32_t op = f[WAVE_W_OP];
             if (op == WAVE_OP_STEP) {
                 steps += f[WAVE_W_COUNT];
@@ -194,22 +201,22 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
                 amplitude.u = f[WAVE_W_VALUE];
                 for (int k = tid; k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH; k += nt)
                     wave_bump_cell(f0, f1, nx, 0, ny, (int)f[WAVE_W_X], (int)f[WAVE_W_Y], amplitude.f, k);
+                impulses++;
                 sync_threads();
                 if (tid == 0) wave_reply_to(mb, next, 0);
-                /* Warp 1 releases the cells to the bands they reach, so that
-                 * the reply need not wait for it (only block 0 writes these words). */
+                /* Warp 1 releases the cells to the bands they reach (each
+                 * such band's word: the last impulse that reached it), so
+                 * that the reply need not wait for it. */
                 const int first = WAVE_IMPULSE_FIRST_BAND((int)f[WAVE_W_Y], bands, ny);
                 const int last = WAVE_IMPULSE_LAST_BAND((int)f[WAVE_W_Y], bands, ny);
                 const int b = first + tid - (nt > 32 ? 32 : 0);
-                if (b >= first && b <= last && b < first + 32) {
-                    uint64_t *impulses = (uint64_t *)&WAVE_BAND_IMPULSES(band_words, b);
-                    store_release_gpu_u64(impulses, *impulses + 1);
-                }
+                if (b >= first && b <= last && b < first + 32)
+                    store_release_gpu_u64(&WAVE_BAND_IMPULSES(band_words, b), impulses);
             } else if (op == WAVE_OP_STOP) {
                 return;
             }
         }
-        sync_threads(); /* everyone is done with fields[] before warp 0 reads again */
+        buf ^= 1;
     }
 }
 
@@ -227,7 +234,8 @@ RK_DEVICE const uint64_t *wave_watched_word(const uint64_t *band_words, int band
 /* Warp 0 of a band reads commands from the log, from `next` on, until at
  * least one is whole; meanwhile lanes 0 to 2 keep reading the words they
  * watch into *seen. The fields of the whole commands land in fields[], in
- * order, and their number is returned to the block. */
+ * order, and their number is returned to the block. Two buffers, taken in
+ * turns: warp 0 fills one while the others may still use the other. */
 RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int band, const uint64_t *watch,
                              uint32_t next, uint32_t *fields, int *count, uint64_t *seen) {
     const int tid = thread_idx_x();
@@ -249,9 +257,7 @@ RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int 
         }
     }
     sync_threads();
-    int n = *count;
-    sync_threads(); /* everyone has n before warp 0 reads again */
-    return n;
+    return *count;
 }
 
 /* The whole band waits until each watching lane has seen its word reach
@@ -285,36 +291,39 @@ RK_DEVICE void wave_gather(wave_board *board, wave_mailbox *mb, uint32_t seq, in
  * and no more than ny + 1: block 0 relays, block b > 0 is band b - 1. */
 RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_board *board, uint64_t *band_words,
                                int nx, int ny, float c2, float damping, unsigned parity) {
-    RK_SHARED uint32_t fields[WAVE_POLL_CMDS * WAVE_CMD_WORDS];
-    RK_SHARED int count;
+    RK_SHARED uint32_t fields[2][WAVE_POLL_CMDS * WAVE_CMD_WORDS];
+    RK_SHARED int count[2];
     const int bands = grid_dim_x() - 1;
     if (block_idx_x() == 0) {
-        wave_relay(f0, f1, mb, board, band_words, bands, nx, ny, fields, &count);
+        wave_relay(f0, f1, mb, board, band_words, bands, nx, ny, fields, count);
         return;
     }
     const int tid = thread_idx_x(), nt = block_dim_x(), band = block_idx_x() - 1;
     const int row_begin = WAVE_BAND_FIRST_ROW(band, bands, ny), row_end = WAVE_BAND_FIRST_ROW(band + 1, bands, ny);
     const uint64_t *watch = wave_watched_word(band_words, band, bands);
     const int watches_impulses = tid == 2;
-    uint64_t steps = 0, injects = 0; /* steps done; impulses sent so far that reach the band */
-    uint64_t seen = 0;               /* lanes 0 to 2 of warp 0: their word as last read */
+    uint64_t steps = 0;                       /* steps done */
+    uint64_t impulses = 0, last_reaching = 0; /* impulses sent so far; the last that reached the band */
+    uint64_t seen = 0;                        /* lanes 0 to 2 of warp 0: their word as last read */
     uint32_t next = 1;
-    for (;;) {
-        const int n = wave_band_read(board, band_words, band, watch, next, fields, &count, &seen);
+    for (int buf = 0;; buf ^= 1) {
+        const int n = wave_band_read(board, band_words, band, watch, next, fields[buf], &count[buf], &seen);
         for (int i = 0; i < n; i++, next++) {
-            const uint32_t *f = &fields[i * WAVE_CMD_WORDS];
+            const uint32_t *f = &fields[buf][i * WAVE_CMD_WORDS];
             const uint32_t op = f[WAVE_W_OP], count_or_steps = f[WAVE_W_COUNT];
             const int x = (int)f[WAVE_W_X], y = (int)f[WAVE_W_Y];
             union { uint32_t u; float f; } value;
             value.u = f[WAVE_W_VALUE];
             if (op == WAVE_OP_INJECT) {
                 /* Block 0 applies it. */
-                injects += band >= WAVE_IMPULSE_FIRST_BAND(y, bands, ny) && band <= WAVE_IMPULSE_LAST_BAND(y, bands, ny);
+                impulses++;
+                if (band >= WAVE_IMPULSE_FIRST_BAND(y, bands, ny) && band <= WAVE_IMPULSE_LAST_BAND(y, bands, ny))
+                    last_reaching = impulses;
             } else if (op == WAVE_OP_STEP) {
                 for (uint32_t s = 0; s < count_or_steps; s++) {
                     /* The neighbours' rows the stencil reads are current and
                      * they no longer read ours; the impulses are in. */
-                    wave_wait_for(watch, watches_impulses ? injects : steps, &seen);
+                    wave_wait_for(watch, watches_impulses ? last_reaching : steps, &seen);
                     const float *cur = parity ? f1 : f0;
                     float *prev = parity ? f0 : f1;
                     wave_cells(cur, prev, row_begin * nx + tid, nt, row_end * nx, nx, ny, c2, damping);
@@ -328,14 +337,14 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                 wave_gather(board, mb, next, bands);
             } else if (op == WAVE_OP_QUERY) {
                 if (WAVE_BAND_OF_ROW(y, bands, ny) == band) {
-                    wave_wait_for(watch, watches_impulses ? injects : 0, &seen);
+                    wave_wait_for(watch, watches_impulses ? last_reaching : 0, &seen);
                     if (tid == 0) wave_reply_to(mb, next, wave_f32_bits((parity ? f1 : f0)[y * nx + x]));
                 }
             } else if (op == WAVE_OP_FENCE) {
                 /* Before the host copies the field: the impulses are in,
                  * this band's cells are performed before its arrival, the
                  * last arrival before the reply. Kept off the inject path. */
-                wave_wait_for(watch, watches_impulses ? injects : 0, &seen);
+                wave_wait_for(watch, watches_impulses ? last_reaching : 0, &seen);
                 if (tid == 0) thread_fence();
                 wave_gather(board, mb, next, bands);
             } else if (op == WAVE_OP_SET_SPEED || op == WAVE_OP_SET_DAMPING) {
