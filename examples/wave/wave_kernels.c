@@ -110,6 +110,13 @@ RK_DEVICE const uint64_t *wave_lane_word(const uint64_t *ring, uint32_t mask, ui
     return &ring[(seq & mask) * WAVE_CMD_WORDS + (uint32_t)(lane % WAVE_CMD_WORDS)];
 }
 
+/* About ns nanoseconds, in short naps: one long sleep_ns may end anywhere
+ * between 0 and twice its argument on a GPU, and this wait is only useful
+ * when it ends close to its length. */
+RK_DEVICE void wave_pause(unsigned ns) {
+    for (unsigned t = 0; t < ns; t += WAVE_NAP_NS) sleep_ns(WAVE_NAP_NS);
+}
+
 /* Warp-wide, each lane for bands lane, lane + 32, ...: whether every band
  * has finished `steps` steps (relaxed loads, in flight together; a fence
  * after a true answer makes it an acquire). */
@@ -150,23 +157,26 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
     int buf = 0;                  /* fields[buf]: this batch of commands (two, so that warp 0 can read the next
                                    * batch while the others finish this one) */
     int caught_up = 1;            /* warp 0: every band had finished `steps` steps when it last looked */
+    int lone = 0;                 /* warp 0: the last batch was one command, after a quiet spell */
     for (;;) {
         if (tid < 32) {
             uint64_t word = 0;
-            int n = 0;
-            for (;;) {
+            int n = 0, empty = 0;
+            /* A host that waits for each answer sends its next command only
+             * once the answer has crossed the bus: a read that reaches host
+             * memory before that finds nothing and costs a whole round trip. */
+            if (lone) wave_pause(WAVE_REPOLL_NS);
+            for (;; empty++) {
                 word = load_relaxed_u64(wave_lane_word(&mb->cmd[0][0], WAVE_RING_SLOTS - 1, next));
                 caught_up = wave_bands_done(band_words, bands, steps); /* while the bus answers */
                 n = wave_whole_commands(word, next);
                 if (n) break;
                 sleep_ns(WAVE_CMD_POLL_NS);
             }
+            lone = n == 1 && empty >= 2;
             /* With the loads that saw the steps done, an acquire. */
             const int fence_now = caught_up && warp_any(lane < n * WAVE_CMD_WORDS && lane % WAVE_CMD_WORDS == WAVE_W_OP &&
                                                         (uint32_t)word == WAVE_OP_INJECT);
-#ifndef WAVE_FENCE_AFTER_LOG
-            if (fence_now) thread_fence();
-#endif
             const uint32_t last = next + (uint32_t)n - 1;
             while ((int32_t)(taken + WAVE_LOG_SLOTS - last) < 0) {
                 taken = wave_oldest_taken(band_words, bands, next);
@@ -174,9 +184,7 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
             }
             if (lane < n * WAVE_CMD_WORDS)
                 store_relaxed_u64((uint64_t *)wave_lane_word(&board->log[0][0], WAVE_LOG_SLOTS - 1, next), word);
-#ifdef WAVE_FENCE_AFTER_LOG
-            if (fence_now) thread_fence();
-#endif
+            if (fence_now) thread_fence(); /* after the log's stores: the bands need not wait for it */
             fields[buf][tid] = (uint32_t)word;
             if (tid == 0) count[buf] = n;
         }
