@@ -312,6 +312,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
     const int watches_impulses = tid == 2;
     uint64_t steps = 0;                       /* steps done */
     uint64_t impulses = 0, last_reaching = 0; /* impulses sent so far; the last that reached the band */
+    int impulse_pending = 0;                  /* one reached the band since it last waited for them */
     uint64_t seen = 0;                        /* lanes 0 to 2 of warp 0: their word as last read */
     uint32_t next = 1;
     for (int buf = 0;; buf ^= 1) {
@@ -325,13 +326,16 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
             if (op == WAVE_OP_INJECT) {
                 /* Block 0 applies it. */
                 impulses++;
-                if (band >= WAVE_IMPULSE_FIRST_BAND(y, bands, ny) && band <= WAVE_IMPULSE_LAST_BAND(y, bands, ny))
+                if (band >= WAVE_IMPULSE_FIRST_BAND(y, bands, ny) && band <= WAVE_IMPULSE_LAST_BAND(y, bands, ny)) {
                     last_reaching = impulses;
+                    impulse_pending = 1;
+                }
             } else if (op == WAVE_OP_STEP) {
                 for (uint32_t s = 0; s < count_or_steps; s++) {
                     /* The neighbours' rows the stencil reads are current and
                      * they no longer read ours; the impulses are in. */
                     wave_wait_for(watch, watches_impulses ? last_reaching : steps, &seen);
+                    impulse_pending = 0;
                     const float *cur = parity ? f1 : f0;
                     float *prev = parity ? f0 : f1;
                     wave_cells(cur, prev, row_begin * nx + tid, nt, row_end * nx, nx, ny, c2, damping);
@@ -345,7 +349,11 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                 wave_gather(board, mb, next, bands);
             } else if (op == WAVE_OP_QUERY) {
                 if (WAVE_BAND_OF_ROW(y, bands, ny) == band) {
-                    wave_wait_for(watch, watches_impulses ? last_reaching : 0, &seen);
+                    /* The band's own cells are ordered by the barrier after
+                     * its last step; only a new impulse needs waiting for
+                     * (a barrier here would also wait for warps 1 and 2). */
+                    if (impulse_pending) wave_wait_for(watch, watches_impulses ? last_reaching : 0, &seen);
+                    impulse_pending = 0;
                     if (tid == 0) wave_reply_to(mb, next, wave_f32_bits((parity ? f1 : f0)[y * nx + x]));
                 }
             } else if (op == WAVE_OP_FENCE) {
@@ -353,6 +361,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                  * this band's cells are performed before its arrival, the
                  * last arrival before the reply. Kept off the inject path. */
                 wave_wait_for(watch, watches_impulses ? last_reaching : 0, &seen);
+                impulse_pending = 0;
                 if (tid == 0) thread_fence();
                 wave_gather(board, mb, next, bands);
             } else if (op == WAVE_OP_SET_SPEED || op == WAVE_OP_SET_DAMPING) {
