@@ -25,10 +25,13 @@
  * the same float operations and a centred impulse stays exactly symmetric.
  * The loads of WAVE_CELLS_AHEAD cells are issued before any of them is used
  * or written (the compiler cannot reorder them itself: prev may alias cur),
- * so a thread waits for memory once per group rather than once per cell. */
+ * so a thread waits for memory once per group rather than once per cell.
+ * Returns 1, and the new value in *kept, if this thread computed cell keep
+ * (-1: none), so that a query can be answered without reading it back. */
 #define WAVE_CELLS_AHEAD 4
-RK_DEVICE void wave_cells(const float *cur, float *prev, int first, int stride, int cells, int nx, int ny, float c2,
-                          float damping) {
+RK_DEVICE int wave_cells(const float *cur, float *prev, int first, int stride, int cells, int nx, int ny, float c2,
+                         float damping, int keep, float *kept) {
+    int found = 0;
     for (int base = first; base < cells; base += WAVE_CELLS_AHEAD * stride) {
         float here[WAVE_CELLS_AHEAD], old[WAVE_CELLS_AHEAD], ns[WAVE_CELLS_AHEAD], we[WAVE_CELLS_AHEAD];
         for (int k = 0; k < WAVE_CELLS_AHEAD; k++) {
@@ -44,9 +47,15 @@ RK_DEVICE void wave_cells(const float *cur, float *prev, int first, int stride, 
             int i = base + k * stride;
             if (i >= cells) break;
             float lap = ns[k] + we[k] - 4.0f * here[k];
-            prev[i] = (2.0f - damping) * here[k] - (1.0f - damping) * old[k] + c2 * lap;
+            float next = (2.0f - damping) * here[k] - (1.0f - damping) * old[k] + c2 * lap;
+            prev[i] = next;
+            if (i == keep) {
+                *kept = next;
+                found = 1;
+            }
         }
     }
+    return found;
 }
 
 /* Cell k (0 .. WAVE_BUMP_WIDTH^2 - 1) of an impulse at (x0, y0): a smooth
@@ -69,7 +78,9 @@ RK_DEVICE void wave_bump_cell(float *f0, float *f1, int nx, int row_begin, int r
  * whose threads loop (one fiber per cell would cost more than the cell). */
 RK_KERNEL void wave_step(const float *cur, float *prev, int nx, int ny, float c2, float damping) {
     int cells = nx * ny, stride = grid_dim_x() * block_dim_x();
-    wave_cells(cur, prev, block_idx_x() * block_dim_x() + thread_idx_x(), stride, cells, nx, ny, c2, damping);
+    float unused;
+    wave_cells(cur, prev, block_idx_x() * block_dim_x() + thread_idx_x(), stride, cells, nx, ny, c2, damping, -1,
+               &unused);
 }
 
 RK_KERNEL void wave_inject(float *f0, float *f1, int nx, int ny, int x, int y, float amplitude) {
@@ -239,33 +250,39 @@ RK_DEVICE const uint64_t *wave_watched_word(const uint64_t *band_words, int band
     return 0;
 }
 
-/* Warp 0 of a band reads commands from the log, from `next` on, until at
- * least one is whole; meanwhile lanes 0 to 2 keep reading the words they
- * watch into *seen. The fields of the whole commands land in fields[], in
- * order, and their number is returned to the block. Two buffers, taken in
- * turns: warp 0 fills one while the others may still use the other. */
+/* The first WAVE_LOG_POLL_WARPS warps of a band read commands from the log,
+ * from `next` on, each on its own, until one finds at least one whole
+ * command (several warps read the log at more moments); meanwhile lanes 0
+ * to 2 of warp 0 keep reading the words they watch into *seen. The fields
+ * of the whole commands land in fields[] and their number in *count, which
+ * the block returns. Two buffers, taken in turns: the warps fill one while
+ * the block may still use the other, whose count is cleared here for the
+ * next read (a warp that reads a stale count there only stops early). */
 RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int band, const uint64_t *watch,
-                             uint32_t next, uint32_t *fields, int *count, uint64_t *seen) {
-    const int tid = thread_idx_x();
-    if (tid < 32) {
+                             uint32_t next, uint32_t *fields, int *count, int *other_count, uint64_t *seen) {
+    const int tid = thread_idx_x(), lane = lane_id();
+    volatile int *found = count;
+    if (tid < 32 * WAVE_LOG_POLL_WARPS) {
         const uint64_t *at = wave_lane_word(&board->log[0][0], WAVE_LOG_SLOTS - 1, next);
-        uint64_t word = 0;
-        int n = 0;
-        for (;;) {
-            word = load_relaxed_u64(at);
+        while (!shfl_i32(*found, 0)) { /* lane 0's view, so that the warp decides as one */
+            const uint64_t word = load_relaxed_u64(at);
             if (watch) *seen = load_acquire_gpu_u64(watch); /* after the log's load: both in flight */
-            n = wave_whole_commands(word, next);
-            if (n) break;
+            const int n = wave_whole_commands(word, next);
+            if (n) {
+                if (lane < n * WAVE_CMD_WORDS) fields[lane] = (uint32_t)word; /* the same words from any warp */
+                if (lane == 0) *found = n;
+                break;
+            }
             sleep_ns(WAVE_LOG_POLL_NS);
-        }
-        fields[tid] = (uint32_t)word;
-        if (tid == 0) {
-            *count = n;
-            store_relaxed_u64(&WAVE_BAND_TAKEN(band_words, band), next + (uint32_t)n - 1);
         }
     }
     sync_threads();
-    return *count;
+    const int n = *count;
+    if (tid == 0) {
+        *other_count = 0;
+        store_relaxed_u64(&WAVE_BAND_TAKEN(band_words, band), next + (uint32_t)n - 1);
+    }
+    return n;
 }
 
 /* The whole band waits until each watching lane has seen its word reach
@@ -307,16 +324,20 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
         return;
     }
     const int tid = thread_idx_x(), nt = block_dim_x(), band = block_idx_x() - 1;
+    if (tid == 0) count[0] = count[1] = 0;
+    sync_threads();
     const int row_begin = WAVE_BAND_FIRST_ROW(band, bands, ny), row_end = WAVE_BAND_FIRST_ROW(band + 1, bands, ny);
     const uint64_t *watch = wave_watched_word(band_words, band, bands);
     const int watches_impulses = tid == 2;
     uint64_t steps = 0;                       /* steps done */
     uint64_t impulses = 0, last_reaching = 0; /* impulses sent so far; the last that reached the band */
     int impulse_pending = 0;                  /* one reached the band since it last waited for them */
+    int answered = 0;                         /* the next command, a query, was answered with the step before it */
     uint64_t seen = 0;                        /* lanes 0 to 2 of warp 0: their word as last read */
     uint32_t next = 1;
     for (int buf = 0;; buf ^= 1) {
-        const int n = wave_band_read(board, band_words, band, watch, next, fields[buf], &count[buf], &seen);
+        const int n = wave_band_read(board, band_words, band, watch, next, fields[buf], &count[buf], &count[buf ^ 1],
+                                     &seen);
         for (int i = 0; i < n; i++, next++) {
             const uint32_t *f = &fields[buf][i * WAVE_CMD_WORDS];
             const uint32_t op = f[WAVE_W_OP], count_or_steps = f[WAVE_W_COUNT];
@@ -331,6 +352,12 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                     impulse_pending = 1;
                 }
             } else if (op == WAVE_OP_STEP) {
+                /* A query of this band's right after the step is answered
+                 * by the thread that computes its cell, as soon as it has. */
+                const uint32_t *q = &fields[buf][(i + 1) * WAVE_CMD_WORDS];
+                if (i + 1 < n && q[WAVE_W_OP] == WAVE_OP_QUERY && count_or_steps > 0 &&
+                    WAVE_BAND_OF_ROW((int)q[WAVE_W_Y], bands, ny) == band)
+                    answered = 1;
                 for (uint32_t s = 0; s < count_or_steps; s++) {
                     /* The neighbours' rows the stencil reads are current and
                      * they no longer read ours; the impulses are in. */
@@ -338,7 +365,11 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                     impulse_pending = 0;
                     const float *cur = parity ? f1 : f0;
                     float *prev = parity ? f0 : f1;
-                    wave_cells(cur, prev, row_begin * nx + tid, nt, row_end * nx, nx, ny, c2, damping);
+                    const int keep = answered && s + 1 == count_or_steps
+                                         ? (int)q[WAVE_W_Y] * nx + (int)q[WAVE_W_X] : -1;
+                    float kept;
+                    if (wave_cells(cur, prev, row_begin * nx + tid, nt, row_end * nx, nx, ny, c2, damping, keep, &kept))
+                        wave_reply_to(mb, next + 1, wave_f32_bits(kept));
                     steps++;
                     sync_threads();
                     /* Warp 1 releases the rows, so that thread 0 may answer
@@ -348,7 +379,9 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                 }
                 wave_gather(board, mb, next, bands);
             } else if (op == WAVE_OP_QUERY) {
-                if (WAVE_BAND_OF_ROW(y, bands, ny) == band) {
+                if (answered) {
+                    answered = 0;
+                } else if (WAVE_BAND_OF_ROW(y, bands, ny) == band) {
                     /* The band's own cells are ordered by the barrier after
                      * its last step; only a new impulse needs waiting for
                      * (a barrier here would also wait for warps 1 and 2). */
