@@ -32,32 +32,17 @@
 RK_DEVICE int wave_cells(const float *cur, float *prev, int first, int stride, int cells, int nx, int ny, float c2,
                          float damping, int keep, float *kept) {
     int found = 0;
-    /* The column and row of each cell are stepped along, not divided out. */
-    const int step_x = stride % nx, step_y = stride / nx;
-    int base_x = first % nx, base_y = first / nx;
     for (int base = first; base < cells; base += WAVE_CELLS_AHEAD * stride) {
         float here[WAVE_CELLS_AHEAD], old[WAVE_CELLS_AHEAD], ns[WAVE_CELLS_AHEAD], we[WAVE_CELLS_AHEAD];
-        int next_x = base_x, next_y = base_y;
         for (int k = 0; k < WAVE_CELLS_AHEAD; k++) {
-            int i = base + k * stride, x = next_x, y = next_y;
-            if (i >= cells) { /* past the end: recompute the first cell, not stored */
-                i = base;
-                x = base_x;
-                y = base_y;
-            }
+            int i = base + k * stride;
+            if (i >= cells) i = base; /* past the end: recompute the first cell, not stored */
+            int x = i % nx, y = i / nx;
             here[k] = cur[i];
             old[k] = prev[i];
             ns[k] = cur[y > 0 ? i - nx : i] + cur[y < ny - 1 ? i + nx : i];
             we[k] = cur[x > 0 ? i - 1 : i] + cur[x < nx - 1 ? i + 1 : i];
-            next_x += step_x;
-            next_y += step_y;
-            if (next_x >= nx) {
-                next_x -= nx;
-                next_y++;
-            }
         }
-        base_x = next_x;
-        base_y = next_y;
         for (int k = 0; k < WAVE_CELLS_AHEAD; k++) {
             int i = base + k * stride;
             if (i >= cells) break;
@@ -360,10 +345,9 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
             union { uint32_t u; float f; } value;
             value.u = f[WAVE_W_VALUE];
             if (op == WAVE_OP_INJECT) {
-                /* Block 0 applies it; it reaches this band if it changes the
-                 * band's rows or the rows next to them. */
+                /* Block 0 applies it. */
                 impulses++;
-                if (y + WAVE_BUMP_RADIUS + 1 >= row_begin && y - WAVE_BUMP_RADIUS - 1 < row_end) {
+                if (band >= WAVE_IMPULSE_FIRST_BAND(y, bands, ny) && band <= WAVE_IMPULSE_LAST_BAND(y, bands, ny)) {
                     last_reaching = impulses;
                     impulse_pending = 1;
                 }
@@ -372,7 +356,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                  * by the thread that computes its cell, as soon as it has. */
                 const uint32_t *q = &fields[buf][(i + 1) * WAVE_CMD_WORDS];
                 if (i + 1 < n && q[WAVE_W_OP] == WAVE_OP_QUERY && count_or_steps > 0 &&
-                    (int)q[WAVE_W_Y] >= row_begin && (int)q[WAVE_W_Y] < row_end)
+                    WAVE_BAND_OF_ROW((int)q[WAVE_W_Y], bands, ny) == band)
                     answered = 1;
                 for (uint32_t s = 0; s < count_or_steps; s++) {
                     /* The neighbours' rows the stencil reads are current and
@@ -397,7 +381,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
             } else if (op == WAVE_OP_QUERY) {
                 if (answered) {
                     answered = 0;
-                } else if (y >= row_begin && y < row_end) {
+                } else if (WAVE_BAND_OF_ROW(y, bands, ny) == band) {
                     /* The band's own cells are ordered by the barrier after
                      * its last step; only a new impulse needs waiting for
                      * (a barrier here would also wait for warps 1 and 2). */
