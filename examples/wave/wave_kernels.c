@@ -345,9 +345,10 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
             union { uint32_t u; float f; } value;
             value.u = f[WAVE_W_VALUE];
             if (op == WAVE_OP_INJECT) {
-                /* Block 0 applies it. */
+                /* Block 0 applies it; it reaches this band if it changes the
+                 * band's rows or the rows next to them. */
                 impulses++;
-                if (band >= WAVE_IMPULSE_FIRST_BAND(y, bands, ny) && band <= WAVE_IMPULSE_LAST_BAND(y, bands, ny)) {
+                if (y + WAVE_BUMP_RADIUS + 1 >= row_begin && y - WAVE_BUMP_RADIUS - 1 < row_end) {
                     last_reaching = impulses;
                     impulse_pending = 1;
                 }
@@ -356,7 +357,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                  * by the thread that computes its cell, as soon as it has. */
                 const uint32_t *q = &fields[buf][(i + 1) * WAVE_CMD_WORDS];
                 if (i + 1 < n && q[WAVE_W_OP] == WAVE_OP_QUERY && count_or_steps > 0 &&
-                    WAVE_BAND_OF_ROW((int)q[WAVE_W_Y], bands, ny) == band)
+                    (int)q[WAVE_W_Y] >= row_begin && (int)q[WAVE_W_Y] < row_end)
                     answered = 1;
                 for (uint32_t s = 0; s < count_or_steps; s++) {
                     /* The neighbours' rows the stencil reads are current and
@@ -381,7 +382,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
             } else if (op == WAVE_OP_QUERY) {
                 if (answered) {
                     answered = 0;
-                } else if (WAVE_BAND_OF_ROW(y, bands, ny) == band) {
+                } else if (y >= row_begin && y < row_end) {
                     /* The band's own cells are ordered by the barrier after
                      * its last step; only a new impulse needs waiting for
                      * (a barrier here would also wait for warps 1 and 2). */
