@@ -129,12 +129,12 @@ RK_DEVICE void wave_pause(unsigned ns) {
 }
 
 /* Warp-wide, each lane for bands lane, lane + 32, ...: whether every band
- * has finished `steps` steps (relaxed loads, in flight together; a fence
- * after a true answer makes it an acquire). */
-RK_DEVICE int wave_bands_done(const uint64_t *band_words, int bands, uint64_t steps) {
+ * has finished command seq and those before it (relaxed loads, in flight
+ * together; a fence after a true answer makes it an acquire). */
+RK_DEVICE int wave_bands_done(const uint64_t *band_words, int bands, uint32_t seq) {
     int done = 1;
     for (int b = lane_id(); b < bands; b += 32)
-        done &= load_relaxed_u64(&WAVE_BAND_STEPS(band_words, b)) >= steps;
+        done &= (int32_t)((uint32_t)load_relaxed_u64(&WAVE_BAND_FINISHED(band_words, b)) - seq) >= 0;
     return warp_all(done);
 }
 
@@ -155,19 +155,18 @@ RK_DEVICE uint32_t wave_oldest_taken(const uint64_t *band_words, int bands, uint
 
 /* Block 0. Warp 0 copies commands from the host's ring into the log (a log
  * slot is written again only once every band has read the command it
- * held) and keeps an eye on the bands' steps. The whole block applies
+ * held) and keeps an eye on how far the bands are. The whole block applies
  * impulses itself, as soon as it reads them: once every band has finished
- * the steps sent before one (the bands' next step, query or fence waits
+ * the commands sent before one (the bands' next step, query or fence waits
  * for it in turn). Returns once the stop command is in the log. */
 RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *board, uint64_t *band_words,
                           int bands, int nx, int ny, uint32_t (*fields)[WAVE_POLL_CMDS * WAVE_CMD_WORDS], int *count) {
     const int tid = thread_idx_x(), nt = block_dim_x(), lane = lane_id();
     uint32_t next = 1, taken = 0; /* taken: every band has read the log up to here */
-    uint64_t steps = 0;           /* steps sent so far */
     uint64_t impulses = 0;        /* impulses applied */
     int buf = 0;                  /* fields[buf]: this batch of commands (two, so that warp 0 can read the next
                                    * batch while the others finish this one) */
-    int caught_up = 1;            /* warp 0: every band had finished `steps` steps when it last looked */
+    int caught_up = 1;            /* warp 0: every band had finished the commands before `next` when it last looked */
     int lone = 0;                 /* warp 0: the last batch was one command, after a quiet spell */
     for (;;) {
         if (tid < 32) {
@@ -179,15 +178,15 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
             if (lone) wave_pause(WAVE_REPOLL_NS);
             for (;; empty++) {
                 word = load_relaxed_u64(wave_lane_word(&mb->cmd[0][0], WAVE_RING_SLOTS - 1, next));
-                caught_up = wave_bands_done(band_words, bands, steps); /* while the bus answers */
+                caught_up = wave_bands_done(band_words, bands, next - 1); /* while the bus answers */
                 n = wave_whole_commands(word, next);
                 if (n) break;
                 sleep_ns(WAVE_CMD_POLL_NS);
             }
             lone = n == 1 && empty >= 2;
-            /* With the loads that saw the steps done, an acquire. */
-            const int fence_now = caught_up && warp_any(lane < n * WAVE_CMD_WORDS && lane % WAVE_CMD_WORDS == WAVE_W_OP &&
-                                                        (uint32_t)word == WAVE_OP_INJECT);
+            /* With the loads that saw the bands done, an acquire, if the
+             * batch starts with an impulse. */
+            const int fence_now = caught_up && warp_any(lane == WAVE_W_OP && (uint32_t)word == WAVE_OP_INJECT);
             const uint32_t last = next + (uint32_t)n - 1;
             while ((int32_t)(taken + WAVE_LOG_SLOTS - last) < 0) {
                 taken = wave_oldest_taken(band_words, bands, next);
@@ -204,16 +203,13 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
         for (int i = 0; i < n; i++, next++) {
             const uint32_t *f = &fields[buf][i * WAVE_CMD_WORDS];
             const uint32_t op = f[WAVE_W_OP];
-            if (op == WAVE_OP_STEP) {
-                steps += f[WAVE_W_COUNT];
-                caught_up = 0;
-            } else if (op == WAVE_OP_INJECT) {
-                if (tid < 32 && !caught_up) {
-                    while (!caught_up) {
+            if (op == WAVE_OP_INJECT) {
+                if (tid < 32 && (i > 0 || !caught_up)) {
+                    do {
                         sleep_ns(WAVE_LOG_POLL_NS);
-                        caught_up = wave_bands_done(band_words, bands, steps);
-                    }
-                    thread_fence(); /* after the loads that saw the steps done: no cell below is touched earlier */
+                        caught_up = wave_bands_done(band_words, bands, next - 1);
+                    } while (!caught_up);
+                    thread_fence(); /* after the loads that saw the bands done: no cell below is touched earlier */
                 }
                 sync_threads();
                 union { uint32_t u; float f; } amplitude;
@@ -250,6 +246,12 @@ RK_DEVICE const uint64_t *wave_watched_word(const uint64_t *band_words, int band
     return 0;
 }
 
+/* The band has finished every command before `next`: released by thread
+ * 0, which made the last reads of cells without a barrier after them. */
+RK_DEVICE void wave_finished(uint64_t *band_words, int band, uint32_t next) {
+    if (thread_idx_x() == 0) store_release_gpu_u64(&WAVE_BAND_FINISHED(band_words, band), next - 1);
+}
+
 /* The first WAVE_LOG_POLL_WARPS warps of a band read commands from the log,
  * from `next` on, each on its own, until one finds at least one whole
  * command (several warps read the log at more moments); meanwhile lanes 0
@@ -262,6 +264,7 @@ RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int 
                              uint32_t next, uint32_t *fields, int *count, int *other_count, uint64_t *seen) {
     const int tid = thread_idx_x(), lane = lane_id();
     volatile int *found = count;
+    wave_finished(band_words, band, next);
     if (tid < 32 * WAVE_LOG_POLL_WARPS) {
         const uint64_t *at = wave_lane_word(&board->log[0][0], WAVE_LOG_SLOTS - 1, next);
         while (!shfl_i32(*found, 0)) { /* lane 0's view, so that the warp decides as one */
@@ -286,9 +289,13 @@ RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int 
 }
 
 /* The whole band waits until each watching lane has seen its word reach
- * `need` (*seen: the value it last read, often recent enough). */
-RK_DEVICE void wave_wait_for(const uint64_t *watch, uint64_t need, uint64_t *seen) {
-    if (thread_idx_x() < 32) {
+ * `need` (*seen: the value it last read, often recent enough). Before it
+ * waits, it says how far it is: block 0 may be waiting for that to apply
+ * the impulse this band waits for. */
+RK_DEVICE void wave_wait_for(uint64_t *band_words, int band, uint32_t next, const uint64_t *watch, uint64_t need,
+                             uint64_t *seen) {
+    if (thread_idx_x() < 32 && !warp_all(!watch || *seen >= need)) {
+        wave_finished(band_words, band, next);
         while (!warp_all(!watch || *seen >= need)) {
             sleep_ns(WAVE_LOG_POLL_NS);
             if (watch && *seen < need) *seen = load_acquire_gpu_u64(watch);
@@ -362,7 +369,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                 for (uint32_t s = 0; s < count_or_steps; s++) {
                     /* The neighbours' rows the stencil reads are current and
                      * they no longer read ours; the impulses are in. */
-                    wave_wait_for(watch, watches_impulses ? last_reaching : steps, &seen);
+                    wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : steps, &seen);
                     impulse_pending = 0;
                     const float *cur = parity ? f1 : f0;
                     float *prev = parity ? f0 : f1;
@@ -386,7 +393,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                     /* The band's own cells are ordered by the barrier after
                      * its last step; only a new impulse needs waiting for
                      * (a barrier here would also wait for warps 1 and 2). */
-                    if (impulse_pending) wave_wait_for(watch, watches_impulses ? last_reaching : 0, &seen);
+                    if (impulse_pending) wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : 0, &seen);
                     impulse_pending = 0;
                     if (tid == 0) wave_reply_to(mb, next, wave_f32_bits((parity ? f1 : f0)[y * nx + x]));
                 }
@@ -394,7 +401,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                 /* Before the host copies the field: the impulses are in,
                  * this band's cells are performed before its arrival, the
                  * last arrival before the reply. Kept off the inject path. */
-                wave_wait_for(watch, watches_impulses ? last_reaching : 0, &seen);
+                wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : 0, &seen);
                 impulse_pending = 0;
                 if (tid == 0) thread_fence();
                 wave_gather(board, mb, next, bands);

@@ -81,14 +81,18 @@ typedef struct wave_board {
     int done[WAVE_LOG_SLOTS];
 } wave_board;
 
-/* Device memory, WAVE_BAND_WORDS words per band: the steps band b has
+/* Device memory, WAVE_BAND_WORDS words per band b: the steps it has
  * finished (released when its rows are written); the last command it has
- * read from the log; and the impulses block 0 has applied that reach its
- * rows or the rows next to them (released when their cells are written). */
+ * read from the log; the last impulse block 0 has applied that reaches its
+ * rows or the rows next to them (released when their cells are written);
+ * and the last command it has finished (released before it reads the log
+ * again or waits), so that block 0 changes no cell a command before an
+ * impulse still reads. */
 #define WAVE_BAND_WORDS 4
 #define WAVE_BAND_STEPS(words, band) ((words)[WAVE_BAND_WORDS * (band)])
 #define WAVE_BAND_TAKEN(words, band) ((words)[WAVE_BAND_WORDS * (band) + 1])
 #define WAVE_BAND_IMPULSES(words, band) ((words)[WAVE_BAND_WORDS * (band) + 2])
+#define WAVE_BAND_FINISHED(words, band) ((words)[WAVE_BAND_WORDS * (band) + 3])
 
 /* Band b of `bands` owns rows WAVE_BAND_FIRST_ROW(b) up to the next band's
  * first row; every band has at least one row (bands <= ny). */

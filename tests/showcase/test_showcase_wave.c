@@ -312,6 +312,38 @@ static void side_by_side(void) {
            "the persistent one runs\n", strncmp(device, "cuda", 4) == 0 ? "refused" : "opened");
 }
 
+/* Commands sent without waiting, so that the persistent kernel sees them
+ * together: a query just before an impulse at the same cell must answer
+ * the value before it, one just after the value after it, and a query
+ * right after a step the stepped value. */
+enum { PIPELINED_ROUNDS = 20 };
+static void pipelined(wave_sim *sim, record *r) {
+    const int n = MIXED_N;
+    unsigned seed = 777;
+    CHECK_WAVE(wave_inject(sim, n / 2, n / 2, 1.0f, NULL));
+    for (int round = 0; round < PIPELINED_ROUNDS; round++) {
+        seed = seed * 1103515245u + 12345u;
+        int x = (int)(seed >> 8) % n, y = (int)(seed >> 20) % n;
+        wave_ticket before = 0, after = 0, stepped = 0;
+        CHECK_WAVE(wave_query(sim, x, y, &before));
+        CHECK_WAVE(wave_inject(sim, x, y, 0.25f, NULL));
+        CHECK_WAVE(wave_query(sim, x, y, &after));
+        CHECK_WAVE(wave_step(sim, 1, NULL));
+        CHECK_WAVE(wave_query(sim, x, y, &stepped));
+        float v[3];
+        CHECK_WAVE(wave_wait(sim, before, &v[0]));
+        CHECK_WAVE(wave_wait(sim, after, &v[1]));
+        CHECK_WAVE(wave_wait(sim, stepped, &v[2]));
+        CHECK(v[1] != v[0]); /* the impulse's centre moved */
+        answer(r, v[0]);
+        answer(r, v[1]);
+        answer(r, v[2]);
+    }
+    const float *cur, *prev;
+    read_field(sim, r, &cur, &prev);
+    printf("    pipelined: %d rounds of query, impulse, query, step, query\n", PIPELINED_ROUNDS);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1) device = argv[1];
     exact = strncmp(device, "cpu", 3) == 0;
@@ -333,11 +365,13 @@ int main(int argc, char **argv) {
     run_both("conservation", conservation, N, 0.0f, 1 + CONSERVATION_CHUNKS);
     run_both("damping", damping, N, 0.0f, 1 + DAMPING_ROUNDS);
     run_both("mixed", mixed, MIXED_N, 0.0f, 1);
+    run_both("pipelined", pipelined, MIXED_N, 0.0f, 1);
     if (exact) {
         /* Bands of 4 rows, as on an H100 (512 rows, 130 bands): an impulse
          * reaches up to 4 bands, and most steps wait for no impulse. */
         cpu_blocks = 13;
         run_both("mixed, 12 bands", mixed, MIXED_N, 0.0f, 1);
+        run_both("pipelined, 12 bands", pipelined, MIXED_N, 0.0f, 1);
     }
     side_by_side();
     printf("ok\n");
