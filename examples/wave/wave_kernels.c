@@ -252,40 +252,35 @@ RK_DEVICE void wave_finished(uint64_t *band_words, int band, uint32_t next) {
     if (thread_idx_x() == 0) store_release_gpu_u64(&WAVE_BAND_FINISHED(band_words, band), next - 1);
 }
 
-/* The first WAVE_LOG_POLL_WARPS warps of a band read commands from the log,
- * from `next` on, each on its own, until one finds at least one whole
- * command (several warps read the log at more moments); meanwhile lanes 0
- * to 2 of warp 0 keep reading the words they watch into *seen. The fields
- * of the whole commands land in fields[] and their number in *count, which
- * the block returns. Two buffers, taken in turns: the warps fill one while
- * the block may still use the other, whose count is cleared here for the
- * next read (a warp that reads a stale count there only stops early). */
+/* Warp 0 of a band reads commands from the log, from `next` on, until at
+ * least one is whole; meanwhile lanes 0 to 2 keep reading the words they
+ * watch into *seen. The fields of the whole commands land in fields[] and
+ * their number in *count, which the block returns. Two buffers, taken in
+ * turns: warp 0 fills one while the block may still use the other. First,
+ * the band says it has finished every command before `next`. */
 RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int band, const uint64_t *watch,
-                             uint32_t next, uint32_t *fields, int *count, int *other_count, uint64_t *seen) {
-    const int tid = thread_idx_x(), lane = lane_id();
-    volatile int *found = count;
+                             uint32_t next, uint32_t *fields, int *count, uint64_t *seen) {
+    const int tid = thread_idx_x();
     wave_finished(band_words, band, next);
-    if (tid < 32 * WAVE_LOG_POLL_WARPS) {
+    if (tid < 32) {
         const uint64_t *at = wave_lane_word(&board->log[0][0], WAVE_LOG_SLOTS - 1, next);
-        while (!shfl_i32(*found, 0)) { /* lane 0's view, so that the warp decides as one */
-            const uint64_t word = load_relaxed_u64(at);
+        uint64_t word = 0;
+        int n = 0;
+        for (;;) {
+            word = load_relaxed_u64(at);
             if (watch) *seen = load_acquire_gpu_u64(watch); /* after the log's load: both in flight */
-            const int n = wave_whole_commands(word, next);
-            if (n) {
-                if (lane < n * WAVE_CMD_WORDS) fields[lane] = (uint32_t)word; /* the same words from any warp */
-                if (lane == 0) *found = n;
-                break;
-            }
+            n = wave_whole_commands(word, next);
+            if (n) break;
             sleep_ns(WAVE_LOG_POLL_NS);
+        }
+        fields[tid] = (uint32_t)word;
+        if (tid == 0) {
+            *count = n;
+            store_relaxed_u64(&WAVE_BAND_TAKEN(band_words, band), next + (uint32_t)n - 1);
         }
     }
     sync_threads();
-    const int n = *count;
-    if (tid == 0) {
-        *other_count = 0;
-        store_relaxed_u64(&WAVE_BAND_TAKEN(band_words, band), next + (uint32_t)n - 1);
-    }
-    return n;
+    return *count;
 }
 
 /* The whole band waits until each watching lane has seen its word reach
@@ -307,9 +302,11 @@ RK_DEVICE void wave_wait_for(uint64_t *band_words, int band, uint32_t next, cons
 /* Every band has finished command seq: the last one to get here answers it
  * (and sets the count back for the command that takes the slot next).
  * Warp 2 waits for the count when there is one, not thread 0, which may
- * have a query to answer next. */
-RK_DEVICE void wave_gather(wave_board *board, wave_mailbox *mb, uint32_t seq, int bands) {
+ * have a query to answer next. With fence, the block's writes (ordered
+ * before by a barrier) are performed before the band arrives. */
+RK_DEVICE void wave_gather(wave_board *board, wave_mailbox *mb, uint32_t seq, int bands, int fence) {
     if (thread_idx_x() == (block_dim_x() > 64 ? 64 : 0)) {
+        if (fence) thread_fence();
         int *done = &board->done[seq & (WAVE_LOG_SLOTS - 1)];
         if (atomic_add_i32(done, 1) == bands - 1) {
             atomic_exch_i32(done, 0);
@@ -319,8 +316,9 @@ RK_DEVICE void wave_gather(wave_board *board, wave_mailbox *mb, uint32_t seq, in
 }
 
 /* f0/f1: the two time levels, f[parity] the current one. c2 = c^2.
- * band_words: 2 words per band (wave_protocol.h). Needs 2 blocks or more,
- * and no more than ny + 1: block 0 relays, block b > 0 is band b - 1. */
+ * band_words: WAVE_BAND_WORDS per band (wave_protocol.h), zero at launch.
+ * Needs 2 blocks or more, and no more than ny + 1: block 0 relays and
+ * applies impulses, block b > 0 is band b - 1. */
 RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_board *board, uint64_t *band_words,
                                int nx, int ny, float c2, float damping, unsigned parity) {
     RK_SHARED uint32_t fields[2][WAVE_POLL_CMDS * WAVE_CMD_WORDS];
@@ -331,8 +329,6 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
         return;
     }
     const int tid = thread_idx_x(), nt = block_dim_x(), band = block_idx_x() - 1;
-    if (tid == 0) count[0] = count[1] = 0;
-    sync_threads();
     const int row_begin = WAVE_BAND_FIRST_ROW(band, bands, ny), row_end = WAVE_BAND_FIRST_ROW(band + 1, bands, ny);
     const uint64_t *watch = wave_watched_word(band_words, band, bands);
     const int watches_impulses = tid == 2;
@@ -343,8 +339,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
     uint64_t seen = 0;                        /* lanes 0 to 2 of warp 0: their word as last read */
     uint32_t next = 1;
     for (int buf = 0;; buf ^= 1) {
-        const int n = wave_band_read(board, band_words, band, watch, next, fields[buf], &count[buf], &count[buf ^ 1],
-                                     &seen);
+        const int n = wave_band_read(board, band_words, band, watch, next, fields[buf], &count[buf], &seen);
         for (int i = 0; i < n; i++, next++) {
             const uint32_t *f = &fields[buf][i * WAVE_CMD_WORDS];
             const uint32_t op = f[WAVE_W_OP], count_or_steps = f[WAVE_W_COUNT];
@@ -385,7 +380,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                     if (tid == (nt > 32 ? 32 : 0)) store_release_gpu_u64(&WAVE_BAND_STEPS(band_words, band), steps);
                     parity ^= 1u;
                 }
-                wave_gather(board, mb, next, bands);
+                wave_gather(board, mb, next, bands, 0);
             } else if (op == WAVE_OP_QUERY) {
                 if (answered) {
                     answered = 0;
@@ -393,7 +388,8 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                     /* The band's own cells are ordered by the barrier after
                      * its last step; only a new impulse needs waiting for
                      * (a barrier here would also wait for warps 1 and 2). */
-                    if (impulse_pending) wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : 0, &seen);
+                    if (impulse_pending)
+                        wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : 0, &seen);
                     impulse_pending = 0;
                     if (tid == 0) wave_reply_to(mb, next, wave_f32_bits((parity ? f1 : f0)[y * nx + x]));
                 }
@@ -403,14 +399,13 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                  * last arrival before the reply. Kept off the inject path. */
                 wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : 0, &seen);
                 impulse_pending = 0;
-                if (tid == 0) thread_fence();
-                wave_gather(board, mb, next, bands);
+                wave_gather(board, mb, next, bands, 1);
             } else if (op == WAVE_OP_SET_SPEED || op == WAVE_OP_SET_DAMPING) {
                 if (op == WAVE_OP_SET_SPEED) c2 = value.f * value.f;
                 else damping = value.f;
                 if (tid == 0 && band == 0) wave_reply_to(mb, next, 0);
             } else if (op == WAVE_OP_STOP) {
-                wave_gather(board, mb, next, bands);
+                wave_gather(board, mb, next, bands, 0);
                 return;
             }
         }

@@ -38,9 +38,6 @@
 #define WAVE_REPOLL_NS 500u /* relay: pause after a lone command that came after a quiet spell */
 #endif
 #define WAVE_NAP_NS 50u /* the naps a pause is taken in */
-#ifndef WAVE_LOG_POLL_WARPS
-#define WAVE_LOG_POLL_WARPS 1 /* bands: warps that read the log, each on its own (at most threads / 32) */
-#endif
 #ifndef WAVE_LOG_POLL_NS
 #define WAVE_LOG_POLL_NS 20u /* bands: pause between two reads of the log or a neighbour's progress */
 #endif
