@@ -166,7 +166,11 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
     uint64_t impulses = 0;        /* impulses applied */
     int buf = 0;                  /* fields[buf]: this batch of commands (two, so that warp 0 can read the next
                                    * batch while the others finish this one) */
-    int caught_up = 1;            /* warp 0: every band had finished the commands before `next` when it last looked */
+    /* The last command sent that reads or writes cells in the bands (a step,
+     * query or fence), and the last such command block 0 has seen every band
+     * finish, with a fence after: an impulse needs both equal before it
+     * changes cells. The same in every thread (they follow the commands). */
+    uint32_t last_access = 0, acquired = 0;
     int lone = 0;                 /* warp 0: the last batch was one command, after a quiet spell */
     for (;;) {
         if (tid < 32) {
@@ -176,42 +180,54 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
              * once the answer has crossed the bus: a read that reaches host
              * memory before that finds nothing and costs a whole round trip. */
             if (lone) wave_pause(WAVE_REPOLL_NS);
+            int caught_up = 0;
             for (;; empty++) {
                 word = load_relaxed_u64(wave_lane_word(&mb->cmd[0][0], WAVE_RING_SLOTS - 1, next));
-                caught_up = wave_bands_done(band_words, bands, next - 1); /* while the bus answers */
+                if (acquired != last_access) /* while the bus answers */
+                    caught_up = wave_bands_done(band_words, bands, last_access);
                 n = wave_whole_commands(word, next);
                 if (n) break;
                 sleep_ns(WAVE_CMD_POLL_NS);
             }
             lone = n == 1 && empty >= 2;
             /* With the loads that saw the bands done, an acquire, if the
-             * batch starts with an impulse. */
-            const int fence_now = caught_up && warp_any(lane == WAVE_W_OP && (uint32_t)word == WAVE_OP_INJECT);
+             * batch starts with an impulse that needs one. */
+            const int fence_now = acquired != last_access && caught_up &&
+                                  warp_any(lane == WAVE_W_OP && (uint32_t)word == WAVE_OP_INJECT);
             const uint32_t last = next + (uint32_t)n - 1;
             while ((int32_t)(taken + WAVE_LOG_SLOTS - last) < 0) {
                 taken = wave_oldest_taken(band_words, bands, next);
                 if ((int32_t)(taken + WAVE_LOG_SLOTS - last) < 0) sleep_ns(WAVE_LOG_POLL_NS);
             }
+#ifdef WAVE_FENCE_FIRST
+            if (fence_now) thread_fence();
+#endif
             if (lane < n * WAVE_CMD_WORDS)
                 store_relaxed_u64((uint64_t *)wave_lane_word(&board->log[0][0], WAVE_LOG_SLOTS - 1, next), word);
+#ifndef WAVE_FENCE_FIRST
             if (fence_now) thread_fence(); /* after the log's stores: the bands need not wait for it */
+#endif
             fields[buf][tid] = (uint32_t)word;
-            if (tid == 0) count[buf] = n;
+            if (tid == 0) count[buf] = n | fence_now << 8; /* the block learns both at the barrier */
         }
         sync_threads();
-        const int n = count[buf];
+        const int n = count[buf] & 0xff, fenced = count[buf] >> 8;
         for (int i = 0; i < n; i++, next++) {
             const uint32_t *f = &fields[buf][i * WAVE_CMD_WORDS];
             const uint32_t op = f[WAVE_W_OP];
-            if (op == WAVE_OP_INJECT) {
-                if (tid < 32 && (i > 0 || !caught_up)) {
-                    do {
-                        sleep_ns(WAVE_LOG_POLL_NS);
-                        caught_up = wave_bands_done(band_words, bands, next - 1);
-                    } while (!caught_up);
-                    thread_fence(); /* after the loads that saw the bands done: no cell below is touched earlier */
+            if (op == WAVE_OP_STEP || op == WAVE_OP_QUERY || op == WAVE_OP_FENCE) {
+                last_access = next;
+            } else if (op == WAVE_OP_INJECT) {
+                /* Unless warp 0 fenced before the barrier above, for this
+                 * impulse: wait for the bands, fence, and meet again. */
+                if (acquired != last_access && (i > 0 || !fenced)) {
+                    if (tid < 32) {
+                        while (!wave_bands_done(band_words, bands, last_access)) sleep_ns(WAVE_LOG_POLL_NS);
+                        thread_fence(); /* after the loads that saw the bands done: no cell below is touched earlier */
+                    }
+                    sync_threads();
                 }
-                sync_threads();
+                acquired = last_access;
                 union { uint32_t u; float f; } amplitude;
                 amplitude.u = f[WAVE_W_VALUE];
                 for (int k = tid; k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH; k += nt)
