@@ -263,9 +263,14 @@ RK_DEVICE const uint64_t *wave_watched_word(const uint64_t *band_words, int band
 }
 
 /* The band has finished every command before `next`: released by thread
- * 0, which made the last reads of cells without a barrier after them. */
-RK_DEVICE void wave_finished(uint64_t *band_words, int band, uint32_t next) {
-    if (thread_idx_x() == 0) store_release_gpu_u64(&WAVE_BAND_FINISHED(band_words, band), next - 1);
+ * 0, which made the last reads of cells without a barrier after them, once
+ * per command (*said: what thread 0 last released; a release waits for the
+ * thread's stores, and a batch of steps would pay it at every step). */
+RK_DEVICE void wave_finished(uint64_t *band_words, int band, uint32_t next, uint32_t *said) {
+    if (thread_idx_x() == 0 && *said != next - 1) {
+        store_release_gpu_u64(&WAVE_BAND_FINISHED(band_words, band), next - 1);
+        *said = next - 1;
+    }
 }
 
 /* Warp 0 of a band reads commands from the log, from `next` on, until at
@@ -275,9 +280,9 @@ RK_DEVICE void wave_finished(uint64_t *band_words, int band, uint32_t next) {
  * turns: warp 0 fills one while the block may still use the other. First,
  * the band says it has finished every command before `next`. */
 RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int band, const uint64_t *watch,
-                             uint32_t next, uint32_t *fields, int *count, uint64_t *seen) {
+                             uint32_t next, uint32_t *fields, int *count, uint64_t *seen, uint32_t *said) {
     const int tid = thread_idx_x();
-    wave_finished(band_words, band, next);
+    wave_finished(band_words, band, next, said);
     if (tid < 32) {
         const uint64_t *at = wave_lane_word(&board->log[0][0], WAVE_LOG_SLOTS - 1, next);
         uint64_t word = 0;
@@ -304,9 +309,9 @@ RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int 
  * waits, it says how far it is: block 0 may be waiting for that to apply
  * the impulse this band waits for. */
 RK_DEVICE void wave_wait_for(uint64_t *band_words, int band, uint32_t next, const uint64_t *watch, uint64_t need,
-                             uint64_t *seen) {
+                             uint64_t *seen, uint32_t *said) {
     if (thread_idx_x() < 32 && !warp_all(!watch || *seen >= need)) {
-        wave_finished(band_words, band, next);
+        wave_finished(band_words, band, next, said);
         while (!warp_all(!watch || *seen >= need)) {
             sleep_ns(WAVE_LOG_POLL_NS);
             if (watch && *seen < need) *seen = load_acquire_gpu_u64(watch);
@@ -353,9 +358,10 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
     int impulse_pending = 0;                  /* one reached the band since it last waited for them */
     int answered = 0;                         /* the next command, a query, was answered with the step before it */
     uint64_t seen = 0;                        /* lanes 0 to 2 of warp 0: their word as last read */
+    uint32_t said = ~0u;                      /* thread 0: the last "finished" it released (none yet) */
     uint32_t next = 1;
     for (int buf = 0;; buf ^= 1) {
-        const int n = wave_band_read(board, band_words, band, watch, next, fields[buf], &count[buf], &seen);
+        const int n = wave_band_read(board, band_words, band, watch, next, fields[buf], &count[buf], &seen, &said);
         for (int i = 0; i < n; i++, next++) {
             const uint32_t *f = &fields[buf][i * WAVE_CMD_WORDS];
             const uint32_t op = f[WAVE_W_OP], count_or_steps = f[WAVE_W_COUNT];
@@ -380,7 +386,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                 for (uint32_t s = 0; s < count_or_steps; s++) {
                     /* The neighbours' rows the stencil reads are current and
                      * they no longer read ours; the impulses are in. */
-                    wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : steps, &seen);
+                    wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : steps, &seen, &said);
                     impulse_pending = 0;
                     const float *cur = parity ? f1 : f0;
                     float *prev = parity ? f0 : f1;
@@ -405,7 +411,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                      * its last step; only a new impulse needs waiting for
                      * (a barrier here would also wait for warps 1 and 2). */
                     if (impulse_pending)
-                        wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : 0, &seen);
+                        wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : 0, &seen, &said);
                     impulse_pending = 0;
                     if (tid == 0) wave_reply_to(mb, next, wave_f32_bits((parity ? f1 : f0)[y * nx + x]));
                 }
@@ -413,7 +419,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                 /* Before the host copies the field: the impulses are in,
                  * this band's cells are performed before its arrival, the
                  * last arrival before the reply. Kept off the inject path. */
-                wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : 0, &seen);
+                wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : 0, &seen, &said);
                 impulse_pending = 0;
                 wave_gather(board, mb, next, bands, 1);
             } else if (op == WAVE_OP_SET_SPEED || op == WAVE_OP_SET_DAMPING) {
