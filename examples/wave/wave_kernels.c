@@ -171,7 +171,7 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
      * finish, with a fence after: an impulse needs both equal before it
      * changes cells. The same in every thread (they follow the commands). */
     uint32_t last_access = 0, acquired = 0;
-    int lone = 0;                 /* warp 0: the last batch was one command, after a quiet spell */
+    int lone = 0;                 /* warp 0: the host seems to wait for each answer (ping-pong) */
     for (;;) {
         if (tid < 32) {
             uint64_t word = 0;
@@ -189,7 +189,10 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
                 if (n) break;
                 sleep_ns(WAVE_CMD_POLL_NS);
             }
-            lone = n == 1 && empty >= 2;
+            /* Ping-pong: one command that the ring made us wait for, or
+             * one found at once after such a pause (without this, a pause
+             * that works would switch itself off). */
+            lone = n == 1 && (empty >= 1 || lone);
             /* With the loads that saw the bands done, an acquire, if the
              * batch starts with an impulse that needs one. */
             const int fence_now = acquired != last_access && caught_up &&

@@ -35,7 +35,7 @@
 #define WAVE_CMD_POLL_NS 32u /* relay: pause between two reads of the host's ring (each takes a bus round trip) */
 #endif
 #ifndef WAVE_REPOLL_NS
-#define WAVE_REPOLL_NS 500u /* relay: pause after a lone command that came after a quiet spell */
+#define WAVE_REPOLL_NS 250u /* relay: pause after a lone command when the host waits for each answer */
 #endif
 #define WAVE_NAP_NS 50u /* the naps a pause is taken in */
 #ifndef WAVE_LOG_POLL_NS
