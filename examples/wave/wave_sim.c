@@ -15,6 +15,7 @@
 
 extern const char wave_protocol_source[];
 extern const char wave_kernels_source[];
+extern const char wave_persistent_source[];
 
 /* ---- errors --------------------------------------------------------------- */
 
@@ -66,10 +67,14 @@ static pthread_once_t kernel_source_once = PTHREAD_ONCE_INIT;
 
 static void assemble_source(void) {
     static const char head[] = "#include <ringkernel/dsl.h>\n#line 1 \"wave_protocol.h\"\n";
-    static const char middle[] = "\n#line 1 \"wave_kernels.c\"\n";
-    size_t n = strlen(head) + strlen(wave_protocol_source) + strlen(middle) + strlen(wave_kernels_source) + 1;
+    static const char kernels[] = "\n#line 1 \"wave_kernels.c\"\n";
+    static const char persistent[] = "\n#line 1 \"wave_persistent.c\"\n";
+    size_t n = strlen(head) + strlen(wave_protocol_source) + strlen(kernels) + strlen(wave_kernels_source) +
+               strlen(persistent) + strlen(wave_persistent_source) + 1;
     kernel_source = malloc(n); /* kept for the process's life: one small string */
-    if (kernel_source) snprintf(kernel_source, n, "%s%s%s%s", head, wave_protocol_source, middle, wave_kernels_source);
+    if (kernel_source)
+        snprintf(kernel_source, n, "%s%s%s%s%s%s", head, wave_protocol_source, kernels, wave_kernels_source, persistent,
+                 wave_persistent_source);
 }
 
 const char *wave_kernel_source(void) {
@@ -357,7 +362,7 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
     rk_compile_options opts = {.optimization_level = 3, .defines = defines, .define_count = define_count};
     const char *source = wave_kernel_source();
     if (!source) return wave__fail(RK_OUT_OF_MEMORY, "wave: out of memory");
-    TRY(rk_module_compile(sim->ctx, source, &opts, &sim->module), "wave: compiling wave_kernels.c");
+    TRY(rk_module_compile(sim->ctx, source, &opts, &sim->module), "wave: compiling the wave kernels");
     /* Every function now: nothing may load lazily once a persistent kernel spins. */
     TRY(rk_module_get_function(sim->module, "wave_step", &sim->step_fn), "wave: wave_step");
     TRY(rk_module_get_function(sim->module, "wave_inject", &sim->inject_fn), "wave: wave_inject");

@@ -13,10 +13,9 @@
  * Commands are asynchronous: each returns a ticket at once, and
  * wave_wait(ticket) returns when the simulation has applied it (and gives a
  * query's value). Every command sees the effect of every earlier one, in
- * both patterns. One host thread drives a
- * simulation. The kernels are examples/wave/wave_kernels.c, compiled at run
- * time with rk_module_compile (the system C compiler on the CPU, NVRTC on
- * CUDA).
+ * both patterns. One host thread drives a simulation. The kernels are
+ * examples/wave/wave_kernels.c and wave_persistent.c, compiled at run time
+ * with rk_module_compile (the system C compiler on the CPU, NVRTC on CUDA).
  *
  * On CUDA, while a persistent simulation runs, loading or unloading a module
  * waits for it: creating another simulation on that GPU is refused then
@@ -110,7 +109,8 @@ const char *wave_pattern_name(wave_pattern pattern); /* "persistent", "tradition
 /* "persistent" or "traditional"; false for anything else. */
 int wave_pattern_parse(const char *name, wave_pattern *out);
 
-/* The kernels' source as compiled (wave_protocol.h, then wave_kernels.c).
+/* The kernels' source as compiled (wave_protocol.h, wave_kernels.c, then
+ * wave_persistent.c).
  * Static storage; for tools that compile it themselves (an NVRTC check). */
 const char *wave_kernel_source(void);
 
