@@ -30,7 +30,8 @@
 #define WAVE_RING_SLOTS 64u /* commands in flight at most; a power of two */
 #define WAVE_BUMP_RADIUS 3  /* an impulse moves the cells closer than this + 1 */
 #define WAVE_BUMP_WIDTH (2 * WAVE_BUMP_RADIUS + 1)
-/* Tuning (each may be set with -D when the kernels are compiled). */
+/* Tuning: each may be set when the kernels are compiled, e.g. with
+ * WAVE_KERNEL_DEFINES="WAVE_REPOLL_NS=300u" in the environment (wave_sim.c). */
 #ifndef WAVE_CMD_POLL_NS
 #define WAVE_CMD_POLL_NS 32u /* relay: pause between two reads of the host's ring (each takes a bus round trip) */
 #endif
