@@ -204,8 +204,7 @@ RK_DEVICE void wave_finished(uint64_t *band_words, int band, uint32_t next, uint
  * turns: warp 0 fills one while the block may still use the other. First,
  * the band says it has finished every command before `next`. */
 RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int band, const uint64_t *watch,
-                             uint32_t next, uint32_t *fields, int *count, uint64_t *seen, uint32_t *said,
-                             uint64_t *shown) {
+                             uint32_t next, uint32_t *fields, int *count, uint64_t *seen, uint32_t *said) {
     const int tid = thread_idx_x();
     wave_finished(band_words, band, next, said);
     if (tid < 32) {
@@ -220,7 +219,6 @@ RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int 
             sleep_ns(WAVE_LOG_POLL_NS);
         }
         fields[tid] = (uint32_t)word;
-        if (tid < 3) shown[tid] = watch ? *seen : ~(uint64_t)0; /* for wave_wait_for */
         if (tid == 0) {
             *count = n;
             store_relaxed_u64(&WAVE_BAND_TAKEN(band_words, band), next + (uint32_t)n - 1);
@@ -230,29 +228,19 @@ RK_DEVICE int wave_band_read(const wave_board *board, uint64_t *band_words, int 
     return *count;
 }
 
-/* The whole band waits until the band above and below have done need_steps
- * steps and the last impulse that reaches it, need_impulse, is in. shown[]
- * holds what lanes 0 to 2 of warp 0 last read of their words, written
- * before the block's last barrier: when that is already enough, that
- * barrier also ordered their acquire before every thread's next access, and
- * the block goes on without meeting again (every thread decides alike).
- * Otherwise warp 0 reads again until it is, having first said how far the
- * band is (block 0 may be waiting for that to apply the impulse this band
- * waits for), and the block meets. */
-RK_DEVICE void wave_wait_for(uint64_t *band_words, int band, uint32_t next, const uint64_t *watch,
-                             uint64_t need_steps, uint64_t need_impulse, uint64_t *seen, uint32_t *said,
-                             uint64_t *shown) {
-    if (shown[0] >= need_steps && shown[1] >= need_steps && shown[2] >= need_impulse) return;
-    const int tid = thread_idx_x();
-    const uint64_t need = tid == 2 ? need_impulse : need_steps;
-    if (tid < 32 && !warp_all(!watch || *seen >= need)) {
+/* The whole band waits until each watching lane has seen its word reach
+ * `need` (*seen: the value it last read, often recent enough). Before it
+ * waits, it says how far it is: block 0 may be waiting for that to apply
+ * the impulse this band waits for. */
+RK_DEVICE void wave_wait_for(uint64_t *band_words, int band, uint32_t next, const uint64_t *watch, uint64_t need,
+                             uint64_t *seen, uint32_t *said) {
+    if (thread_idx_x() < 32 && !warp_all(!watch || *seen >= need)) {
         wave_finished(band_words, band, next, said);
         while (!warp_all(!watch || *seen >= need)) {
             sleep_ns(WAVE_LOG_POLL_NS);
             if (watch && *seen < need) *seen = load_acquire_gpu_u64(watch);
         }
     }
-    if (tid < 3) shown[tid] = watch ? *seen : ~(uint64_t)0;
     sync_threads();
 }
 
@@ -280,7 +268,6 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                                int nx, int ny, float c2, float damping, unsigned parity) {
     RK_SHARED uint32_t fields[2][WAVE_POLL_CMDS * WAVE_CMD_WORDS];
     RK_SHARED int count[2];
-    RK_SHARED uint64_t shown[3]; /* bands: what warp 0's watching lanes last read (wave_wait_for) */
     const int bands = grid_dim_x() - 1;
     if (block_idx_x() == 0) {
         wave_relay(f0, f1, mb, board, band_words, bands, nx, ny, fields, count);
@@ -289,6 +276,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
     const int tid = thread_idx_x(), nt = block_dim_x(), band = block_idx_x() - 1;
     const int row_begin = WAVE_BAND_FIRST_ROW(band, bands, ny), row_end = WAVE_BAND_FIRST_ROW(band + 1, bands, ny);
     const uint64_t *watch = wave_watched_word(band_words, band, bands);
+    const int watches_impulses = tid == 2;
     uint64_t steps = 0;                       /* steps done */
     uint64_t impulses = 0, last_reaching = 0; /* impulses sent so far; the last that reached the band */
     int impulse_pending = 0;                  /* one reached the band since it last waited for them */
@@ -297,8 +285,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
     uint32_t said = ~0u;                      /* thread 0: the last "finished" it released (none yet) */
     uint32_t next = 1;
     for (int buf = 0;; buf ^= 1) {
-        const int n =
-            wave_band_read(board, band_words, band, watch, next, fields[buf], &count[buf], &seen, &said, shown);
+        const int n = wave_band_read(board, band_words, band, watch, next, fields[buf], &count[buf], &seen, &said);
         for (int i = 0; i < n; i++, next++) {
             const uint32_t *f = &fields[buf][i * WAVE_CMD_WORDS];
             const uint32_t op = f[WAVE_W_OP], count_or_steps = f[WAVE_W_COUNT];
@@ -323,7 +310,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                 for (uint32_t s = 0; s < count_or_steps; s++) {
                     /* The neighbours' rows the stencil reads are current and
                      * they no longer read ours; the impulses are in. */
-                    wave_wait_for(band_words, band, next, watch, steps, last_reaching, &seen, &said, shown);
+                    wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : steps, &seen, &said);
                     impulse_pending = 0;
                     const float *cur = parity ? f1 : f0;
                     float *prev = parity ? f0 : f1;
@@ -347,7 +334,8 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                     /* The band's own cells are ordered by the barrier after
                      * its last step; only a new impulse needs waiting for
                      * (a barrier here would also wait for warps 1 and 2). */
-                    if (impulse_pending) wave_wait_for(band_words, band, next, watch, 0, last_reaching, &seen, &said, shown);
+                    if (impulse_pending)
+                        wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : 0, &seen, &said);
                     impulse_pending = 0;
                     if (tid == 0) wave_reply_to(mb, next, wave_f32_bits((parity ? f1 : f0)[y * nx + x]));
                 }
@@ -355,7 +343,7 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                 /* Before the host copies the field: the impulses are in,
                  * this band's cells are performed before its arrival, the
                  * last arrival before the reply. Kept off the inject path. */
-                wave_wait_for(band_words, band, next, watch, 0, last_reaching, &seen, &said, shown);
+                wave_wait_for(band_words, band, next, watch, watches_impulses ? last_reaching : 0, &seen, &said);
                 impulse_pending = 0;
                 wave_gather(board, mb, next, bands, 1);
             } else if (op == WAVE_OP_SET_SPEED || op == WAVE_OP_SET_DAMPING) {
