@@ -76,6 +76,46 @@ static void put(emitter *e, const char *s) { rk__tp_buf_puts(e->out, s); }
 static void putn(emitter *e, const char *s, size_t n) { rk__tp_buf_putn(e->out, s, n); }
 #define PRINTF(e, ...) rk__tp_buf_printf((e)->out, __VA_ARGS__)
 
+/* Acquire, release and relaxed accesses to a whole 32- or 64-bit word: one
+ * inline-PTX helper each, named rk__ + the DSL function's name. */
+typedef struct memory_word {
+    tp_builtin_id id;
+    bool store;
+    int bits;
+    const char *op; /* the PTX instruction, without its type */
+} memory_word;
+
+static const memory_word memory_words[] = {
+    /* system scope: words shared with the host */
+    {TP_B_LOAD_ACQUIRE_U32, false, 32, "ld.acquire.sys"},
+    {TP_B_LOAD_ACQUIRE_U64, false, 64, "ld.acquire.sys"},
+    {TP_B_STORE_RELEASE_U32, true, 32, "st.release.sys"},
+    {TP_B_STORE_RELEASE_U64, true, 64, "st.release.sys"},
+    /* relaxed: whole 8-byte words, no ordering, several in flight at once */
+    {TP_B_LOAD_RELAXED_U64, false, 64, "ld.relaxed.sys"},
+    {TP_B_STORE_RELAXED_U64, true, 64, "st.relaxed.sys"},
+    /* GPU scope: words in device memory that only the device's blocks share */
+    {TP_B_LOAD_ACQUIRE_GPU_U64, false, 64, "ld.acquire.gpu"},
+    {TP_B_STORE_RELEASE_GPU_U64, true, 64, "st.release.gpu"},
+};
+
+static void memory_word_helper(emitter *e, const memory_word *w) {
+    const char *type = w->bits == 32 ? "unsigned int" : "unsigned long long", *reg = w->bits == 32 ? "r" : "l";
+    const char *name = rk__tp_builtins[w->id].name;
+    if (w->store)
+        PRINTF(e,
+               "__device__ static inline void rk__%s(%s *p, %s v) {\n"
+               "    asm volatile(\"%s.u%d [%%0], %%1;\" ::\"l\"(p), \"%s\"(v) : \"memory\");\n}\n\n",
+               name, type, type, w->op, w->bits, reg);
+    else
+        PRINTF(e,
+               "__device__ static inline %s rk__%s(const %s *p) {\n"
+               "    %s v;\n"
+               "    asm volatile(\"%s.u%d %%0, [%%1];\" : \"=%s\"(v) : \"l\"(p) : \"memory\");\n"
+               "    return v;\n}\n\n",
+               type, name, type, type, w->op, w->bits, reg);
+}
+
 static void line_start(emitter *e) {
     for (int i = 0; i < e->indent; i++) put(e, "    ");
 }
@@ -311,14 +351,12 @@ static void builtin(emitter *e, tp_node *n) {
         return;
     case TP_B_SYNC_THREADS: simple = "__syncthreads"; break;
     case TP_B_GRID_SYNC: simple = "rk__grid_sync"; break;
-    case TP_B_LOAD_ACQUIRE_U32: simple = "rk__load_acquire_u32"; break;
-    case TP_B_LOAD_ACQUIRE_U64: simple = "rk__load_acquire_u64"; break;
-    case TP_B_STORE_RELEASE_U32: simple = "rk__store_release_u32"; break;
-    case TP_B_STORE_RELEASE_U64: simple = "rk__store_release_u64"; break;
-    case TP_B_LOAD_RELAXED_U64: simple = "rk__load_relaxed_u64"; break;
-    case TP_B_STORE_RELAXED_U64: simple = "rk__store_relaxed_u64"; break;
-    case TP_B_LOAD_ACQUIRE_GPU_U64: simple = "rk__load_acquire_gpu_u64"; break;
-    case TP_B_STORE_RELEASE_GPU_U64: simple = "rk__store_release_gpu_u64"; break;
+    case TP_B_LOAD_ACQUIRE_U32: case TP_B_LOAD_ACQUIRE_U64: case TP_B_STORE_RELEASE_U32:
+    case TP_B_STORE_RELEASE_U64: case TP_B_LOAD_RELAXED_U64: case TP_B_STORE_RELAXED_U64:
+    case TP_B_LOAD_ACQUIRE_GPU_U64: case TP_B_STORE_RELEASE_GPU_U64:
+        put(e, "rk__"); /* memory_word_helper's name */
+        simple = b->name;
+        break;
     case TP_B_SLEEP_NS: simple = "__nanosleep"; break;
     case TP_B_THREAD_FENCE: simple = "__threadfence"; break;
     case TP_B_THREAD_FENCE_BLOCK: simple = "__threadfence_block"; break;
@@ -966,41 +1004,8 @@ void rk__tp_emit_cuda(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
                 "    }\n"
                 "    __syncthreads();\n"
                 "}\n\n");
-    /* System-scope acquire loads and release stores, for words shared with the host. */
-    if (e.used[TP_B_LOAD_ACQUIRE_U32])
-        put(&e, "__device__ static inline unsigned int rk__load_acquire_u32(const unsigned int *p) {\n"
-                "    unsigned int v;\n"
-                "    asm volatile(\"ld.acquire.sys.u32 %0, [%1];\" : \"=r\"(v) : \"l\"(p) : \"memory\");\n"
-                "    return v;\n}\n\n");
-    if (e.used[TP_B_LOAD_ACQUIRE_U64])
-        put(&e, "__device__ static inline unsigned long long rk__load_acquire_u64(const unsigned long long *p) {\n"
-                "    unsigned long long v;\n"
-                "    asm volatile(\"ld.acquire.sys.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(p) : \"memory\");\n"
-                "    return v;\n}\n\n");
-    if (e.used[TP_B_STORE_RELEASE_U32])
-        put(&e, "__device__ static inline void rk__store_release_u32(unsigned int *p, unsigned int v) {\n"
-                "    asm volatile(\"st.release.sys.u32 [%0], %1;\" ::\"l\"(p), \"r\"(v) : \"memory\");\n}\n\n");
-    if (e.used[TP_B_STORE_RELEASE_U64])
-        put(&e, "__device__ static inline void rk__store_release_u64(unsigned long long *p, unsigned long long v) {\n"
-                "    asm volatile(\"st.release.sys.u64 [%0], %1;\" ::\"l\"(p), \"l\"(v) : \"memory\");\n}\n\n");
-    /* Relaxed: whole 8-byte words, no ordering, several in flight at once. */
-    if (e.used[TP_B_LOAD_RELAXED_U64])
-        put(&e, "__device__ static inline unsigned long long rk__load_relaxed_u64(const unsigned long long *p) {\n"
-                "    unsigned long long v;\n"
-                "    asm volatile(\"ld.relaxed.sys.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(p) : \"memory\");\n"
-                "    return v;\n}\n\n");
-    if (e.used[TP_B_STORE_RELAXED_U64])
-        put(&e, "__device__ static inline void rk__store_relaxed_u64(unsigned long long *p, unsigned long long v) {\n"
-                "    asm volatile(\"st.relaxed.sys.u64 [%0], %1;\" ::\"l\"(p), \"l\"(v) : \"memory\");\n}\n\n");
-    /* GPU scope: words in device memory that only the device's blocks share. */
-    if (e.used[TP_B_LOAD_ACQUIRE_GPU_U64])
-        put(&e, "__device__ static inline unsigned long long rk__load_acquire_gpu_u64(const unsigned long long *p) {\n"
-                "    unsigned long long v;\n"
-                "    asm volatile(\"ld.acquire.gpu.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(p) : \"memory\");\n"
-                "    return v;\n}\n\n");
-    if (e.used[TP_B_STORE_RELEASE_GPU_U64])
-        put(&e, "__device__ static inline void rk__store_release_gpu_u64(unsigned long long *p, unsigned long long v) {\n"
-                "    asm volatile(\"st.release.gpu.u64 [%0], %1;\" ::\"l\"(p), \"l\"(v) : \"memory\");\n}\n\n");
+    for (size_t i = 0; i < sizeof memory_words / sizeof memory_words[0]; i++)
+        if (e.used[memory_words[i].id]) memory_word_helper(&e, &memory_words[i]);
     if (e.used[TP_B_DYNAMIC_SHARED])
         put(&e, "__device__ static inline void *rk__dynamic_shared(void) {\n"
                 "    extern __shared__ unsigned char rk__dynamic_smem[];\n"
