@@ -293,10 +293,9 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
             union { uint32_t u; float f; } value;
             value.u = f[WAVE_W_VALUE];
             if (op == WAVE_OP_INJECT) {
-                /* Block 0 applies it; it reaches this band if it changes the
-                 * band's rows or the rows next to them. */
+                /* Block 0 applies it. */
                 impulses++;
-                if (y + WAVE_BUMP_RADIUS + 1 >= row_begin && y - WAVE_BUMP_RADIUS - 1 < row_end) {
+                if (WAVE_IMPULSE_REACHES(y, row_begin, row_end)) {
                     last_reaching = impulses;
                     impulse_pending = 1;
                 }

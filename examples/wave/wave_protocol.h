@@ -97,11 +97,16 @@ typedef struct wave_board {
 #define WAVE_BAND_FIRST_ROW(b, bands, ny) ((int)((uint64_t)(b) * (uint64_t)(ny) / (uint64_t)(bands)))
 /* The band that owns row r: the last band whose first row is at or before r. */
 #define WAVE_BAND_OF_ROW(r, bands, ny) ((int)((((uint64_t)(r) + 1) * (uint64_t)(bands) - 1) / (uint64_t)(ny)))
-/* The bands an impulse at row y reaches: those whose rows, or the rows next
- * to them that the stencil reads, it changes. */
+/* An impulse at row y reaches the rows WAVE_REACH_TOP .. WAVE_REACH_BOTTOM:
+ * those it changes and the ones next to them, whose stencil reads them. A
+ * band is reached when any of its rows is; the first and last band reached. */
+#define WAVE_REACH_TOP(y) ((y) - WAVE_BUMP_RADIUS - 1)
+#define WAVE_REACH_BOTTOM(y) ((y) + WAVE_BUMP_RADIUS + 1)
+#define WAVE_IMPULSE_REACHES(y, row_begin, row_end) \
+    (WAVE_REACH_BOTTOM(y) >= (row_begin) && WAVE_REACH_TOP(y) < (row_end))
 #define WAVE_IMPULSE_FIRST_BAND(y, bands, ny) \
-    WAVE_BAND_OF_ROW((y) - WAVE_BUMP_RADIUS - 1 < 0 ? 0 : (y) - WAVE_BUMP_RADIUS - 1, bands, ny)
+    WAVE_BAND_OF_ROW(WAVE_REACH_TOP(y) < 0 ? 0 : WAVE_REACH_TOP(y), bands, ny)
 #define WAVE_IMPULSE_LAST_BAND(y, bands, ny) \
-    WAVE_BAND_OF_ROW((y) + WAVE_BUMP_RADIUS + 1 > (ny) - 1 ? (ny) - 1 : (y) + WAVE_BUMP_RADIUS + 1, bands, ny)
+    WAVE_BAND_OF_ROW(WAVE_REACH_BOTTOM(y) > (ny) - 1 ? (ny) - 1 : WAVE_REACH_BOTTOM(y), bands, ny)
 
 #endif

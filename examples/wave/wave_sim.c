@@ -255,13 +255,11 @@ void wave_sim_get_info(const wave_sim *sim, wave_sim_info *out) {
  * may keep it from ever finishing (docs/showcase.md, limitations). */
 static rk_status start_persistent(wave_sim *sim, bool auto_blocks, bool cpu) {
     uint32_t requested = sim->blocks;
-    uint32_t floor_blocks = cpu ? 2 : (requested + 3) / 4;
-    if (floor_blocks < 2) floor_blocks = 2;
+    uint32_t floor_blocks = cpu || requested < 8 ? 2 : (requested + 3) / 4; /* 2: a relay and one band */
     sim->blocks_requested = requested;
     for (;;) {
-        sim->bands = sim->blocks - 1;
-        /* A band's words start at 0 (every launch). */
-        size_t band_bytes = (size_t)sim->bands * WAVE_BAND_WORDS * sizeof(uint64_t);
+        /* A band's words start at 0 (every launch); block 0 relays, each other block is a band. */
+        size_t band_bytes = (size_t)(sim->blocks - 1) * WAVE_BAND_WORDS * sizeof(uint64_t);
         if (sim->band_words) rk_buffer_free(sim->band_words);
         sim->band_words = NULL;
         TRY(rk_buffer_alloc(sim->ctx, band_bytes, &sim->band_words), "wave: allocating the bands' progress words");

@@ -41,7 +41,6 @@ struct wave_sim {
     wave_ticket sent;        /* the last ticket handed out */
     uint8_t slot_op[WAVE_RING_SLOTS];
     /* persistent */
-    uint32_t bands;          /* blocks - 1: block 0 relays */
     rk_buffer *mailbox_buf, *board, *band_words;
     wave_mailbox *mb;        /* host view of mailbox_buf */
     wave_ticket known_done;  /* every ticket up to here is known complete (hang detection) */
