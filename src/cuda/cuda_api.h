@@ -24,6 +24,7 @@ typedef struct CUgraphExec_st *CUgraphExec;
 
 enum {
     RK_CUDA_SUCCESS = 0,
+    RK_CUDA_ERROR_INVALID_VALUE = 1,
     RK_CUDA_ERROR_NOT_READY = 600,
 };
 

@@ -19,10 +19,17 @@ typedef struct rk__cuda_buffer {
     CUdeviceptr ptr;
 } rk__cuda_buffer;
 
+enum { RK_CUDA_MAX_ARGS = 64 }; /* arguments of one rk_launch */
+
 typedef struct rk__cuda_function {
     struct rk_function base;
     CUfunction fn;
     char *name;
+    /* Learnt once from the driver, so that a launch need not ask: how many
+     * parameters the kernel takes (-1: the driver cannot say; more than
+     * RK_CUDA_MAX_ARGS: RK_CUDA_MAX_ARGS + 1) and the size of each. */
+    int param_count;
+    uint32_t param_size[RK_CUDA_MAX_ARGS];
     struct rk__cuda_function *next;
 } rk__cuda_function;
 

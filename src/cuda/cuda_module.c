@@ -63,6 +63,25 @@ void rk__cuda_module_destroy(rk_module *base) {
     free(m);
 }
 
+/* The kernel's parameters, asked once per function: the driver answers
+ * INVALID_VALUE past the last one (a sanitizer reports that call as an
+ * error, once per function rather than at every launch). */
+static void learn_parameters(rk__cuda_function *f) {
+    f->param_count = -1;
+    if (!rk__cuda.cuFuncGetParamInfo) return;
+    for (int i = 0; i <= RK_CUDA_MAX_ARGS; i++) {
+        size_t offset = 0, size = 0;
+        CUresult r = rk__cuda.cuFuncGetParamInfo(f->fn, (size_t)i, &offset, &size);
+        if (r == RK_CUDA_ERROR_INVALID_VALUE) {
+            f->param_count = i;
+            return;
+        }
+        if (r != RK_CUDA_SUCCESS) return; /* the driver cannot say: launches are not checked */
+        if (i < RK_CUDA_MAX_ARGS) f->param_size[i] = (uint32_t)size;
+    }
+    f->param_count = RK_CUDA_MAX_ARGS + 1;
+}
+
 rk_status rk__cuda_module_get_function(rk_module *base, const char *name, rk_function **out) {
     rk__cuda_module *m = (rk__cuda_module *)base;
     rk_status s = rk__cuda_bind(rk__cuda_ctx(base->ctx));
@@ -90,6 +109,7 @@ rk_status rk__cuda_module_get_function(rk_module *base, const char *name, rk_fun
         return s;
     }
     f->base.name = f->name;
+    learn_parameters(f);
     f->next = m->functions;
     m->functions = f;
     pthread_mutex_unlock(&m->lock);
@@ -108,21 +128,18 @@ static size_t arg_size(rk_arg_kind kind) {
     }
 }
 
-/* Where the driver can tell us the kernel's parameters, check count and sizes. */
-static rk_status check_arguments(CUfunction fn, const char *name, const rk_launch_desc *desc) {
-    if (!rk__cuda.cuFuncGetParamInfo) return RK_OK;
-    size_t offset = 0, size = 0;
+/* Where the driver told us the kernel's parameters, check count and sizes. */
+static rk_status check_arguments(const rk__cuda_function *f, const rk_launch_desc *desc) {
+    if (f->param_count < 0) return RK_OK;
+    if ((size_t)f->param_count != desc->arg_count)
+        return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: kernel '%s' takes %s%d argument(s), %zu given", f->name,
+                        f->param_count > RK_CUDA_MAX_ARGS ? "more than " : "",
+                        f->param_count > RK_CUDA_MAX_ARGS ? RK_CUDA_MAX_ARGS : f->param_count, desc->arg_count);
     for (size_t i = 0; i < desc->arg_count; i++) {
-        if (rk__cuda.cuFuncGetParamInfo(fn, i, &offset, &size) != RK_CUDA_SUCCESS)
-            return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: kernel '%s' takes %zu argument(s), %zu given", name, i,
-                            desc->arg_count);
-        if (size != arg_size(desc->args[i].kind))
-            return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: argument %zu of '%s' is %zu bytes in the kernel, %zu given",
-                            i, name, size, arg_size(desc->args[i].kind));
+        if (f->param_size[i] != arg_size(desc->args[i].kind))
+            return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: argument %zu of '%s' is %u bytes in the kernel, %zu given",
+                            i, f->name, f->param_size[i], arg_size(desc->args[i].kind));
     }
-    if (rk__cuda.cuFuncGetParamInfo(fn, desc->arg_count, &offset, &size) == RK_CUDA_SUCCESS)
-        return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: kernel '%s' takes more than the %zu argument(s) given", name,
-                        desc->arg_count);
     return RK_OK;
 }
 
@@ -136,20 +153,21 @@ typedef union arg_value {
     double f64;
 } arg_value;
 
-enum { MAX_ARGS = 64, DEFAULT_SHARED_LIMIT = 48 * 1024 };
+enum { DEFAULT_SHARED_LIMIT = 48 * 1024 };
 
 rk_status rk__cuda_launch(rk_function *base, const rk_launch_desc *desc) {
     rk__cuda_function *f = (rk__cuda_function *)base;
     rk__cuda_context *ctx = rk__cuda_ctx(base->module->ctx);
     rk_status s = rk__cuda_bind(ctx);
     if (s != RK_OK) return s;
-    if (desc->arg_count > MAX_ARGS)
-        return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: %zu arguments (at most %d)", desc->arg_count, MAX_ARGS);
-    s = check_arguments(f->fn, f->name, desc);
+    if (desc->arg_count > RK_CUDA_MAX_ARGS)
+        return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: %zu arguments (at most %d)", desc->arg_count,
+                        RK_CUDA_MAX_ARGS);
+    s = check_arguments(f, desc);
     if (s != RK_OK) return s;
 
-    arg_value values[MAX_ARGS];
-    void *params[MAX_ARGS + 1];
+    arg_value values[RK_CUDA_MAX_ARGS];
+    void *params[RK_CUDA_MAX_ARGS + 1];
     for (size_t i = 0; i < desc->arg_count; i++) {
         const rk_arg *a = &desc->args[i];
         switch (a->kind) {
