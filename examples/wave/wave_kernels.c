@@ -18,42 +18,54 @@
 #include "wave_protocol.h"
 #endif
 
+/* What the update of cell i reads: the cell, its value one level back, and
+ * the sums of its opposite neighbours (walls reflect). Opposite neighbours
+ * are added first, so mirrored cells do the same float operations and a
+ * centred impulse stays exactly symmetric. */
+RK_DEVICE void wave_cell_inputs(const float *cur, const float *prev, int i, int nx, int ny, float *here, float *old,
+                                float *ns, float *we) {
+    int x = i % nx, y = i / nx;
+    *here = cur[i];
+    *old = prev[i];
+    *ns = cur[y > 0 ? i - nx : i] + cur[y < ny - 1 ? i + nx : i];
+    *we = cur[x > 0 ? i - 1 : i] + cur[x < nx - 1 ? i + 1 : i];
+}
+
+/* u(t+1) of a cell from what wave_cell_inputs read: one function, so that
+ * every place that computes a cell gets the same bits. */
+RK_DEVICE float wave_cell_next(float here, float old, float ns, float we, float c2, float damping) {
+    float lap = ns + we - 4.0f * here;
+    return (2.0f - damping) * here - (1.0f - damping) * old + c2 * lap;
+}
+
 /* u(t+1) for cells first, first + stride, ... below cells, written over
- * u(t-1) in prev. Opposite neighbours are added first, so mirrored cells do
- * the same float operations and a centred impulse stays exactly symmetric.
- * The loads of WAVE_CELLS_AHEAD cells are issued before any of them is used
- * or written (the compiler cannot reorder them itself: prev may alias cur),
- * so a thread waits for memory once per group rather than once per cell.
- * Returns 1, and the new value in *kept, if this thread computed cell keep
- * (-1: none), so that a query can be answered without reading it back. */
+ * u(t-1) in prev. The loads of WAVE_CELLS_AHEAD cells are issued before
+ * any of them is used or written (the compiler cannot reorder them itself:
+ * prev may alias cur), so a thread waits for memory once per group rather
+ * than once per cell. */
 #define WAVE_CELLS_AHEAD 4
-RK_DEVICE int wave_cells(const float *cur, float *prev, int first, int stride, int cells, int nx, int ny, float c2,
-                         float damping, int keep, float *kept) {
-    int found = 0;
+RK_DEVICE void wave_cells(const float *cur, float *prev, int first, int stride, int cells, int nx, int ny, float c2,
+                          float damping) {
     for (int base = first; base < cells; base += WAVE_CELLS_AHEAD * stride) {
         float here[WAVE_CELLS_AHEAD], old[WAVE_CELLS_AHEAD], ns[WAVE_CELLS_AHEAD], we[WAVE_CELLS_AHEAD];
         for (int k = 0; k < WAVE_CELLS_AHEAD; k++) {
             int i = base + k * stride;
             if (i >= cells) i = base; /* past the end: recompute the first cell, not stored */
-            int x = i % nx, y = i / nx;
-            here[k] = cur[i];
-            old[k] = prev[i];
-            ns[k] = cur[y > 0 ? i - nx : i] + cur[y < ny - 1 ? i + nx : i];
-            we[k] = cur[x > 0 ? i - 1 : i] + cur[x < nx - 1 ? i + 1 : i];
+            wave_cell_inputs(cur, prev, i, nx, ny, &here[k], &old[k], &ns[k], &we[k]);
         }
         for (int k = 0; k < WAVE_CELLS_AHEAD; k++) {
             int i = base + k * stride;
             if (i >= cells) break;
-            float lap = ns[k] + we[k] - 4.0f * here[k];
-            float next = (2.0f - damping) * here[k] - (1.0f - damping) * old[k] + c2 * lap;
-            prev[i] = next;
-            if (i == keep) {
-                *kept = next;
-                found = 1;
-            }
+            prev[i] = wave_cell_next(here[k], old[k], ns[k], we[k], c2, damping);
         }
     }
-    return found;
+}
+
+/* u(t+1) of cell i alone, with the arithmetic of wave_cells. */
+RK_DEVICE float wave_cell(const float *cur, const float *prev, int i, int nx, int ny, float c2, float damping) {
+    float here, old, ns, we;
+    wave_cell_inputs(cur, prev, i, nx, ny, &here, &old, &ns, &we);
+    return wave_cell_next(here, old, ns, we, c2, damping);
 }
 
 /* Cell k (0 .. WAVE_BUMP_WIDTH^2 - 1) of an impulse at (x0, y0): a smooth
@@ -76,9 +88,7 @@ RK_DEVICE void wave_bump_cell(float *f0, float *f1, int nx, int row_begin, int r
  * whose threads loop (one fiber per cell would cost more than the cell). */
 RK_KERNEL void wave_step(const float *cur, float *prev, int nx, int ny, float c2, float damping) {
     int cells = nx * ny, stride = grid_dim_x() * block_dim_x();
-    float unused;
-    wave_cells(cur, prev, block_idx_x() * block_dim_x() + thread_idx_x(), stride, cells, nx, ny, c2, damping, -1,
-               &unused);
+    wave_cells(cur, prev, block_idx_x() * block_dim_x() + thread_idx_x(), stride, cells, nx, ny, c2, damping);
 }
 
 RK_KERNEL void wave_inject(float *f0, float *f1, int nx, int ny, int x, int y, float amplitude) {

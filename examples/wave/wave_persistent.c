@@ -313,11 +313,15 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                     impulse_pending = 0;
                     const float *cur = parity ? f1 : f0;
                     float *prev = parity ? f0 : f1;
-                    const int keep = answered && s + 1 == count_or_steps
-                                         ? (int)q[WAVE_W_Y] * nx + (int)q[WAVE_W_X] : -1;
-                    float kept;
-                    if (wave_cells(cur, prev, row_begin * nx + tid, nt, row_end * nx, nx, ny, c2, damping, keep, &kept))
-                        wave_reply_to(mb, next + 1, wave_f32_bits(kept));
+                    /* The query's cell first, by the thread that updates it
+                     * below (the only one that writes it): its loads go out
+                     * ahead of the band's. */
+                    if (answered && s + 1 == count_or_steps) {
+                        const int keep = (int)q[WAVE_W_Y] * nx + (int)q[WAVE_W_X];
+                        if ((keep - row_begin * nx) % nt == tid)
+                            wave_reply_to(mb, next + 1, wave_f32_bits(wave_cell(cur, prev, keep, nx, ny, c2, damping)));
+                    }
+                    wave_cells(cur, prev, row_begin * nx + tid, nt, row_end * nx, nx, ny, c2, damping);
                     steps++;
                     sync_threads();
                     /* Warp 1 releases the rows, so that thread 0 may answer
