@@ -216,6 +216,13 @@ static void damping(wave_sim *sim, record *r) {
     CHECK(last < 0.5 * first);
 }
 
+/* The next cell of a fixed pseudo-random sequence on an n x n grid. */
+static void random_cell(unsigned *seed, int n, int *x, int *y) {
+    *seed = *seed * 1103515245u + 12345u;
+    *x = (int)(*seed >> 8) % n;
+    *y = (int)(*seed >> 20) % n;
+}
+
 /* An interleaved command stream, refused commands among it: every query
  * is kept for comparison, and a query answers what the field holds. */
 enum { MIXED_N = 48 };
@@ -223,8 +230,8 @@ static void mixed(wave_sim *sim, record *r) {
     const int n = MIXED_N;
     unsigned seed = 12345;
     for (int op = 0; op < MIXED_OPS; op++) {
-        seed = seed * 1103515245u + 12345u;
-        int x = (int)(seed >> 8) % n, y = (int)(seed >> 20) % n;
+        int x, y;
+        random_cell(&seed, n, &x, &y);
         wave_ticket t = 0;
         float v = -1.0f;
         switch (op % 5) {
@@ -323,8 +330,8 @@ static void pipelined(wave_sim *sim, record *r) {
     unsigned seed = 777;
     CHECK_WAVE(wave_inject(sim, n / 2, n / 2, 1.0f, NULL));
     for (int round = 0; round < PIPELINED_ROUNDS; round++) {
-        seed = seed * 1103515245u + 12345u;
-        int x = (int)(seed >> 8) % n, y = (int)(seed >> 20) % n;
+        int x, y;
+        random_cell(&seed, n, &x, &y);
         wave_ticket before = 0, after = 0, stepped = 0;
         CHECK_WAVE(wave_query(sim, x, y, &before));
         CHECK_WAVE(wave_inject(sim, x, y, 0.25f, NULL));
@@ -357,8 +364,8 @@ static void triples(wave_sim *sim, record *r) {
     unsigned seed = 4242;
     CHECK_WAVE(wave_inject(sim, n / 2, n / 2, 1.0f, NULL));
     for (int k = 0; k < TRIPLES; k++) {
-        seed = seed * 1103515245u + 12345u;
-        int x = (int)(seed >> 8) % n, y = (int)(seed >> 20) % n;
+        int x, y;
+        random_cell(&seed, n, &x, &y);
         if (k % 5 == 1) x = 0, y = n - 1; /* a corner: the walls' reflection */
         int xi = k % 5 == 3 ? (x + 2) % n : (x * 7 + 3) % n, yi = k % 5 == 3 ? y : (y * 5 + 1) % n;
         wave_ticket t = 0;
