@@ -6,7 +6,8 @@
  *   lex.c      text -> tokens
  *   pp.c       tokens -> preprocessed tokens (pp_expr.c evaluates #if)
  *   parse*.c   tokens -> tree, names resolved through scopes
- *   sema.c     types every expression, inserts implicit conversions,
+ *   sema.c     types every expression, inserts implicit conversions
+ *              (sema_const.c evaluates integer constant expressions),
  *              enforces the subset (check.c: call graph, entry points)
  *   stencil.c  target-neutral analysis of stencil kernels
  *   emit_*.c   one emitter per target
@@ -450,6 +451,10 @@ void rk__tp_type_expr(tp_ctx *ctx, tp_node *node);
  * `what`) when it is not one. */
 bool rk__tp_eval_const(tp_ctx *ctx, tp_node *node, int64_t *out, const char *what);
 bool rk__tp_try_eval(tp_ctx *ctx, tp_node *node, int64_t *out);
+/* sema_const.c: the value of a typed integer constant expression; v
+ * converted to integer type ty. */
+bool rk__tp_eval_integer(const tp_node *node, int64_t *out);
+int64_t rk__tp_truncate_to(int64_t v, const tp_type *ty);
 void rk__tp_sema_function(tp_ctx *ctx, tp_obj *fn);
 void rk__tp_sema_global(tp_ctx *ctx, tp_obj *var);
 /* Converts node to ty for assignment, initialization, arguments, return. */
