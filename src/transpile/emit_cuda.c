@@ -10,22 +10,9 @@
  * Stencil kernels become tiled shared-memory kernels. A handler becomes a
  * __device__ function with its own name and typed signature,
  * int name(const Req *, Resp *, State *): what the CUDA backend's ring
- * template (src/device/cuda/ring.cu) calls through RK_HANDLER_FN. */
-#include <stdlib.h>
-#include <string.h>
-
-#include "tp.h"
-
-typedef struct emitter {
-    tp_ctx *ctx;
-    tp_buf *out;
-    int indent;
-    tp_obj *fn;      /* function being emitted */
-    tp_stencil *st;  /* its stencil analysis, if any */
-    bool in_init;    /* inside a brace initializer */
-    bool used[TP_B_COUNT];
-    int handlers;
-} emitter;
+ * template (src/device/cuda/ring.cu) calls through RK_HANDLER_FN.
+ * Expressions are in emit_cuda_expr.c. */
+#include "emit_cuda.h"
 
 /* ---- names ------------------------------------------------------------------- */
 
@@ -60,21 +47,17 @@ const char *rk__tp_cuda_name(tp_ctx *ctx, const char *name) {
 }
 
 /* Names are decided once per object and member. */
-static const char *obj_name(emitter *e, tp_obj *o) {
+const char *rk__cuda_obj_name(emitter *e, tp_obj *o) {
     if (!o->emit_name) o->emit_name = rk__tp_cuda_name(e->ctx, o->name);
     return o->emit_name;
 }
 
-static const char *member_name(emitter *e, tp_member *m) {
+const char *rk__cuda_member_name(emitter *e, tp_member *m) {
     if (!m->emit_name) m->emit_name = rk__tp_cuda_name(e->ctx, rk__tp_strndup(e->ctx, m->name->loc, (size_t)m->name->len));
     return m->emit_name;
 }
 
-/* ---- output ------------------------------------------------------------------- */
-
-static void put(emitter *e, const char *s) { rk__tp_buf_puts(e->out, s); }
-static void putn(emitter *e, const char *s, size_t n) { rk__tp_buf_putn(e->out, s, n); }
-#define PRINTF(e, ...) rk__tp_buf_printf((e)->out, __VA_ARGS__)
+/* ---- memory-word helpers ---------------------------------------------------------- */
 
 /* Acquire, release and relaxed accesses to a whole 32- or 64-bit word: one
  * inline-PTX helper each, named rk__ + the DSL function's name. */
@@ -116,10 +99,6 @@ static void memory_word_helper(emitter *e, const memory_word *w) {
                type, name, type, type, w->op, w->bits, reg);
 }
 
-static void line_start(emitter *e) {
-    for (int i = 0; i < e->indent; i++) put(e, "    ");
-}
-
 /* ---- types --------------------------------------------------------------------- */
 
 static const char *scalar_name(const tp_type *ty) {
@@ -147,7 +126,7 @@ static const char *base_name(emitter *e, const tp_type *ty) {
 }
 
 /* Writes a declaration of `name` (NULL: abstract) with type ty, C style. */
-static void declaration(emitter *e, const tp_type *ty, const char *name) {
+void rk__cuda_declaration(emitter *e, const tp_type *ty, const char *name) {
     /* Build the declarator inside out. */
     tp_buf d;
     rk__tp_buf_init(&d, e->ctx);
@@ -184,377 +163,6 @@ static void declaration(emitter *e, const tp_type *ty, const char *name) {
     }
 }
 
-/* ---- expressions ---------------------------------------------------------------- */
-
-enum { P_COMMA = 1, P_ASSIGN, P_COND, P_LOGOR, P_LOGAND, P_BITOR, P_BITXOR, P_BITAND, P_EQ, P_REL, P_SHIFT,
-       P_ADD, P_MUL, P_UNARY, P_POSTFIX };
-
-static int binary_prec(tp_node_kind k) {
-    switch (k) {
-    case ND_MUL: case ND_DIV: case ND_MOD: return P_MUL;
-    case ND_ADD: case ND_SUB: return P_ADD;
-    case ND_SHL: case ND_SHR: return P_SHIFT;
-    case ND_LT: case ND_LE: case ND_GT: case ND_GE: return P_REL;
-    case ND_EQ: case ND_NE: return P_EQ;
-    case ND_BITAND: return P_BITAND;
-    case ND_BITXOR: return P_BITXOR;
-    case ND_BITOR: return P_BITOR;
-    case ND_LOGAND: return P_LOGAND;
-    case ND_LOGOR: return P_LOGOR;
-    default: return 0;
-    }
-}
-
-/* Does this implicit conversion need to be written out in C++? Inside braces
- * (no narrowing there) and from void * (C++ needs a cast); elsewhere C++
- * converts exactly as C does. */
-static bool explicit_conv(emitter *e, const tp_node *n) {
-    if (e->in_init) return true;
-    const tp_type *from = n->lhs->ty;
-    return n->ty->kind == TY_PTR && from->kind == TY_PTR && from->base->kind == TY_VOID && n->ty->base->kind != TY_VOID;
-}
-
-static int prec(emitter *e, const tp_node *n) {
-    switch (n->kind) {
-    case ND_COMMA: return P_COMMA;
-    case ND_ASSIGN: case ND_ASSIGN_OP: return P_ASSIGN;
-    case ND_COND: return P_COND;
-    case ND_NOT: case ND_BITNOT: case ND_NEG: case ND_PLUS: case ND_ADDR: case ND_DEREF: case ND_PRE_INC:
-    case ND_PRE_DEC: case ND_CAST:
-        return P_UNARY;
-    case ND_CONV:
-        return explicit_conv(e, n) ? P_UNARY : prec(e, n->lhs);
-    case ND_NUM:
-        return n->ival < 0 ? P_UNARY : P_POSTFIX;
-    case ND_BUILTIN: {
-        /* builtins that print as casts */
-        switch (n->builtin) {
-        case TP_B_THREAD_IDX_X: case TP_B_THREAD_IDX_Y: case TP_B_THREAD_IDX_Z: case TP_B_BLOCK_IDX_X:
-        case TP_B_BLOCK_IDX_Y: case TP_B_BLOCK_IDX_Z: case TP_B_BLOCK_DIM_X: case TP_B_BLOCK_DIM_Y:
-        case TP_B_BLOCK_DIM_Z: case TP_B_GRID_DIM_X: case TP_B_GRID_DIM_Y: case TP_B_GRID_DIM_Z: case TP_B_LANE_ID:
-            return P_UNARY;
-        default:
-            return P_POSTFIX;
-        }
-    }
-    default: {
-        int p = binary_prec(n->kind);
-        return p ? p : P_POSTFIX;
-    }
-    }
-}
-
-static void expr(emitter *e, tp_node *n, int min_prec);
-
-static void integer(emitter *e, int64_t v, const tp_type *ty) {
-    ty = ty->origin ? ty->origin : ty;
-    bool is64 = ty->size == 8;
-    bool u = ty->is_unsigned && ty->kind != TY_BOOL;
-    if (!u && v < 0) {
-        if ((is64 && v == INT64_MIN) || (!is64 && v == INT32_MIN)) {
-            PRINTF(e, is64 ? "(-9223372036854775807ll - 1)" : "(-2147483647 - 1)");
-            return;
-        }
-        PRINTF(e, "-%lld%s", (long long)-v, is64 ? "ll" : "");
-        return;
-    }
-    if (u)
-        PRINTF(e, "%llu%s", is64 ? (unsigned long long)v : (unsigned long long)(uint32_t)v, is64 ? "ull" : "u");
-    else
-        PRINTF(e, "%lld%s", (long long)v, is64 ? "ll" : "");
-}
-
-static void args(emitter *e, tp_node *a) {
-    for (bool first = true; a; a = a->next, first = false) {
-        if (!first) put(e, ", ");
-        expr(e, a, P_ASSIGN);
-    }
-}
-
-/* Builtins are overloaded in CUDA (sqrt(float) and sqrt(double), atomicAdd
- * for each type): an argument C converts implicitly is cast explicitly so
- * overload resolution picks the function C would call. */
-static void builtin_args(emitter *e, tp_node *a) {
-    for (bool first = true; a; a = a->next, first = false) {
-        if (!first) put(e, ", ");
-        if (a->kind == ND_CONV && rk__tp_is_arith(a->ty)) {
-            put(e, "(");
-            declaration(e, a->ty, NULL);
-            put(e, ")");
-            expr(e, a->lhs, P_UNARY);
-        } else {
-            expr(e, a, P_ASSIGN);
-        }
-    }
-}
-
-/* A coordinate in a tile: the thread's own cell plus halo plus offset. */
-static void tile_coord(emitter *e, const char *base, int k) {
-    put(e, base);
-    if (k > 0) PRINTF(e, " + %d", k);
-    if (k < 0) PRINTF(e, " - %d", -k);
-}
-
-static void stencil_builtin(emitter *e, tp_node *n) {
-    tp_stencil *st = e->st;
-    switch (n->builtin) {
-    case TP_B_POS_IDX: put(e, "rk__idx"); return;
-    case TP_B_POS_X: put(e, "rk__x"); return;
-    case TP_B_POS_Y: put(e, "rk__y"); return;
-    case TP_B_POS_Z: put(e, "rk__z"); return;
-    case TP_B_POS_NX: put(e, "rk__nx"); return;
-    case TP_B_POS_NY: put(e, "rk__ny"); return;
-    case TP_B_POS_NZ: put(e, "rk__nz"); return;
-    default: break;
-    }
-    const char *tile = "rk__missing_tile";
-    for (tp_stencil_buffer *b = st ? st->tiled : NULL; b; b = b->next)
-        if (b->param == n->buffer) tile = b->tile_name;
-    int h = st ? st->halo : 0;
-    put(e, tile);
-    if (st && st->dims == 3) {
-        put(e, "[");
-        tile_coord(e, "rk__tz", h + n->off[2]);
-        put(e, "]");
-    }
-    put(e, "[");
-    tile_coord(e, "rk__ty", h + n->off[1]);
-    put(e, "][");
-    tile_coord(e, "rk__tx", h + n->off[0]);
-    put(e, "]");
-}
-
-static void builtin(emitter *e, tp_node *n) {
-    const tp_builtin *b = &rk__tp_builtins[n->builtin];
-    if (b->flags & TP_BF_STENCIL) {
-        stencil_builtin(e, n);
-        return;
-    }
-    const char *simple = NULL;
-    switch (n->builtin) {
-    case TP_B_THREAD_IDX_X: put(e, "(int)threadIdx.x"); return;
-    case TP_B_THREAD_IDX_Y: put(e, "(int)threadIdx.y"); return;
-    case TP_B_THREAD_IDX_Z: put(e, "(int)threadIdx.z"); return;
-    case TP_B_BLOCK_IDX_X: put(e, "(int)blockIdx.x"); return;
-    case TP_B_BLOCK_IDX_Y: put(e, "(int)blockIdx.y"); return;
-    case TP_B_BLOCK_IDX_Z: put(e, "(int)blockIdx.z"); return;
-    case TP_B_BLOCK_DIM_X: put(e, "(int)blockDim.x"); return;
-    case TP_B_BLOCK_DIM_Y: put(e, "(int)blockDim.y"); return;
-    case TP_B_BLOCK_DIM_Z: put(e, "(int)blockDim.z"); return;
-    case TP_B_GRID_DIM_X: put(e, "(int)gridDim.x"); return;
-    case TP_B_GRID_DIM_Y: put(e, "(int)gridDim.y"); return;
-    case TP_B_GRID_DIM_Z: put(e, "(int)gridDim.z"); return;
-    case TP_B_WARP_SIZE: put(e, "32"); return;
-    case TP_B_LANE_ID:
-        /* The lane of the linear thread index, as the hardware numbers lanes. */
-        put(e, "(int)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u)");
-        return;
-    case TP_B_SYNC_THREADS: simple = "__syncthreads"; break;
-    case TP_B_GRID_SYNC: simple = "rk__grid_sync"; break;
-    case TP_B_LOAD_ACQUIRE_U32: case TP_B_LOAD_ACQUIRE_U64: case TP_B_STORE_RELEASE_U32:
-    case TP_B_STORE_RELEASE_U64: case TP_B_LOAD_RELAXED_U64: case TP_B_STORE_RELAXED_U64:
-    case TP_B_LOAD_ACQUIRE_GPU_U64: case TP_B_STORE_RELEASE_GPU_U64:
-        put(e, "rk__"); /* memory_word_helper's name */
-        simple = b->name;
-        break;
-    case TP_B_SLEEP_NS: simple = "__nanosleep"; break;
-    case TP_B_THREAD_FENCE: simple = "__threadfence"; break;
-    case TP_B_THREAD_FENCE_BLOCK: simple = "__threadfence_block"; break;
-    case TP_B_DYNAMIC_SHARED: simple = "rk__dynamic_shared"; break;
-    case TP_B_ATOMIC_ADD_I32: case TP_B_ATOMIC_ADD_U32: case TP_B_ATOMIC_ADD_U64: case TP_B_ATOMIC_ADD_F32:
-        simple = "atomicAdd"; break;
-    case TP_B_ATOMIC_SUB_I32: simple = "atomicSub"; break;
-    case TP_B_ATOMIC_MIN_I32: simple = "atomicMin"; break;
-    case TP_B_ATOMIC_MAX_I32: simple = "atomicMax"; break;
-    case TP_B_ATOMIC_AND_U32: simple = "atomicAnd"; break;
-    case TP_B_ATOMIC_OR_U32: simple = "atomicOr"; break;
-    case TP_B_ATOMIC_XOR_U32: simple = "atomicXor"; break;
-    case TP_B_ATOMIC_EXCH_I32: simple = "atomicExch"; break;
-    case TP_B_ATOMIC_CAS_I32: case TP_B_ATOMIC_CAS_U32: simple = "atomicCAS"; break;
-    case TP_B_SHFL_F32: case TP_B_SHFL_I32:
-        put(e, "__shfl_sync(0xffffffffu, ");
-        builtin_args(e, n->args);
-        put(e, ")");
-        return;
-    case TP_B_SHFL_DOWN_F32: case TP_B_SHFL_DOWN_I32:
-        put(e, "__shfl_down_sync(0xffffffffu, ");
-        expr(e, n->args, P_ASSIGN);
-        put(e, ", (unsigned int)(");
-        expr(e, n->args->next, P_COMMA);
-        put(e, "))");
-        return;
-    case TP_B_SHFL_XOR_F32: case TP_B_SHFL_XOR_I32:
-        put(e, "__shfl_xor_sync(0xffffffffu, ");
-        builtin_args(e, n->args);
-        put(e, ")");
-        return;
-    case TP_B_WARP_ANY: simple = "__any_sync(0xffffffffu, "; break;
-    case TP_B_WARP_ALL: simple = "__all_sync(0xffffffffu, "; break;
-    case TP_B_WARP_BALLOT: simple = "__ballot_sync(0xffffffffu, "; break;
-    case TP_B_INFF: put(e, "__int_as_float(0x7f800000)"); return;
-    case TP_B_NANF: put(e, "__int_as_float(0x7fffffff)"); return;
-    case TP_B_INF: put(e, "__longlong_as_double(0x7ff0000000000000ll)"); return;
-    default:
-        simple = b->name; /* <math.h>: CUDA has the same functions */
-        break;
-    }
-    size_t len = strlen(simple);
-    if (simple[len - 1] == ' ') {
-        put(e, simple);
-    } else {
-        put(e, simple);
-        put(e, "(");
-    }
-    builtin_args(e, n->args);
-    put(e, ")");
-}
-
-static void init_list(emitter *e, tp_node *n) {
-    bool outer = e->in_init;
-    e->in_init = true;
-    put(e, "{");
-    for (tp_node *a = n->args; a; a = a->next) {
-        if (a != n->args) put(e, ", ");
-        if (a->kind == ND_INIT_LIST)
-            init_list(e, a);
-        else
-            expr(e, a, P_ASSIGN);
-    }
-    put(e, "}");
-    e->in_init = outer;
-}
-
-/* The precedence an operand needs, adding parentheses where C programmers
- * misread the mix (and compilers warn): && inside ||, and arithmetic,
- * comparisons or other bitwise operators inside a bitwise operator or shift. */
-static int clarity(emitter *e, const tp_node *parent, const tp_node *child, int min_prec) {
-    int pp = binary_prec(parent->kind), cp = binary_prec(child->kind);
-    if (!cp || child->kind == parent->kind) return min_prec;
-    bool force = (pp == P_LOGOR && cp == P_LOGAND) ||
-                 ((pp == P_BITAND || pp == P_BITXOR || pp == P_BITOR || pp == P_SHIFT) && cp != P_LOGAND && cp != P_LOGOR);
-    return force ? prec(e, child) + 1 : min_prec;
-}
-
-static void expr(emitter *e, tp_node *n, int min_prec) {
-    int p = prec(e, n);
-    bool paren = p < min_prec;
-    if (paren) put(e, "(");
-    switch (n->kind) {
-    case ND_NUM:
-        integer(e, n->ival, n->ty);
-        break;
-    case ND_SIZEOF:
-        integer(e, n->ival, &rk__tp_ty_ulong);
-        break;
-    case ND_FNUM:
-        putn(e, n->tok->loc, (size_t)n->tok->len);
-        break;
-    case ND_VAR:
-        put(e, obj_name(e, n->obj));
-        break;
-    case ND_NOT: put(e, "!"); expr(e, n->lhs, P_UNARY); break;
-    case ND_BITNOT: put(e, "~"); expr(e, n->lhs, P_UNARY); break;
-    case ND_NEG:
-        put(e, "-");
-        /* "- -x" and "- --x" must not fuse into "--" */
-        if (n->lhs->kind == ND_NEG || n->lhs->kind == ND_PRE_DEC || (n->lhs->kind == ND_NUM && n->lhs->ival < 0)) put(e, " ");
-        expr(e, n->lhs, P_UNARY);
-        break;
-    case ND_PLUS:
-        put(e, "+");
-        if (n->lhs->kind == ND_PLUS || n->lhs->kind == ND_PRE_INC) put(e, " ");
-        expr(e, n->lhs, P_UNARY);
-        break;
-    case ND_ADDR: put(e, "&"); expr(e, n->lhs, P_UNARY); break;
-    case ND_DEREF: put(e, "*"); expr(e, n->lhs, P_UNARY); break;
-    case ND_PRE_INC: put(e, "++"); expr(e, n->lhs, P_UNARY); break;
-    case ND_PRE_DEC: put(e, "--"); expr(e, n->lhs, P_UNARY); break;
-    case ND_POST_INC: expr(e, n->lhs, P_POSTFIX); put(e, "++"); break;
-    case ND_POST_DEC: expr(e, n->lhs, P_POSTFIX); put(e, "--"); break;
-    case ND_ASSIGN:
-        expr(e, n->lhs, P_UNARY);
-        put(e, " = ");
-        expr(e, n->rhs, P_ASSIGN);
-        break;
-    case ND_ASSIGN_OP:
-        expr(e, n->lhs, P_UNARY);
-        PRINTF(e, " %s= ", rk__tp_binary_op(n->op, "?"));
-        expr(e, n->rhs, P_ASSIGN);
-        break;
-    case ND_COND:
-        expr(e, n->cond, P_LOGOR);
-        put(e, " ? ");
-        expr(e, n->then, P_COMMA);
-        put(e, " : ");
-        expr(e, n->els, P_COND);
-        break;
-    case ND_COMMA:
-        expr(e, n->lhs, P_COMMA);
-        put(e, ", ");
-        expr(e, n->rhs, P_ASSIGN);
-        break;
-    case ND_MEMBER:
-        expr(e, n->lhs, P_POSTFIX);
-        put(e, ".");
-        put(e, member_name(e, n->member));
-        break;
-    case ND_ARROW:
-        expr(e, n->lhs, P_POSTFIX);
-        put(e, "->");
-        put(e, member_name(e, n->member));
-        break;
-    case ND_INDEX:
-        expr(e, n->lhs, P_POSTFIX);
-        put(e, "[");
-        expr(e, n->rhs, P_COMMA);
-        put(e, "]");
-        break;
-    case ND_CALL:
-        put(e, obj_name(e, n->obj));
-        put(e, "(");
-        args(e, n->args);
-        put(e, ")");
-        break;
-    case ND_BUILTIN:
-        builtin(e, n);
-        break;
-    case ND_CAST:
-        put(e, "(");
-        declaration(e, n->cast_ty, NULL);
-        put(e, ")");
-        expr(e, n->lhs, P_UNARY);
-        break;
-    case ND_CONV:
-        if (explicit_conv(e, n)) {
-            put(e, "(");
-            declaration(e, n->ty, NULL);
-            put(e, ")");
-            bool outer = e->in_init;
-            e->in_init = false;
-            expr(e, n->lhs, P_UNARY);
-            e->in_init = outer;
-        } else {
-            expr(e, n->lhs, paren ? P_COMMA : min_prec); /* parenthesized once, here */
-        }
-        break;
-    case ND_INIT_LIST:
-        init_list(e, n);
-        break;
-    default: {
-        int bp = binary_prec(n->kind);
-        if (!bp) {
-            put(e, "/* ? */0");
-            break;
-        }
-        expr(e, n->lhs, clarity(e, n, n->lhs, bp));
-        PRINTF(e, " %s ", rk__tp_binary_op(n->kind, "?"));
-        expr(e, n->rhs, clarity(e, n, n->rhs, bp + 1));
-        break;
-    }
-    }
-    if (paren) put(e, ")");
-}
-
 /* ---- statements -------------------------------------------------------------------- */
 
 static void stmt(emitter *e, tp_node *n);
@@ -562,13 +170,13 @@ static void stmt(emitter *e, tp_node *n);
 static void decl_stmt(emitter *e, tp_node *n) {
     line_start(e);
     if (n->obj->is_shared) put(e, "__shared__ ");
-    declaration(e, n->obj->ty, obj_name(e, n->obj));
+    rk__cuda_declaration(e, n->obj->ty, rk__cuda_obj_name(e, n->obj));
     if (n->init) {
         put(e, " = ");
         if (n->init->kind == ND_INIT_LIST)
-            init_list(e, n->init);
+            rk__cuda_init_list(e, n->init);
         else
-            expr(e, n->init, P_ASSIGN);
+            rk__cuda_expr(e, n->init, P_ASSIGN);
     }
     put(e, ";\n");
 }
@@ -624,27 +232,27 @@ static void for_stmt(emitter *e, tp_node *n) {
     if (!hoist && n->init) {
         if (n->init->kind == ND_DECL) {
             if (n->init->obj->is_shared) put(e, "__shared__ ");
-            declaration(e, n->init->obj->ty, obj_name(e, n->init->obj));
+            rk__cuda_declaration(e, n->init->obj->ty, rk__cuda_obj_name(e, n->init->obj));
             if (n->init->init) {
                 put(e, " = ");
                 if (n->init->init->kind == ND_INIT_LIST)
-                    init_list(e, n->init->init);
+                    rk__cuda_init_list(e, n->init->init);
                 else
-                    expr(e, n->init->init, P_ASSIGN);
+                    rk__cuda_expr(e, n->init->init, P_ASSIGN);
             }
         } else {
-            expr(e, n->init->lhs, P_COMMA);
+            rk__cuda_expr(e, n->init->lhs, P_COMMA);
         }
     }
     put(e, ";");
     if (n->cond) {
         put(e, " ");
-        expr(e, n->cond, P_COMMA);
+        rk__cuda_expr(e, n->cond, P_COMMA);
     }
     put(e, ";");
     if (n->inc) {
         put(e, " ");
-        expr(e, n->inc, P_COMMA);
+        rk__cuda_expr(e, n->inc, P_COMMA);
     }
     put(e, ") ");
     body(e, n->then);
@@ -666,7 +274,7 @@ static void stmt(emitter *e, tp_node *n) {
             break;
         case ND_EXPR_STMT:
             line_start(e);
-            expr(e, n->lhs, P_COMMA);
+            rk__cuda_expr(e, n->lhs, P_COMMA);
             put(e, ";\n");
             break;
         case ND_DECL:
@@ -675,13 +283,13 @@ static void stmt(emitter *e, tp_node *n) {
         case ND_IF:
             line_start(e);
             put(e, "if (");
-            expr(e, n->cond, P_COMMA);
+            rk__cuda_expr(e, n->cond, P_COMMA);
             put(e, ") ");
             body(e, n->then);
             while (n->els && n->els->kind == ND_IF && !n->els->next) {
                 n = n->els;
                 put(e, " else if (");
-                expr(e, n->cond, P_COMMA);
+                rk__cuda_expr(e, n->cond, P_COMMA);
                 put(e, ") ");
                 body(e, n->then);
             }
@@ -697,7 +305,7 @@ static void stmt(emitter *e, tp_node *n) {
         case ND_WHILE:
             line_start(e);
             put(e, "while (");
-            expr(e, n->cond, P_COMMA);
+            rk__cuda_expr(e, n->cond, P_COMMA);
             put(e, ") ");
             body(e, n->then);
             put(e, "\n");
@@ -707,13 +315,13 @@ static void stmt(emitter *e, tp_node *n) {
             put(e, "do ");
             body(e, n->then);
             put(e, " while (");
-            expr(e, n->cond, P_COMMA);
+            rk__cuda_expr(e, n->cond, P_COMMA);
             put(e, ");\n");
             break;
         case ND_SWITCH:
             line_start(e);
             put(e, "switch (");
-            expr(e, n->cond, P_COMMA);
+            rk__cuda_expr(e, n->cond, P_COMMA);
             put(e, ") ");
             body(e, n->body);
             put(e, "\n");
@@ -723,7 +331,7 @@ static void stmt(emitter *e, tp_node *n) {
             line_start(e);
             if (n->kind == ND_CASE) {
                 put(e, "case ");
-                integer(e, n->ival, n->ty ? n->ty : &rk__tp_ty_long);
+                rk__cuda_integer(e, n->ival, n->ty ? n->ty : &rk__tp_ty_long);
                 put(e, ":\n");
             } else {
                 put(e, "default:\n");
@@ -744,7 +352,7 @@ static void stmt(emitter *e, tp_node *n) {
             put(e, "return");
             if (n->lhs) {
                 put(e, " ");
-                expr(e, n->lhs, P_COMMA);
+                rk__cuda_expr(e, n->lhs, P_COMMA);
             }
             put(e, ";\n");
             break;
@@ -755,7 +363,7 @@ static void stmt(emitter *e, tp_node *n) {
         case ND_STATIC_ASSERT:
             line_start(e);
             put(e, "static_assert(");
-            expr(e, n->lhs, P_ASSIGN);
+            rk__cuda_expr(e, n->lhs, P_ASSIGN);
             put(e, ", ");
             string_literal(e, *n->message ? n->message : "static assertion");
             put(e, ");\n");
@@ -773,7 +381,7 @@ static void struct_def(emitter *e, tp_type *ty) {
     PRINTF(e, "struct %s {\n", name);
     for (tp_member *m = ty->members; m; m = m->next) {
         put(e, "    ");
-        declaration(e, m->ty, member_name(e, m));
+        rk__cuda_declaration(e, m->ty, rk__cuda_member_name(e, m));
         put(e, ";\n");
     }
     put(e, "};\n");
@@ -787,13 +395,13 @@ static void global_var(emitter *e, tp_obj *var) {
     /* Read-only tables live in constant memory. */
     if (var->is_static) put(e, "static ");
     put(e, "__constant__ ");
-    declaration(e, var->ty, obj_name(e, var));
+    rk__cuda_declaration(e, var->ty, rk__cuda_obj_name(e, var));
     if (var->init) {
         put(e, " = ");
         if (var->init->kind == ND_INIT_LIST)
-            init_list(e, var->init);
+            rk__cuda_init_list(e, var->init);
         else
-            expr(e, var->init, P_ASSIGN);
+            rk__cuda_expr(e, var->init, P_ASSIGN);
     }
     put(e, ";\n\n");
 }
@@ -805,7 +413,7 @@ static void params(emitter *e, tp_obj *fn, bool skip_pos) {
         if (skip_pos && p->ty->kind == TY_GRID_POS) continue;
         if (!first) put(e, ", ");
         first = false;
-        declaration(e, p->ty, p->name ? obj_name(e, p) : NULL);
+        rk__cuda_declaration(e, p->ty, p->name ? rk__cuda_obj_name(e, p) : NULL);
     }
     if (first && !skip_pos) put(e, "void");
 }
@@ -818,7 +426,7 @@ static void function_head(emitter *e, tp_obj *fn) {
     case RK_TRANSPILE_STENCIL:
         PRINTF(e, "extern \"C\" __global__ void __launch_bounds__(%d) ",
                fn->stencil->tile[0] * fn->stencil->tile[1] * fn->stencil->tile[2]);
-        put(e, obj_name(e, fn));
+        put(e, rk__cuda_obj_name(e, fn));
         put(e, "(");
         params(e, fn, true);
         bool any = false;
@@ -838,8 +446,8 @@ static void function_head(emitter *e, tp_obj *fn) {
         break;
     }
     tp_type *ret = fn->ty->return_ty;
-    declaration(e, ret, NULL);
-    PRINTF(e, " %s(", obj_name(e, fn));
+    rk__cuda_declaration(e, ret, NULL);
+    PRINTF(e, " %s(", rk__cuda_obj_name(e, fn));
     params(e, fn, false);
     put(e, ")");
 }
@@ -853,7 +461,7 @@ static void stencil_body(emitter *e, tp_obj *fn) {
     for (tp_stencil_buffer *b = st->tiled; b; b = b->next) {
         line_start(e);
         put(e, "__shared__ ");
-        declaration(e, rk__tp_unqual(b->param->ty->base), b->tile_name);
+        rk__cuda_declaration(e, rk__tp_unqual(b->param->ty->base), b->tile_name);
         if (d3) PRINTF(e, "[%d]", ld);
         PRINTF(e, "[%d][%d];\n", lh, lw);
     }
@@ -893,7 +501,7 @@ static void stencil_body(emitter *e, tp_obj *fn) {
         }
         for (tp_stencil_buffer *b = st->tiled; b; b = b->next) {
             line_start(e);
-            PRINTF(e, "%s%s[rk__ly][rk__lx] = %s[", b->tile_name, d3 ? "[rk__lz]" : "", obj_name(e, b->param));
+            PRINTF(e, "%s%s[rk__ly][rk__lx] = %s[", b->tile_name, d3 ? "[rk__lz]" : "", rk__cuda_obj_name(e, b->param));
             put(e, d3 ? "(rk__gz * rk__ny + rk__gy) * rk__nx + rk__gx];\n" : "rk__gy * rk__nx + rk__gx];\n");
         }
         e->indent--;
