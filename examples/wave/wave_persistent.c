@@ -11,10 +11,18 @@
 #include "wave_protocol.h"
 #endif
 
+/* A float's bits and back: replies and command fields carry floats as
+ * 32-bit words. */
 RK_DEVICE uint32_t wave_f32_bits(float f) {
     union { float f; uint32_t u; } c;
     c.f = f;
     return c.u;
+}
+
+RK_DEVICE float wave_bits_f32(uint32_t u) {
+    union { float f; uint32_t u; } c;
+    c.u = u;
+    return c.f;
 }
 
 /* Command seq has been applied; value_bits: a query's answer. One whole
@@ -123,14 +131,9 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
                 taken = wave_oldest_taken(band_words, bands, next);
                 if ((int32_t)(taken + WAVE_LOG_SLOTS - last) < 0) sleep_ns(WAVE_LOG_POLL_NS);
             }
-#ifdef WAVE_FENCE_FIRST
-            if (fence_now) thread_fence();
-#endif
             if (lane < n * WAVE_CMD_WORDS)
                 store_relaxed_u64((uint64_t *)wave_lane_word(&board->log[0][0], WAVE_LOG_SLOTS - 1, next), word);
-#ifndef WAVE_FENCE_FIRST
             if (fence_now) thread_fence(); /* after the log's stores: the bands need not wait for it */
-#endif
             fields[buf][tid] = (uint32_t)word;
             if (tid == 0) count[buf] = n | fence_now << 8; /* the block learns both at the barrier */
         }
@@ -152,10 +155,9 @@ RK_DEVICE void wave_relay(float *f0, float *f1, wave_mailbox *mb, wave_board *bo
                     sync_threads();
                 }
                 acquired = last_access;
-                union { uint32_t u; float f; } amplitude;
-                amplitude.u = f[WAVE_W_VALUE];
+                const float amplitude = wave_bits_f32(f[WAVE_W_VALUE]);
                 for (int k = tid; k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH; k += nt)
-                    wave_bump_cell(f0, f1, nx, 0, ny, (int)f[WAVE_W_X], (int)f[WAVE_W_Y], amplitude.f, k);
+                    wave_bump_cell(f0, f1, nx, 0, ny, (int)f[WAVE_W_X], (int)f[WAVE_W_Y], amplitude, k);
                 impulses++;
                 sync_threads();
                 if (tid == 0) wave_reply_to(mb, next, 0);
@@ -290,8 +292,6 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
             const uint32_t *f = &fields[buf][i * WAVE_CMD_WORDS];
             const uint32_t op = f[WAVE_W_OP], count_or_steps = f[WAVE_W_COUNT];
             const int x = (int)f[WAVE_W_X], y = (int)f[WAVE_W_Y];
-            union { uint32_t u; float f; } value;
-            value.u = f[WAVE_W_VALUE];
             if (op == WAVE_OP_INJECT) {
                 /* Block 0 applies it. */
                 impulses++;
@@ -300,8 +300,9 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                     impulse_pending = 1;
                 }
             } else if (op == WAVE_OP_STEP) {
-                /* A query of this band's right after the step is answered
-                 * by the thread that computes its cell, as soon as it has. */
+                /* A query of this band's right after the step (read with
+                 * it) is answered by the thread that updates its cell, which
+                 * computes that cell first. */
                 const uint32_t *q = &fields[buf][(i + 1) * WAVE_CMD_WORDS];
                 if (i + 1 < n && q[WAVE_W_OP] == WAVE_OP_QUERY && count_or_steps > 0 &&
                     (int)q[WAVE_W_Y] >= row_begin && (int)q[WAVE_W_Y] < row_end)
@@ -350,8 +351,9 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                 impulse_pending = 0;
                 wave_gather(board, mb, next, bands, 1);
             } else if (op == WAVE_OP_SET_SPEED || op == WAVE_OP_SET_DAMPING) {
-                if (op == WAVE_OP_SET_SPEED) c2 = value.f * value.f;
-                else damping = value.f;
+                const float value = wave_bits_f32(f[WAVE_W_VALUE]);
+                if (op == WAVE_OP_SET_SPEED) c2 = value * value;
+                else damping = value;
                 if (tid == 0 && band == 0) wave_reply_to(mb, next, 0);
             } else if (op == WAVE_OP_STOP) {
                 wave_gather(board, mb, next, bands, 0);

@@ -257,12 +257,12 @@ static rk_status start_persistent(wave_sim *sim, bool auto_blocks, bool cpu) {
     uint32_t requested = sim->blocks;
     uint32_t floor_blocks = cpu || requested < 8 ? 2 : (requested + 3) / 4; /* 2: a relay and one band */
     sim->blocks_requested = requested;
+    /* Block 0 relays, each other block is a band; a band's words start at 0
+     * (zeroed here, and a refused launch ran nothing). Sized for the grid
+     * asked for: a smaller one uses the first bands' words. */
+    size_t band_bytes = (size_t)(requested - 1) * WAVE_BAND_WORDS * sizeof(uint64_t);
+    TRY(rk_buffer_alloc(sim->ctx, band_bytes, &sim->band_words), "wave: allocating the bands' progress words");
     for (;;) {
-        /* A band's words start at 0 (every launch); block 0 relays, each other block is a band. */
-        size_t band_bytes = (size_t)(sim->blocks - 1) * WAVE_BAND_WORDS * sizeof(uint64_t);
-        if (sim->band_words) rk_buffer_free(sim->band_words);
-        sim->band_words = NULL;
-        TRY(rk_buffer_alloc(sim->ctx, band_bytes, &sim->band_words), "wave: allocating the bands' progress words");
         rk_arg args[] = {RK_ARG_BUF(sim->field[0]),    RK_ARG_BUF(sim->field[1]), RK_ARG_BUF(sim->mailbox_buf),
                          RK_ARG_BUF(sim->board),       RK_ARG_BUF(sim->band_words), RK_ARG_INT(sim->nx),
                          RK_ARG_INT(sim->ny),          RK_ARG_FLOAT(sim->speed * sim->speed),
@@ -353,10 +353,15 @@ static rk_status create(wave_sim *sim, const wave_config *cfg) {
     size_t define_count = 0;
     char define_text[256] = "";
     const char *env = getenv("WAVE_KERNEL_DEFINES");
-    if (env) snprintf(define_text, sizeof define_text, "%s", env);
-    for (char *save = NULL, *tok = strtok_r(define_text, " ", &save); tok && define_count < 8;
-         tok = strtok_r(NULL, " ", &save))
+    if (env && snprintf(define_text, sizeof define_text, "%s", env) >= (int)sizeof define_text)
+        return wave__fail(RK_INVALID_ARGUMENT, "wave: WAVE_KERNEL_DEFINES is longer than %zu characters",
+                          sizeof define_text - 1);
+    for (char *save = NULL, *tok = strtok_r(define_text, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        if (define_count == sizeof defines / sizeof defines[0])
+            return wave__fail(RK_INVALID_ARGUMENT, "wave: WAVE_KERNEL_DEFINES holds more than %zu definitions",
+                              sizeof defines / sizeof defines[0]);
         defines[define_count++] = tok;
+    }
     rk_compile_options opts = {.optimization_level = 3, .defines = defines, .define_count = define_count};
     const char *source = wave_kernel_source();
     if (!source) return wave__fail(RK_OUT_OF_MEMORY, "wave: out of memory");

@@ -412,6 +412,13 @@ int main(int argc, char **argv) {
     CHECK_STATUS(wave_sim_create(&bad, &sim), RK_INVALID_ARGUMENT);
     CHECK_STR_CONTAINS(wave_last_error(), "2 x 5 grid");
     CHECK(sim == NULL);
+    /* Kernel definitions for measuring: more than are taken is refused, not cut short. */
+    wave_config small = {.device = device, .nx = 8, .ny = 8};
+    setenv("WAVE_KERNEL_DEFINES", "A=1 B=1 C=1 D=1 E=1 F=1 G=1 H=1 I=1", 1);
+    CHECK_STATUS(wave_sim_create(&small, &sim), RK_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(wave_last_error(), "WAVE_KERNEL_DEFINES holds more than 8 definitions");
+    CHECK(sim == NULL);
+    unsetenv("WAVE_KERNEL_DEFINES");
 
     printf("wave showcase on %s\n", device);
     run_both("conservation", conservation, N, 0.0f, 1 + CONSERVATION_CHUNKS);
