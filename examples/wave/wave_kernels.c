@@ -70,16 +70,24 @@ RK_DEVICE float wave_cell(const float *cur, const float *prev, int i, int nx, in
 
 /* Cell k (0 .. WAVE_BUMP_WIDTH^2 - 1) of an impulse at (x0, y0): a smooth
  * bump of the given height, added to both time levels (displaced, at rest);
- * only in rows row_begin .. row_end - 1 (a band's). */
-RK_DEVICE void wave_bump_cell(float *f0, float *f1, int nx, int row_begin, int row_end, int x0, int y0,
-                              float amplitude, int k) {
+ * only in rows row_begin .. row_end - 1 (a band's). Returns the cell's index
+ * and its share in *v, or -1 for a cell outside those rows or the bump. */
+RK_DEVICE int wave_bump_at(int nx, int row_begin, int row_end, int x0, int y0, float amplitude, int k, float *v) {
     int dx = k % WAVE_BUMP_WIDTH - WAVE_BUMP_RADIUS, dy = k / WAVE_BUMP_WIDTH - WAVE_BUMP_RADIUS;
     int x = x0 + dx, y = y0 + dy, d2 = dx * dx + dy * dy, r2 = (WAVE_BUMP_RADIUS + 1) * (WAVE_BUMP_RADIUS + 1);
-    if (x < 0 || y < row_begin || x >= nx || y >= row_end || d2 >= r2) return;
+    if (x < 0 || y < row_begin || x >= nx || y >= row_end || d2 >= r2) return -1;
     float w = 1.0f - (float)d2 / (float)r2;
-    float v = amplitude * w * w;
-    f0[y * nx + x] += v;
-    f1[y * nx + x] += v;
+    *v = amplitude * w * w;
+    return y * nx + x;
+}
+
+RK_DEVICE void wave_bump_cell(float *f0, float *f1, int nx, int row_begin, int row_end, int x0, int y0,
+                              float amplitude, int k) {
+    float v = 0.0f;
+    int i = wave_bump_at(nx, row_begin, row_end, x0, y0, amplitude, k, &v);
+    if (i < 0) return;
+    f0[i] += v;
+    f1[i] += v;
 }
 
 /* ---- traditional: one launch per command ---------------------------------- */

@@ -14,8 +14,8 @@
  * the kernel only reply[].
  *
  * The persistent grid: block 0 relays commands from the host's ring to the
- * board's log (in device memory, close to every block) and applies
- * impulses itself; each other block owns a band of rows, reads the log
+ * board's log (in device memory, close to every block) with one warp and
+ * applies impulses with another; each other block owns a band of rows, reads the log
  * itself and applies every other command to its own rows. Between two
  * steps a band waits only for the two bands next to it (the stencil reads
  * one row past each edge) and for the impulses sent before, never for the
@@ -31,14 +31,17 @@
 #define WAVE_BUMP_RADIUS 3  /* an impulse moves the cells closer than this + 1 */
 #define WAVE_BUMP_WIDTH (2 * WAVE_BUMP_RADIUS + 1)
 /* Tuning: each may be set when the kernels are compiled, e.g. with
- * WAVE_KERNEL_DEFINES="WAVE_REPOLL_NS=300u" in the environment (wave_sim.c). */
+ * WAVE_KERNEL_DEFINES="WAVE_ANSWER_PAUSE_NS=300u" in the environment (wave_sim.c). */
 #ifndef WAVE_CMD_POLL_NS
 #define WAVE_CMD_POLL_NS 32u /* relay: pause between two reads of the host's ring (each takes a bus round trip) */
 #endif
-#ifndef WAVE_REPOLL_NS
-#define WAVE_REPOLL_NS 250u /* relay: pause after a lone command when the host waits for each answer */
-#endif
 #define WAVE_NAP_NS 50u /* the naps a pause is taken in */
+#ifndef WAVE_ANSWER_PAUSE_NS
+#define WAVE_ANSWER_PAUSE_NS 200u /* relay: pause after an answer before it reads the host's ring again */
+#endif
+#ifndef WAVE_ANSWER_POLLS
+#define WAVE_ANSWER_POLLS 16 /* relay: reads of an answer's word at most before it reads the host's ring anyway */
+#endif
 #ifndef WAVE_LOG_POLL_NS
 #define WAVE_LOG_POLL_NS 20u /* bands: pause between two reads of the log or a neighbour's progress */
 #endif
@@ -72,11 +75,14 @@ typedef struct wave_mailbox {
 /* Device memory. log[seq % WAVE_LOG_SLOTS] holds the words of command seq
  * exactly as the host wrote them; longer than the host's ring, a slot is
  * written again only once every band has read it (WAVE_BAND_TAKEN).
- * done[] counts the bands that finished a command every band answers. */
+ * done[] counts the bands that finished a command every band answers.
+ * answered[seq % WAVE_LOG_SLOTS] is seq once a band has sent command seq's
+ * reply: block 0 times its next read of the host's ring by it. */
 #define WAVE_LOG_SLOTS 256u
 typedef struct wave_board {
     uint64_t log[WAVE_LOG_SLOTS][WAVE_CMD_WORDS];
     int done[WAVE_LOG_SLOTS];
+    uint64_t answered[WAVE_LOG_SLOTS];
 } wave_board;
 
 /* Device memory, WAVE_BAND_WORDS words per band b: the steps it has

@@ -15,6 +15,8 @@
 
 extern const char wave_protocol_source[];
 extern const char wave_kernels_source[];
+extern const char wave_words_source[];
+extern const char wave_relay_source[];
 extern const char wave_persistent_source[];
 
 /* ---- errors --------------------------------------------------------------- */
@@ -65,16 +67,22 @@ int wave_pattern_parse(const char *name, wave_pattern *out) {
 static char *kernel_source;
 static pthread_once_t kernel_source_once = PTHREAD_ONCE_INIT;
 
+/* The kernels' files in the order they build on each other, each under its
+ * own name in the compilers' messages. */
 static void assemble_source(void) {
-    static const char head[] = "#include <ringkernel/dsl.h>\n#line 1 \"wave_protocol.h\"\n";
-    static const char kernels[] = "\n#line 1 \"wave_kernels.c\"\n";
-    static const char persistent[] = "\n#line 1 \"wave_persistent.c\"\n";
-    size_t n = strlen(head) + strlen(wave_protocol_source) + strlen(kernels) + strlen(wave_kernels_source) +
-               strlen(persistent) + strlen(wave_persistent_source) + 1;
+    const struct { const char *name, *text; } parts[] = {
+        {"wave_protocol.h", wave_protocol_source}, {"wave_kernels.c", wave_kernels_source},
+        {"wave_words.c", wave_words_source},       {"wave_relay.c", wave_relay_source},
+        {"wave_persistent.c", wave_persistent_source},
+    };
+    static const char head[] = "#include <ringkernel/dsl.h>\n";
+    size_t n = sizeof head;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) n += strlen(parts[i].name) + strlen(parts[i].text) + 16;
     kernel_source = malloc(n); /* kept for the process's life: one small string */
-    if (kernel_source)
-        snprintf(kernel_source, n, "%s%s%s%s%s%s", head, wave_protocol_source, kernels, wave_kernels_source, persistent,
-                 wave_persistent_source);
+    if (!kernel_source) return;
+    size_t at = (size_t)snprintf(kernel_source, n, "%s", head);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        at += (size_t)snprintf(kernel_source + at, n - at, "\n#line 1 \"%s\"\n%s", parts[i].name, parts[i].text);
 }
 
 const char *wave_kernel_source(void) {

@@ -102,6 +102,8 @@ __device__ static inline int shfl_xor_i32(int v, int mask) { return __shfl_xor_s
 __device__ static inline int warp_any(int pred) { return __any_sync(0xffffffffu, pred); }
 __device__ static inline int warp_all(int pred) { return __all_sync(0xffffffffu, pred); }
 __device__ static inline unsigned warp_ballot(int pred) { return __ballot_sync(0xffffffffu, pred); }
+/* The warp's lanes meet; what each wrote before is visible to the others after. */
+__device__ static inline void sync_warp(void) { __syncwarp(); }
 
 /* Grid-wide barrier, for cooperative launches only: one 64-bit word per
  * module, the generation in the upper half and the arrivals in the lower, so
@@ -302,6 +304,8 @@ static inline int shfl_xor_i32(int v, int mask) { return (int)rk__dsl_runtime->s
 static inline unsigned warp_ballot(int pred) { return rk__dsl_runtime->ballot(pred); }
 static inline int warp_any(int pred) { return rk__dsl_runtime->ballot(pred) != 0u; }
 static inline int warp_all(int pred) { return rk__dsl_runtime->ballot(!pred) == 0u; }
+/* All lanes run on one OS thread: meeting is enough for visibility. */
+static inline void sync_warp(void) { (void)rk__dsl_runtime->ballot(1); }
 
 /* Grid-wide barrier, for cooperative launches only (each block then runs on
  * its own worker thread). */

@@ -203,6 +203,7 @@ static void builtin(emitter *e, tp_node *n) {
     case TP_B_WARP_ANY: simple = "__any_sync(0xffffffffu, "; break;
     case TP_B_WARP_ALL: simple = "__all_sync(0xffffffffu, "; break;
     case TP_B_WARP_BALLOT: simple = "__ballot_sync(0xffffffffu, "; break;
+    case TP_B_SYNC_WARP: simple = "__syncwarp"; break;
     case TP_B_INFF: put(e, "__int_as_float(0x7f800000)"); return;
     case TP_B_NANF: put(e, "__int_as_float(0x7fffffff)"); return;
     case TP_B_INF: put(e, "__longlong_as_double(0x7ff0000000000000ll)"); return;

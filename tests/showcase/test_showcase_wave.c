@@ -39,6 +39,7 @@ enum { N = 65, C = N / 2 };
 
 static const char *device = "cpu";
 static uint32_t cpu_blocks = 3; /* the persistent grid on the CPU: block 0 relays, each other block owns a band */
+static uint32_t cpu_threads = 0; /* 0: the default (32 on the CPU: block 0's one warp relays and applies impulses) */
 static bool exact = true; /* CPU: bit-for-bit agreement required */
 
 #define CHECK_WAVE(call)                                                                                  \
@@ -85,7 +86,10 @@ typedef void scenario(wave_sim *sim, record *r);
 static wave_sim *open_sim(wave_pattern pattern, int n, float damping) {
     wave_config cfg = {.device = device, .pattern = pattern, .nx = n, .ny = n, .speed = 0.5f, .damping = damping};
     /* On the CPU, a fixed grid whatever the core count. */
-    if (exact && pattern == WAVE_PERSISTENT) cfg.blocks = cpu_blocks;
+    if (exact && pattern == WAVE_PERSISTENT) {
+        cfg.blocks = cpu_blocks;
+        cfg.threads = cpu_threads;
+    }
     wave_sim *sim = NULL;
     rk_status s = wave_sim_create(&cfg, &sim);
     if (s == RK_BACKEND_UNAVAILABLE || s == RK_NO_DEVICE) RK_SKIP("%s", wave_last_error());
@@ -165,6 +169,7 @@ static void run_both(const char *name, scenario *fn, int n, float damping, int r
     /* start_persistent refuses anything smaller (a degenerate grid hid a hang before) */
     CHECK_GE((uint64_t)info->blocks * 4, info->blocks_requested);
     if (exact) CHECK_EQ(info->blocks, cpu_blocks);
+    if (exact && cpu_threads) CHECK_EQ(info->threads, cpu_threads);
     for (int i = 0; i < 2; i++) {
         free(runs[i].cur);
         free(runs[i].prev);
@@ -433,6 +438,13 @@ int main(int argc, char **argv) {
         run_both("mixed, 12 bands", mixed, MIXED_N, 0.0f, 1);
         run_both("pipelined, 12 bands", pipelined, MIXED_N, 0.0f, 1);
         run_both("triples, 12 bands", triples, MIXED_N, 0.0f, 1);
+        /* Two warps per block, as on a GPU: block 0's warp 0 relays and
+         * hands each batch to warp 1, which applies the impulses. */
+        cpu_threads = 64;
+        run_both("mixed, 12 bands, two warps", mixed, MIXED_N, 0.0f, 1);
+        run_both("triples, 12 bands, two warps", triples, MIXED_N, 0.0f, 1);
+        cpu_blocks = 3;
+        run_both("pipelined, two warps", pipelined, MIXED_N, 0.0f, 1);
     }
     side_by_side();
     printf("ok\n");

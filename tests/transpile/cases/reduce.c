@@ -1,5 +1,5 @@
 /* Golden case: a block reduction with shared memory, a barrier, warp
- * shuffles and an atomic. Launch with a block of a multiple of 32 threads. */
+ * shuffles, a warp barrier and an atomic. Launch with a block of a multiple of 32 threads. */
 #include <ringkernel/dsl.h>
 #include <limits.h>
 
@@ -14,6 +14,7 @@ RK_KERNEL void reduce(const int *in, int *block_sums, int *max_out, int n) {
         int other = shfl_down_i32(m, offset);
         m = other > m ? other : m;
     }
+    sync_warp();
     if (lane_id() == 0) {
         warp_sums[tid / warp_size()] = v;
         atomic_max_i32(max_out, m);

@@ -12,6 +12,7 @@ extern "C" __global__ void reduce(const int *in, int *block_sums, int *max_out, 
         int other = __shfl_down_sync(0xffffffffu, m, (unsigned int)(offset));
         m = other > m ? other : m;
     }
+    __syncwarp();
     if ((int)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u) == 0) {
         warp_sums[tid / 32] = v;
         atomicMax(max_out, m);
