@@ -33,15 +33,15 @@ typedef struct wave_relay_args {
 /* What the commands so far say about the bands' cells: the last command
  * that reads or writes them (a step, query or fence), and the last such
  * command block 0 has seen every band finish, with a fence after. An
- * impulse needs both equal before it changes cells. Each warp keeps its own
- * copy: both follow the same commands. */
+ * impulse changes cells once the bands it reaches (the only ones that read
+ * or write those cells) have finished every such command before it; with
+ * both equal, it need not ask. Each warp keeps its own copy. */
 typedef struct wave_cells_seen {
     uint32_t last_access, acquired;
 } wave_cells_seen;
 
 RK_DEVICE void wave_note_command(wave_cells_seen *c, uint32_t op, uint32_t seq) {
     if (op == WAVE_OP_STEP || op == WAVE_OP_QUERY || op == WAVE_OP_FENCE) c->last_access = seq;
-    else if (op == WAVE_OP_INJECT) c->acquired = c->last_access;
 }
 
 /* The warp that applies impulses: the next command, impulses applied. */
@@ -51,14 +51,18 @@ typedef struct wave_applier {
     wave_cells_seen cells;
 } wave_applier;
 
-/* Warp-wide, each lane for bands lane, lane + 32, ...: whether every band
- * has finished command seq and those before it (relaxed loads, in flight
- * together; a fence after a true answer makes it an acquire). */
-RK_DEVICE int wave_bands_done(const uint64_t *band_words, int bands, uint32_t seq) {
-    int done = 1;
-    for (int b = lane_id(); b < bands; b += 32)
-        done &= (int32_t)((uint32_t)load_relaxed_u64(&WAVE_BAND_FINISHED(band_words, b)) - seq) >= 0;
-    return warp_all(done);
+/* Warp-wide, each lane for bands lane, lane + 32, ...: whether the bands
+ * first .. last have finished command seq and those before it (1), and all
+ * of them too (2), or not (0). Relaxed loads, in flight together; a fence
+ * after a true answer makes it an acquire. */
+RK_DEVICE int wave_bands_done(const uint64_t *band_words, int bands, uint32_t seq, int first, int last) {
+    int all = 1, some = 1;
+    for (int b = lane_id(); b < bands; b += 32) {
+        const int done = (int32_t)((uint32_t)load_relaxed_u64(&WAVE_BAND_FINISHED(band_words, b)) - seq) >= 0;
+        all &= done;
+        if (b >= first && b <= last) some &= done;
+    }
+    return warp_all(all) ? 2 : warp_all(some);
 }
 
 /* Warp-wide: the oldest command every band has read from the log, as far
@@ -129,19 +133,32 @@ RK_DEVICE int wave_apply_batch(const wave_relay_args *g, wave_applier *a, const 
         const uint32_t op = f[WAVE_W_OP];
         if (op == WAVE_OP_STOP) return 1;
         if (op == WAVE_OP_INJECT) {
-            if (a->cells.acquired != a->cells.last_access && (i > 0 || !fenced)) {
-                while (!wave_bands_done(g->band_words, g->bands, a->cells.last_access)) sleep_ns(WAVE_LOG_POLL_NS);
+            /* The bands it reaches: worked out only where needed before the
+             * cells change (64-bit divisions, off the usual path). */
+            const int y = (int)f[WAVE_W_Y];
+            int first = -1, last = -1;
+            if (i == 0 && fenced) {
+                a->cells.acquired = a->cells.last_access;
+            } else if (a->cells.acquired != a->cells.last_access) {
+                first = WAVE_IMPULSE_FIRST_BAND(y, g->bands, g->ny);
+                last = WAVE_IMPULSE_LAST_BAND(y, g->bands, g->ny);
+                int done;
+                while (!(done = wave_bands_done(g->band_words, g->bands, a->cells.last_access, first, last)))
+                    sleep_ns(WAVE_LOG_POLL_NS);
+                if (done == 2) a->cells.acquired = a->cells.last_access;
                 thread_fence(); /* after the loads that saw the bands done: no cell below is touched earlier */
                 sync_warp();    /* ... by any lane: each loaded other bands' words */
             }
-            const int y = (int)f[WAVE_W_Y];
             wave_bump_warp(g->f0, g->f1, g->nx, g->ny, (int)f[WAVE_W_X], y, wave_bits_f32(f[WAVE_W_VALUE]));
             a->impulses++;
             sync_warp(); /* every lane's cells before the answer and the release */
             if (lane == 0) wave_answer(g->mb, g->board, a->next, 0);
             /* Each band the impulse reaches learns that it is in. */
-            const int last = WAVE_IMPULSE_LAST_BAND(y, g->bands, g->ny);
-            for (int b = WAVE_IMPULSE_FIRST_BAND(y, g->bands, g->ny) + lane; b <= last; b += 32)
+            if (first < 0) {
+                first = WAVE_IMPULSE_FIRST_BAND(y, g->bands, g->ny);
+                last = WAVE_IMPULSE_LAST_BAND(y, g->bands, g->ny);
+            }
+            for (int b = first + lane; b <= last; b += 32)
                 store_release_gpu_u64(&WAVE_BAND_IMPULSES(g->band_words, b), a->impulses);
         }
         wave_note_command(&a->cells, op, a->next);
@@ -156,18 +173,25 @@ RK_DEVICE int wave_apply_batch(const wave_relay_args *g, wave_applier *a, const 
 RK_DEVICE void wave_relay_read(const wave_relay_args *g, wave_relay_shared *rs, wave_applier *self) {
     const int lane = lane_id();
     uint32_t next = 1, taken = 0, batch = 0, awaited = 0; /* taken: every band has read the log up to here */
+    int step_last = 0; /* the last batch ended with a step */
     wave_cells_seen cells = {0, 0};
     for (;;) {
-        if (awaited) wave_await_answer(g->board, awaited);
+        /* After a step, one read at once first: a host that waits for the
+         * step's answer loses nothing (a step takes longer than a read),
+         * and one that sends a query right behind it (a batch cut between
+         * the two) is not held up for the whole step. */
+        if (awaited && !step_last) wave_await_answer(g->board, awaited);
         uint64_t word = 0;
         int n = 0, caught_up = 0;
         for (;;) {
             word = load_relaxed_u64(wave_lane_word(&g->mb->cmd[0][0], WAVE_RING_SLOTS - 1, next));
             if (cells.acquired != cells.last_access) /* while the bus answers */
-                caught_up = wave_bands_done(g->band_words, g->bands, cells.last_access);
+                caught_up = wave_bands_done(g->band_words, g->bands, cells.last_access, 0, -1) == 2;
             n = wave_whole_commands(word, next);
             if (n) break;
-            sleep_ns(WAVE_CMD_POLL_NS);
+            if (step_last && awaited) wave_await_answer(g->board, awaited);
+            else sleep_ns(WAVE_CMD_POLL_NS);
+            step_last = 0;
         }
         /* With the loads that saw the bands done, an acquire, if the batch
          * starts with an impulse that needs one. */
@@ -183,8 +207,8 @@ RK_DEVICE void wave_relay_read(const wave_relay_args *g, wave_relay_shared *rs, 
         if (fenced) thread_fence(); /* after the log's stores: the bands need not wait for it */
         batch++;
         const int buf = (int)(batch & 1u);
-        if (!self) /* the applying warp is done with the batch this buffer held */
-            while (!warp_all((int32_t)((uint32_t)load_relaxed_u64(&rs->applied) + 2u - batch) > 0))
+        if (!self) /* the applying warp is done with the batch this buffer held (batch - 2) */
+            while (!warp_all((int32_t)((uint32_t)load_relaxed_u64(&rs->applied) + 2u - batch) >= 0))
                 sleep_ns(WAVE_LOG_POLL_NS);
         rs->fields[buf][lane] = (uint32_t)word;
         sync_warp();
@@ -192,11 +216,13 @@ RK_DEVICE void wave_relay_read(const wave_relay_args *g, wave_relay_shared *rs, 
             thread_fence_block(); /* the fields before their stamp */
             store_relaxed_u64(&rs->posted[buf], (uint64_t)batch << 32 | (uint64_t)fenced << 8 | (uint64_t)n);
         }
+        if (fenced) cells.acquired = cells.last_access;
         int stop = 0;
         for (int i = 0; i < n; i++) {
             const uint32_t op = (uint32_t)shfl_i32((int)(uint32_t)word, i * WAVE_CMD_WORDS);
             wave_note_command(&cells, op, next + (uint32_t)i);
             stop |= op == WAVE_OP_STOP;
+            step_last = op == WAVE_OP_STEP;
         }
         awaited = last;
         next = last + 1;

@@ -19,11 +19,19 @@ static bool completed(const wave_sim *sim, wave_ticket t) {
     return (int32_t)((uint32_t)(wave__ring_reply(sim, t) >> 32) - (uint32_t)t) >= 0;
 }
 
+/* The kernel reads commands in order: once one has completed, every slot
+ * up to it may be written again after a lap of the ring. */
+static bool saw_completed(wave_sim *sim, wave_ticket t) {
+    if (!completed(sim, t)) return false;
+    if (t > sim->seen_done) sim->seen_done = t;
+    return true;
+}
+
 rk_status wave__ring_wait(wave_sim *sim, wave_ticket t) {
-    if (completed(sim, t)) return RK_OK;
+    if (saw_completed(sim, t)) return RK_OK;
     uint64_t since = wave__now_ns();
     for (unsigned i = 0;; i++) {
-        if (completed(sim, t)) return RK_OK;
+        if (saw_completed(sim, t)) return RK_OK;
         if (i < SPIN_BEFORE_YIELD) {
             wave__cpu_relax();
             continue;
@@ -51,8 +59,10 @@ rk_status wave__ring_wait(wave_sim *sim, wave_ticket t) {
 rk_status wave__ring_send(wave_sim *sim, uint32_t op, int x, int y, float value, uint32_t count,
                           wave_ticket *ticket) {
     wave_ticket t = sim->sent + 1;
-    /* The slot last held command t - WAVE_RING_SLOTS: the kernel must have taken it. */
-    if (t > WAVE_RING_SLOTS) {
+    /* The slot last held command t - WAVE_RING_SLOTS: the kernel must have
+     * taken it (known without reading its reply, a line the device writes,
+     * when a later command was seen complete). */
+    if (t > WAVE_RING_SLOTS && t - WAVE_RING_SLOTS > sim->seen_done) {
         rk_status s = wave__ring_wait(sim, t - WAVE_RING_SLOTS);
         if (s != RK_OK) return s;
     }

@@ -44,6 +44,7 @@ struct wave_sim {
     rk_buffer *mailbox_buf, *board, *band_words;
     wave_mailbox *mb;        /* host view of mailbox_buf */
     wave_ticket known_done;  /* every ticket up to here is known complete (hang detection) */
+    wave_ticket seen_done;   /* the latest ticket seen complete: the kernel has read every command up to it */
     bool running;
     /* traditional */
     wave_ticket synced;      /* every ticket up to here is complete */
