@@ -162,11 +162,10 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
                                int nx, int ny, float c2, float damping, unsigned parity) {
     RK_SHARED uint32_t fields[2][WAVE_POLL_CMDS * WAVE_CMD_WORDS];
     RK_SHARED int count[2];
-    RK_SHARED wave_relay_shared relay;
     const int bands = grid_dim_x() - 1;
     if (block_idx_x() == 0) {
         const wave_relay_args g = {f0, f1, mb, board, band_words, bands, nx, ny};
-        wave_block0(&g, &relay);
+        wave_block0(&g);
         return;
     }
     const int tid = thread_idx_x(), nt = block_dim_x(), band = block_idx_x() - 1;

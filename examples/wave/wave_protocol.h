@@ -76,13 +76,16 @@ typedef struct wave_mailbox {
  * exactly as the host wrote them; longer than the host's ring, a slot is
  * written again only once every band has read it (WAVE_BAND_TAKEN).
  * done[] counts the bands that finished a command every band answers.
- * answered[seq % WAVE_LOG_SLOTS] is seq once a band has sent command seq's
- * reply: block 0 times its next read of the host's ring by it. */
+ * answered[seq % WAVE_LOG_SLOTS] is seq once command seq's reply has been
+ * sent: block 0 times its next read of the host's ring by it.
+ * applier_taken: the last command block 0's impulse warp has read from the
+ * log (as WAVE_BAND_TAKEN for a band). */
 #define WAVE_LOG_SLOTS 256u
 typedef struct wave_board {
     uint64_t log[WAVE_LOG_SLOTS][WAVE_CMD_WORDS];
     int done[WAVE_LOG_SLOTS];
     uint64_t answered[WAVE_LOG_SLOTS];
+    uint64_t applier_taken;
 } wave_board;
 
 /* Device memory, WAVE_BAND_WORDS words per band b: the steps it has

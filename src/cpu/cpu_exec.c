@@ -406,9 +406,28 @@ static void dsl_grid_sync(void) {
     dsl_sync_threads();
 }
 
+/* A polling pause. On a GPU the block's other warps run meanwhile; here the
+ * calling thread also steps aside for the block's other threads, unstarted
+ * ones first (next_context runs released threads before it starts new ones,
+ * so a warp that polls for another warp's work, with warp operations in its
+ * loop, would otherwise keep the later warps from ever starting). */
 static void dsl_sleep_ns(unsigned ns) {
     (void)ns;
     sched_yield();
+    fiber *f = current_fiber;
+    if (!f) return;
+    block_state *b = &f->ex->block;
+    if (b->started < b->threads && f->ex->failure == RK_OK) {
+        fiber *starter = NULL;
+        rk_status s = take_fiber(f->ex, &starter);
+        if (s != RK_OK) return; /* keep polling; the block runs as it did */
+        list_push(&b->runnable, f);
+        current_fiber = starter;
+        rk__cpu_fiber_switch(&f->ctx, &starter->ctx, false);
+    } else if (b->runnable.head) {
+        list_push(&b->runnable, f);
+        park(f);
+    }
 }
 
 static uint32_t dsl_shfl(uint32_t bits, int src, int mode) { return warp_exchange_value(WARP_SHFL, bits, src, mode); }

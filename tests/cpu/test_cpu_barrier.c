@@ -1,7 +1,8 @@
 /* sync_threads() is a real barrier: tree reductions through RK_SHARED and
  * through dynamic shared memory (both give wrong sums without one), repeated
  * barriers, 3-D blocks, compiled kernels, and divergent barriers reported
- * as faults instead of hanging. */
+ * as faults instead of hanging. A warp that polls for another warp's work
+ * (sleep_ns in its loop) lets that warp run, as on a GPU. */
 #include "cpu_test.h"
 #include "ringkernel/dsl.h"
 
@@ -94,10 +95,29 @@ RK_KERNEL void barrier_vs_warp(int *out, int n) {
         sync_threads();
 }
 
+/* Warp 0 polls, with a warp operation and a pause in its loop, until warp
+ * 1 has set out[1]; out[0]: it saw it within n polls (two words per block).
+ * The CPU backend runs a released warp before it starts the next one: only
+ * the pause lets warp 1 start at all. */
+RK_KERNEL void warps_wait(int *out, int n) {
+    int t = thread_idx_x();
+    out += 2 * block_idx_x();
+    if (t < 32) {
+        int polls = 0;
+        while (!warp_any(atomic_add_i32(&out[1], 0) == 1) && polls < n) {
+            sleep_ns(10);
+            polls++;
+        }
+        if (t == 0) out[0] = polls < n;
+    } else if (t == 32) {
+        atomic_exch_i32(&out[1], 1);
+    }
+}
+
 static const rk_host_kernel kernels[] = {
     HOST_KERNEL(block_sum_static), HOST_KERNEL(block_sum_dynamic), HOST_KERNEL(rotate),
     HOST_KERNEL(where_3d),         HOST_KERNEL(divergent),         HOST_KERNEL(early_exit),
-    HOST_KERNEL(barrier_vs_warp),
+    HOST_KERNEL(barrier_vs_warp),  HOST_KERNEL(warps_wait),
 };
 
 static rk_function *get(rk_module *m, const char *name) {
@@ -185,6 +205,25 @@ static void check_3d(rk_context *ctx, rk_function *fn) {
     CHECK_OK(rk_buffer_free(bcount));
 }
 
+static void check_warps_wait(rk_context *ctx, rk_function *fn) {
+    for (int blocks = 1; blocks <= 3; blocks += 2) { /* 3: on several workers at once */
+        rk_buffer *buf = NULL;
+        int out[6] = {0};
+        CHECK_OK(rk_buffer_alloc(ctx, sizeof out, &buf));
+        rk_arg args[] = {RK_ARG_BUF(buf), RK_ARG_INT(10000)};
+        rk_launch_desc d = launch_1d(1, 64, args, 2);
+        d.grid = RK_DIM3((uint32_t)blocks, 1, 1);
+        CHECK_OK(rk_launch(fn, &d));
+        CHECK_OK(rk_copy_to_host(ctx, out, buf, 0, sizeof out, NULL));
+        CHECK_OK(rk_context_synchronize(ctx));
+        for (int b = 0; b < blocks; b++) {
+            CHECK_EQ(out[2 * b + 1], 1);
+            CHECK_EQ(out[2 * b], 1);
+        }
+        CHECK_OK(rk_buffer_free(buf));
+    }
+}
+
 /* A bad barrier fails the launch at synchronize, names the problem, and
  * leaves the context working. */
 static void check_fault(rk_context *ctx, rk_function *fn, uint32_t grid, uint32_t block, int n, const char *expect) {
@@ -215,6 +254,7 @@ int main(void) {
     check_sums(ctx, get(m, "block_sum_dynamic"), true);
     check_rotate(ctx, get(m, "rotate"));
     check_3d(ctx, get(m, "where_3d"));
+    check_warps_wait(ctx, get(m, "warps_wait"));
 
     check_fault(ctx, get(m, "divergent"), 1, 32, 0, "divergent");
     check_fault(ctx, get(m, "divergent"), 64, 64, 0, "divergent"); /* many blocks on several workers */
