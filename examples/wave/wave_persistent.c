@@ -13,11 +13,8 @@
 
 /* What a band works on: the same in every thread of it, but for watch. */
 typedef struct wave_band {
-    float *f0, *f1;
-    wave_mailbox *mb;
-    wave_board *board;
-    uint64_t *band_words;
-    int band, bands, nx, ny, row_begin, row_end;
+    wave_grid g;
+    int band, row_begin, row_end;
     const uint64_t *watch; /* lanes 0 to 2 of warp 0: the word each watches (wave_watched_word); NULL otherwise */
 } wave_band;
 
@@ -47,7 +44,7 @@ RK_DEVICE const uint64_t *wave_watched_word(const uint64_t *band_words, int band
  * thread's stores, and a batch of steps would pay it at every step). */
 RK_DEVICE void wave_finished(const wave_band *b, uint32_t next, uint32_t *said) {
     if (thread_idx_x() == 0 && *said != next - 1) {
-        store_release_gpu_u64(&WAVE_BAND_FINISHED(b->band_words, b->band), next - 1);
+        store_release_gpu_u64(&WAVE_BAND_FINISHED(b->g.band_words, b->band), next - 1);
         *said = next - 1;
     }
 }
@@ -81,9 +78,9 @@ RK_DEVICE int wave_answer_ahead(const wave_band *b, const wave_band_state *st, u
         if (!warp_all(!b->watch || seen >= (lane == 2 ? reaching : st->steps))) return 0;
         sync_warp(); /* what lanes 0 to 2 acquired, before lane 0's loads */
         if (lane == 0) {
-            const float *cur = st->parity ? b->f1 : b->f0, *prev = st->parity ? b->f0 : b->f1;
-            const float v = wave_cell(cur, prev, y * b->nx + x, b->nx, b->ny, st->c2, st->damping);
-            wave_answer(b->mb, b->board, next + (uint32_t)i + 1, wave_f32_bits(v));
+            const float *cur = st->parity ? b->g.f1 : b->g.f0, *prev = st->parity ? b->g.f0 : b->g.f1;
+            const float v = wave_cell(cur, prev, y * b->g.nx + x, b->g.nx, b->g.ny, st->c2, st->damping);
+            wave_answer(b->g.mb, b->g.board, next + (uint32_t)i + 1, wave_f32_bits(v));
         }
         return i + 2;
     }
@@ -102,7 +99,7 @@ RK_DEVICE int wave_band_read(const wave_band *b, const wave_band_state *st, uint
     const int tid = thread_idx_x();
     wave_finished(b, next, said);
     if (tid < 32) {
-        const uint64_t *at = wave_lane_word(&b->board->log[0][0], WAVE_LOG_SLOTS - 1, next);
+        const uint64_t *at = wave_lane_word(&b->g.board->log[0][0], WAVE_LOG_SLOTS - 1, next);
         uint64_t word = 0;
         int n = 0;
         for (;;) {
@@ -116,7 +113,7 @@ RK_DEVICE int wave_band_read(const wave_band *b, const wave_band_state *st, uint
         fields[tid] = (uint32_t)word;
         if (tid == 0) {
             *count = n | ahead << 8;
-            store_relaxed_u64(&WAVE_BAND_TAKEN(b->band_words, b->band), next + (uint32_t)n - 1);
+            store_relaxed_u64(&WAVE_BAND_TAKEN(b->g.band_words, b->band), next + (uint32_t)n - 1);
         }
     }
     sync_threads();
@@ -146,10 +143,10 @@ RK_DEVICE void wave_wait_for(const wave_band *b, uint32_t next, uint64_t need, u
 RK_DEVICE void wave_gather(const wave_band *b, uint32_t seq, int fence) {
     if (thread_idx_x() == (block_dim_x() > 64 ? 64 : 0)) {
         if (fence) thread_fence();
-        int *done = &b->board->done[seq & (WAVE_LOG_SLOTS - 1)];
-        if (atomic_add_i32(done, 1) == b->bands - 1) {
+        int *done = &b->g.board->done[seq & (WAVE_LOG_SLOTS - 1)];
+        if (atomic_add_i32(done, 1) == b->g.bands - 1) {
             atomic_exch_i32(done, 0);
-            wave_answer(b->mb, b->board, seq, 0);
+            wave_answer(b->g.mb, b->g.board, seq, 0);
         }
     }
 }
@@ -163,15 +160,14 @@ RK_KERNEL void wave_persistent(float *f0, float *f1, wave_mailbox *mb, wave_boar
     RK_SHARED uint32_t fields[2][WAVE_POLL_CMDS * WAVE_CMD_WORDS];
     RK_SHARED int count[2];
     const int bands = grid_dim_x() - 1;
+    const wave_grid g = {f0, f1, mb, board, band_words, bands, nx, ny};
     if (block_idx_x() == 0) {
-        const wave_relay_args g = {f0, f1, mb, board, band_words, bands, nx, ny};
         wave_block0(&g);
         return;
     }
     const int tid = thread_idx_x(), nt = block_dim_x(), band = block_idx_x() - 1;
     const int row_begin = WAVE_BAND_FIRST_ROW(band, bands, ny), row_end = WAVE_BAND_FIRST_ROW(band + 1, bands, ny);
-    const wave_band b = {f0, f1, mb, board, band_words, band, bands, nx, ny, row_begin, row_end,
-                         wave_watched_word(band_words, band, bands)};
+    const wave_band b = {g, band, row_begin, row_end, wave_watched_word(band_words, band, bands)};
     wave_band_state st = {0, 0, 0, c2, damping, parity};
     const int watches_impulses = tid == 2;
     int impulse_pending = 0; /* one reached the band since it last waited for them */

@@ -13,15 +13,6 @@
 #include "wave_protocol.h"
 #endif
 
-/* What block 0 works on. */
-typedef struct wave_relay_args {
-    float *f0, *f1;
-    wave_mailbox *mb;
-    wave_board *board;
-    uint64_t *band_words;
-    int bands, nx, ny;
-} wave_relay_args;
-
 /* What the commands so far say about the bands' cells: the last command
  * that reads or writes them (a step, query or fence), and the last such
  * command every band has been seen to finish, with a fence after. An
@@ -59,7 +50,7 @@ RK_DEVICE int wave_bands_done(const uint64_t *band_words, int bands, uint32_t se
 
 /* Warp-wide: the oldest command every band, and block 0's warp 1 (its
  * word on the board), has read from the log, as far as it is behind `next`. */
-RK_DEVICE uint32_t wave_oldest_taken(const wave_relay_args *g, uint32_t next) {
+RK_DEVICE uint32_t wave_oldest_taken(const wave_grid *g, uint32_t next) {
     int lag = lane_id() == 0 ? (int)(next - (uint32_t)load_relaxed_u64(&g->board->applier_taken)) : 0;
     for (int b = lane_id(); b < g->bands; b += 32) {
         int behind = (int)(next - (uint32_t)load_relaxed_u64(&WAVE_BAND_TAKEN(g->band_words, b)));
@@ -114,11 +105,17 @@ RK_DEVICE void wave_bump_warp(float *f0, float *f1, int nx, int ny, int x0, int 
     }
 }
 
+/* The bands an impulse at row y reaches: first .. last. */
+RK_DEVICE void wave_impulse_bands(const wave_grid *g, int y, int *first, int *last) {
+    *first = WAVE_IMPULSE_FIRST_BAND(y, g->bands, g->ny);
+    *last = WAVE_IMPULSE_LAST_BAND(y, g->bands, g->ny);
+}
+
 /* One warp applies a batch of n commands from a->next on (lane l holding
  * word l % 8 of command a->next + l / 8): impulses it applies and answers,
  * every other command only moves the bookkeeping. Returns 1 at the stop
  * command. */
-RK_DEVICE int wave_apply_batch(const wave_relay_args *g, wave_applier *a, uint64_t word, int n) {
+RK_DEVICE int wave_apply_batch(const wave_grid *g, wave_applier *a, uint64_t word, int n) {
     const int lane = lane_id();
     for (int i = 0; i < n; i++, a->next++) {
         const int cmd = i * WAVE_CMD_WORDS;
@@ -131,8 +128,7 @@ RK_DEVICE int wave_apply_batch(const wave_relay_args *g, wave_applier *a, uint64
              * cells change (64-bit divisions, off the usual path). */
             int first = -1, last = -1;
             if (a->cells.acquired != a->cells.last_access) {
-                first = WAVE_IMPULSE_FIRST_BAND(y, g->bands, g->ny);
-                last = WAVE_IMPULSE_LAST_BAND(y, g->bands, g->ny);
+                wave_impulse_bands(g, y, &first, &last);
                 int done;
                 while (!(done = wave_bands_done(g->band_words, g->bands, a->cells.last_access, first, last)))
                     sleep_ns(WAVE_LOG_POLL_NS);
@@ -145,10 +141,7 @@ RK_DEVICE int wave_apply_batch(const wave_relay_args *g, wave_applier *a, uint64
             sync_warp(); /* every lane's cells before the answer and the release */
             if (lane == 0) wave_answer(g->mb, g->board, a->next, 0);
             /* Each band the impulse reaches learns that it is in. */
-            if (first < 0) {
-                first = WAVE_IMPULSE_FIRST_BAND(y, g->bands, g->ny);
-                last = WAVE_IMPULSE_LAST_BAND(y, g->bands, g->ny);
-            }
+            if (first < 0) wave_impulse_bands(g, y, &first, &last);
             for (int b = first + lane; b <= last; b += 32)
                 store_release_gpu_u64(&WAVE_BAND_IMPULSES(g->band_words, b), a->impulses);
         }
@@ -161,7 +154,7 @@ RK_DEVICE int wave_apply_batch(const wave_relay_args *g, wave_applier *a, uint64
  * log slot is written again only once every band and warp 1 have read the
  * command it held); with self, it applies each batch itself. Returns once
  * the stop command is in the log. */
-RK_DEVICE void wave_relay_read(const wave_relay_args *g, wave_applier *self) {
+RK_DEVICE void wave_relay_read(const wave_grid *g, wave_applier *self) {
     const int lane = lane_id();
     uint32_t next = 1, taken = 0, awaited = 0; /* taken: every reader of the log has read it up to here */
     int step_last = 0;                         /* the last batch ended with a step */
@@ -177,7 +170,7 @@ RK_DEVICE void wave_relay_read(const wave_relay_args *g, wave_applier *self) {
             word = load_relaxed_u64(wave_lane_word(&g->mb->cmd[0][0], WAVE_RING_SLOTS - 1, next));
             n = wave_whole_commands(word, next);
             if (n) break;
-            if (step_last && awaited) wave_await_answer(g->board, awaited);
+            if (step_last) wave_await_answer(g->board, awaited); /* the one read at once found nothing */
             else sleep_ns(WAVE_CMD_POLL_NS);
             step_last = 0;
         }
@@ -207,7 +200,7 @@ RK_DEVICE void wave_relay_read(const wave_relay_args *g, wave_applier *self) {
 
 /* Warp 1: reads the log as the bands do and applies each batch, in order,
  * until the stop command. */
-RK_DEVICE void wave_relay_apply(const wave_relay_args *g) {
+RK_DEVICE void wave_relay_apply(const wave_grid *g) {
     wave_applier a = {1, 0, {0, 0}};
     for (;;) {
         const uint64_t *at = wave_lane_word(&g->board->log[0][0], WAVE_LOG_SLOTS - 1, a.next);
@@ -227,7 +220,7 @@ RK_DEVICE void wave_relay_apply(const wave_relay_args *g) {
 /* Block 0 of wave_persistent: warp 0 relays, warp 1 applies impulses (warp
  * 0 both, in a block of one warp); the block's other warps have nothing to
  * do. */
-RK_DEVICE void wave_block0(const wave_relay_args *g) {
+RK_DEVICE void wave_block0(const wave_grid *g) {
     const int tid = thread_idx_x();
     if (tid < 32) {
         wave_applier self = {1, 0, {0, 0}};

@@ -7,6 +7,16 @@
 #include "wave_protocol.h"
 #endif
 
+/* What every block of the persistent kernel works on: the two time levels,
+ * the host's mailbox, the board, the bands' progress words, the grid. */
+typedef struct wave_grid {
+    float *f0, *f1;
+    wave_mailbox *mb;
+    wave_board *board;
+    uint64_t *band_words;
+    int bands, nx, ny;
+} wave_grid;
+
 /* A float's bits and back: replies and command fields carry floats as
  * 32-bit words. */
 RK_DEVICE uint32_t wave_f32_bits(float f) {

@@ -110,10 +110,11 @@ static void list_splice(fiber_list *to, fiber_list *from) {
 static rk_status take_fiber(rk__cpu_executor *ex, fiber **out);
 
 /* What runs next on this executor: a released fiber, else a fiber for the next
- * unstarted thread, else the worker's own stack (the block is done or stuck). */
-static rk__cpu_fiber_ctx *next_context(rk__cpu_executor *ex) {
+ * unstarted thread, else the worker's own stack (the block is done or stuck).
+ * start_first: an unstarted thread before a released fiber. */
+static rk__cpu_fiber_ctx *next_context(rk__cpu_executor *ex, bool start_first) {
     block_state *b = &ex->block;
-    fiber *f = list_pop(&b->runnable);
+    fiber *f = start_first ? NULL : list_pop(&b->runnable);
     if (!f && b->started < b->threads && ex->failure == RK_OK) {
         rk_status s = take_fiber(ex, &f);
         if (s != RK_OK) {
@@ -122,13 +123,14 @@ static rk__cpu_fiber_ctx *next_context(rk__cpu_executor *ex) {
             f = NULL;
         }
     }
+    if (!f) f = list_pop(&b->runnable);
     current_fiber = f;
     return f ? &f->ctx : &ex->thread;
 }
 
 /* The thread on f waits: run something else until it is released. */
 static void park(fiber *f) {
-    rk__cpu_fiber_switch(&f->ctx, next_context(f->ex), false);
+    rk__cpu_fiber_switch(&f->ctx, next_context(f->ex, false), false);
 }
 
 /* Computes every present lane's result, then lets the warp's waiters run. */
@@ -294,7 +296,7 @@ rk_status rk__cpu_run_block(rk__cpu_executor *ex, const rk__cpu_call *call, uint
     block_init(ex, call, block_linear);
     block_state *b = &ex->block;
     ex->failure = RK_OK;
-    rk__cpu_fiber_ctx *first = next_context(ex);
+    rk__cpu_fiber_ctx *first = next_context(ex, false);
     if (first != &ex->thread) rk__cpu_fiber_switch(&ex->thread, first, false);
     current_fiber = NULL;
     if (ex->failure != RK_OK) {
@@ -417,16 +419,9 @@ static void dsl_sleep_ns(unsigned ns) {
     fiber *f = current_fiber;
     if (!f) return;
     block_state *b = &f->ex->block;
-    if (b->started < b->threads && f->ex->failure == RK_OK) {
-        fiber *starter = NULL;
-        rk_status s = take_fiber(f->ex, &starter);
-        if (s != RK_OK) return; /* keep polling; the block runs as it did */
-        list_push(&b->runnable, f);
-        current_fiber = starter;
-        rk__cpu_fiber_switch(&f->ctx, &starter->ctx, false);
-    } else if (b->runnable.head) {
-        list_push(&b->runnable, f);
-        park(f);
+    if (b->started < b->threads || b->runnable.head) {
+        list_push(&b->runnable, f); /* runs again after the others (next_context pops f last at worst) */
+        rk__cpu_fiber_switch(&f->ctx, next_context(f->ex, true), false);
     }
 }
 
