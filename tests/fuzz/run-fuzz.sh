@@ -17,6 +17,12 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYP
 ninja -C "$build" fuzz_transpile
 mkdir -p "$work"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+# The LeakSanitizer settings of every ASan test (suppressions for the GPU
+# driver stack, two-frame allocation stacks), as cmake/sanitizers.cmake
+# wrote them; the caller's LSAN_OPTIONS come after and win. For a crash's
+# full allocation stack, replay its input with LSAN_OPTIONS=malloc_context_size=30.
+LSAN_OPTIONS="$(cat "$build/lsan_options")${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 # With several jobs libFuzzer writes fuzz-N.log files into the current directory.
 cd "$build"

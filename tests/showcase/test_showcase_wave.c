@@ -24,10 +24,13 @@
 #include "check.h"
 #include "wave_sim.h"
 
-#if defined(__SANITIZE_THREAD__)
+/* Under a sanitizer the persistent grid's 13 threads run several times
+ * slower, and on a loaded 2-core machine each command can take 100 ms or
+ * more: fewer commands and held steps then. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define SLOW 1
 #elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
 #define SLOW 1
 #endif
 #endif
@@ -329,7 +332,7 @@ static void side_by_side(void) {
  * together: a query just before an impulse at the same cell must answer
  * the value before it, one just after the value after it, and a query
  * right after a step the stepped value. */
-enum { PIPELINED_ROUNDS = 20 };
+enum { PIPELINED_ROUNDS = SLOW ? 8 : 20 };
 static void pipelined(wave_sim *sim, record *r) {
     const int n = MIXED_N;
     unsigned seed = 777;
@@ -363,7 +366,7 @@ static void pipelined(wave_sim *sim, record *r) {
  * the bands read a step and the query after it together (the persistent
  * kernel is held at an impulse behind a long batch of steps meanwhile), so
  * that the band holding the cell is likely to answer with the step. */
-enum { TRIPLES = 40, HELD_ROUNDS = 3 };
+enum { TRIPLES = SLOW ? 15 : 40, HELD_ROUNDS = 3 };
 static void triples(wave_sim *sim, record *r) {
     const int n = MIXED_N;
     unsigned seed = 4242;
@@ -433,15 +436,18 @@ int main(int argc, char **argv) {
     run_both("triples", triples, MIXED_N, 0.0f, 1);
     if (exact) {
         /* Bands of 4 rows, as on an H100 (512 rows, 130 bands): an impulse
-         * reaches up to 4 bands, and most steps wait for no impulse. */
+         * reaches up to 4 bands, and most steps wait for no impulse.
+         * Under a sanitizer, the 12-band runs that the others cover are left
+         * out: there each command of the 13-thread grid can take 100 ms on a
+         * loaded machine. */
         cpu_blocks = 13;
         run_both("mixed, 12 bands", mixed, MIXED_N, 0.0f, 1);
-        run_both("pipelined, 12 bands", pipelined, MIXED_N, 0.0f, 1);
-        run_both("triples, 12 bands", triples, MIXED_N, 0.0f, 1);
+        if (!SLOW) run_both("pipelined, 12 bands", pipelined, MIXED_N, 0.0f, 1);
+        if (!SLOW) run_both("triples, 12 bands", triples, MIXED_N, 0.0f, 1);
         /* Two warps per block, as on a GPU: block 0's warp 0 relays and
          * hands each batch to warp 1, which applies the impulses. */
         cpu_threads = 64;
-        run_both("mixed, 12 bands, two warps", mixed, MIXED_N, 0.0f, 1);
+        if (!SLOW) run_both("mixed, 12 bands, two warps", mixed, MIXED_N, 0.0f, 1);
         run_both("triples, 12 bands, two warps", triples, MIXED_N, 0.0f, 1);
         cpu_blocks = 3;
         run_both("pipelined, two warps", pipelined, MIXED_N, 0.0f, 1);
