@@ -20,23 +20,47 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "wave_sim.h"
 
-/* Under a sanitizer the persistent grid's 13 threads run several times
- * slower, and on a loaded 2-core machine each command can take 100 ms or
- * more: fewer commands and held steps then. */
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define SLOW 1
+#define SANITIZED 1
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define SLOW 1
+#define SANITIZED 1
 #endif
 #endif
-#ifndef SLOW
-#define SLOW 0
+#ifndef SANITIZED
+#define SANITIZED 0
 #endif
+
+/* How much each scenario does. The persistent grid's threads poll, so
+ * under a sanitizer, or on a machine whose load is more than twice its
+ * cores, each command of a 13-thread grid can take 100 ms: then fewer
+ * commands and held steps, and the 12-band runs that the others cover are
+ * left out (main says which set ran). */
+static struct {
+    bool reduced;
+    int conservation_chunks, damping_rounds, mixed_ops, pipelined_rounds, triples;
+    uint32_t held_steps;
+} plan;
+
+static void choose_plan(void) {
+    double load = 0;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    bool busy = getloadavg(&load, 1) == 1 && cores > 0 && load > 2.0 * (double)cores;
+    plan.reduced = SANITIZED || busy;
+    plan.conservation_chunks = plan.reduced ? 4 : 12;
+    plan.damping_rounds = plan.reduced ? 3 : 8;
+    plan.mixed_ops = plan.reduced ? 90 : 300;
+    plan.pipelined_rounds = plan.reduced ? 8 : 20;
+    plan.triples = plan.reduced ? 15 : 40;
+    plan.held_steps = plan.reduced ? 40 : 300;
+    if (plan.reduced)
+        printf("reduced set: %s\n", SANITIZED ? "sanitizer build" : "load average above twice the core count");
+}
 
 enum { N = 65, C = N / 2 };
 
@@ -179,7 +203,6 @@ static void run_both(const char *name, scenario *fn, int n, float damping, int r
     }
 }
 
-enum { CONSERVATION_CHUNKS = SLOW ? 4 : 12, DAMPING_ROUNDS = SLOW ? 3 : 8, MIXED_OPS = SLOW ? 90 : 300 };
 
 /* A centred impulse, no damping: energy stays, symmetry stays. */
 static void conservation(wave_sim *sim, record *r) {
@@ -189,7 +212,7 @@ static void conservation(wave_sim *sim, record *r) {
     double e0 = wave_energy(cur, prev, N, N, 0.5f);
     CHECK(e0 > 0);
     double drift = 0;
-    for (int k = 0; k < CONSERVATION_CHUNKS; k++) {
+    for (int k = 0; k < plan.conservation_chunks; k++) {
         CHECK_WAVE(wave_step(sim, k == 0 ? 1 : 37, NULL)); /* odd counts: the current level alternates buffers */
         read_field(sim, r, &cur, &prev);
         double e = wave_energy(cur, prev, N, N, 0.5f);
@@ -200,7 +223,7 @@ static void conservation(wave_sim *sim, record *r) {
     /* the wave has reached the walls and come back */
     CHECK(fabsf(cur[0]) > 0.0f);
     printf("    damping 0: energy %.6f, largest relative drift %.2g over %d steps\n", e0, drift,
-           1 + 37 * (CONSERVATION_CHUNKS - 1));
+           1 + 37 * (plan.conservation_chunks - 1));
     CHECK(drift < 1e-4);
 }
 
@@ -212,7 +235,7 @@ static void damping(wave_sim *sim, record *r) {
     CHECK_WAVE(wave_set_damping(sim, 0.02f, NULL));
     read_field(sim, r, &cur, &prev);
     double last = wave_energy(cur, prev, N, N, 0.5f), first = last;
-    for (int k = 0; k < DAMPING_ROUNDS; k++) {
+    for (int k = 0; k < plan.damping_rounds; k++) {
         CHECK_WAVE(wave_step(sim, 25, NULL));
         read_field(sim, r, &cur, &prev);
         double e = wave_energy(cur, prev, N, N, 0.5f);
@@ -237,7 +260,7 @@ enum { MIXED_N = 48 };
 static void mixed(wave_sim *sim, record *r) {
     const int n = MIXED_N;
     unsigned seed = 12345;
-    for (int op = 0; op < MIXED_OPS; op++) {
+    for (int op = 0; op < plan.mixed_ops; op++) {
         int x, y;
         random_cell(&seed, n, &x, &y);
         wave_ticket t = 0;
@@ -275,7 +298,7 @@ static void mixed(wave_sim *sim, record *r) {
     for (int k = 0; k < 64; k++) CHECK_WAVE(wave_step(sim, 0, NULL));
     CHECK_STATUS(wave_wait(sim, t, &v), RK_OUT_OF_RANGE);
     CHECK_STATUS(wave_wait(sim, t + 1000, NULL), RK_INVALID_ARGUMENT);
-    printf("    mixed: %d commands, %d queries answered\n", MIXED_OPS, r->answered);
+    printf("    mixed: %d commands, %d queries answered\n", plan.mixed_ops, r->answered);
 }
 
 /* A traditional simulation opened first, then a persistent one with the
@@ -332,12 +355,11 @@ static void side_by_side(void) {
  * together: a query just before an impulse at the same cell must answer
  * the value before it, one just after the value after it, and a query
  * right after a step the stepped value. */
-enum { PIPELINED_ROUNDS = SLOW ? 8 : 20 };
 static void pipelined(wave_sim *sim, record *r) {
     const int n = MIXED_N;
     unsigned seed = 777;
     CHECK_WAVE(wave_inject(sim, n / 2, n / 2, 1.0f, NULL));
-    for (int round = 0; round < PIPELINED_ROUNDS; round++) {
+    for (int round = 0; round < plan.pipelined_rounds; round++) {
         int x, y;
         random_cell(&seed, n, &x, &y);
         wave_ticket before = 0, after = 0, stepped = 0;
@@ -357,7 +379,7 @@ static void pipelined(wave_sim *sim, record *r) {
     }
     const float *cur, *prev;
     read_field(sim, r, &cur, &prev);
-    printf("    pipelined: %d rounds of query, impulse, query, step, query\n", PIPELINED_ROUNDS);
+    printf("    pipelined: %d rounds of query, impulse, query, step, query\n", plan.pipelined_rounds);
 }
 
 /* The seed table's mix: inject, step, query triples at random cells (band
@@ -366,12 +388,12 @@ static void pipelined(wave_sim *sim, record *r) {
  * the bands read a step and the query after it together (the persistent
  * kernel is held at an impulse behind a long batch of steps meanwhile), so
  * that the band holding the cell is likely to answer with the step. */
-enum { TRIPLES = SLOW ? 15 : 40, HELD_ROUNDS = 3 };
+enum { HELD_ROUNDS = 3 };
 static void triples(wave_sim *sim, record *r) {
     const int n = MIXED_N;
     unsigned seed = 4242;
     CHECK_WAVE(wave_inject(sim, n / 2, n / 2, 1.0f, NULL));
-    for (int k = 0; k < TRIPLES; k++) {
+    for (int k = 0; k < plan.triples; k++) {
         int x, y;
         random_cell(&seed, n, &x, &y);
         if (k % 5 == 1) x = 0, y = n - 1; /* a corner: the walls' reflection */
@@ -386,7 +408,7 @@ static void triples(wave_sim *sim, record *r) {
         CHECK_WAVE(wave_wait(sim, t, &v));
         answer(r, v);
     }
-    const uint32_t held_steps = exact ? (SLOW ? 40 : 300) : 5000;
+    const uint32_t held_steps = exact ? plan.held_steps : 5000;
     for (int k = 0; k < HELD_ROUNDS; k++) {
         int x = 5 + 11 * k, y = 4 * k + 3; /* the last row of a 12-band grid's band */
         wave_ticket t = 0;
@@ -401,7 +423,7 @@ static void triples(wave_sim *sim, record *r) {
     }
     const float *cur, *prev;
     read_field(sim, r, &cur, &prev);
-    printf("    triples: %d inject-step-query triples, %d held rounds\n", TRIPLES, HELD_ROUNDS);
+    printf("    triples: %d inject-step-query triples, %d held rounds\n", plan.triples, HELD_ROUNDS);
 }
 
 int main(int argc, char **argv) {
@@ -429,25 +451,24 @@ int main(int argc, char **argv) {
     unsetenv("WAVE_KERNEL_DEFINES");
 
     printf("wave showcase on %s\n", device);
-    run_both("conservation", conservation, N, 0.0f, 1 + CONSERVATION_CHUNKS);
-    run_both("damping", damping, N, 0.0f, 1 + DAMPING_ROUNDS);
+    choose_plan();
+    run_both("conservation", conservation, N, 0.0f, 1 + plan.conservation_chunks);
+    run_both("damping", damping, N, 0.0f, 1 + plan.damping_rounds);
     run_both("mixed", mixed, MIXED_N, 0.0f, 1);
     run_both("pipelined", pipelined, MIXED_N, 0.0f, 1);
     run_both("triples", triples, MIXED_N, 0.0f, 1);
     if (exact) {
         /* Bands of 4 rows, as on an H100 (512 rows, 130 bands): an impulse
          * reaches up to 4 bands, and most steps wait for no impulse.
-         * Under a sanitizer, the 12-band runs that the others cover are left
-         * out: there each command of the 13-thread grid can take 100 ms on a
-         * loaded machine. */
+         * The reduced set leaves out the runs that the others cover. */
         cpu_blocks = 13;
         run_both("mixed, 12 bands", mixed, MIXED_N, 0.0f, 1);
-        if (!SLOW) run_both("pipelined, 12 bands", pipelined, MIXED_N, 0.0f, 1);
-        if (!SLOW) run_both("triples, 12 bands", triples, MIXED_N, 0.0f, 1);
+        if (!plan.reduced) run_both("pipelined, 12 bands", pipelined, MIXED_N, 0.0f, 1);
+        if (!plan.reduced) run_both("triples, 12 bands", triples, MIXED_N, 0.0f, 1);
         /* Two warps per block, as on a GPU: block 0's warp 0 relays and
          * hands each batch to warp 1, which applies the impulses. */
         cpu_threads = 64;
-        if (!SLOW) run_both("mixed, 12 bands, two warps", mixed, MIXED_N, 0.0f, 1);
+        if (!plan.reduced) run_both("mixed, 12 bands, two warps", mixed, MIXED_N, 0.0f, 1);
         run_both("triples, 12 bands, two warps", triples, MIXED_N, 0.0f, 1);
         cpu_blocks = 3;
         run_both("pipelined, two warps", pipelined, MIXED_N, 0.0f, 1);
