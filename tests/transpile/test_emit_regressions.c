@@ -1,0 +1,48 @@
+/* What each emitter writes for constructs it once got wrong (issue 21):
+ * the text of the output, where executing it is not needed to tell. The
+ * kernels of tests/transpile/cases/meaning.c run on the CPU and WebGPU
+ * (test_webgpu_transpiled.c) and compile with NVRTC (test_nvrtc.c). */
+#include "check.h"
+#include "ringkernel/transpile.h"
+
+static rk_transpile_result *transpile(const char *source, rk_transpile_target target) {
+    char text[4096];
+    snprintf(text, sizeof text, "#include <ringkernel/dsl.h>\n%s", source);
+    rk_transpile_desc d = {.source = text, .path = "k.c", .target = target, .no_file_system = true};
+    rk_transpile_result *r = NULL;
+    rk_status s = rk_transpile(&d, &r);
+    if (s != RK_OK) fprintf(stderr, "%s\n", rk_transpile_diagnostics_text(r));
+    CHECK_OK(s);
+    return r;
+}
+
+/* Asserts that `want` occurs in the output after `after`. */
+static void check_after(const rk_transpile_result *r, const char *after, const char *want) {
+    const char *out = rk_transpile_output(r, NULL);
+    const char *a = strstr(out, after);
+    if (!a || !strstr(a, want)) fprintf(stderr, "wanted '%s' after '%s' in:\n%s\n", want, after, out);
+    CHECK(a != NULL);
+    CHECK(strstr(a, want) != NULL);
+}
+
+static void else_if_then_statement(void) {
+    static const char src[] = "RK_KERNEL void k(int *out, int n) {\n"
+                              "    int d = 0;\n"
+                              "    if (n > 1) d = 1; else if (n > 0) d = 2;\n"
+                              "    out[0] = d;\n"
+                              "    if (n > 1) d = 1; else if (n > 0) d = 2; else d = 3;\n"
+                              "    out[1] = d;\n"
+                              "}\n";
+    for (int t = 0; t < 2; t++) {
+        rk_transpile_result *r = transpile(src, t ? RK_TARGET_WGSL : RK_TARGET_CUDA);
+        check_after(r, "else if", t ? "out[0i] = d;" : "out[0] = d;");
+        check_after(r, "d = 3", t ? "out[1i] = d;" : "out[1] = d;");
+        rk_transpile_result_destroy(r);
+    }
+    printf("else-if chain followed by a statement: kept on CUDA and WGSL\n");
+}
+
+int main(void) {
+    else_if_then_statement();
+    return 0;
+}
