@@ -48,6 +48,11 @@ typedef struct emitter {
     const tp_type *checked[64]; /* structs whose layout was checked, and the verdict */
     bool checked_ok[64];
     int checked_count;
+    /* Expressions lowered into statements (emit_wgsl_lower.c): the node and
+     * the temporary that holds its value. */
+    const tp_node **lowered;
+    const char **lowered_names;
+    int lowered_count, lowered_cap;
 } emitter;
 
 
@@ -124,5 +129,22 @@ void rk__wgsl_expr(emitter *e, tp_node *n);
 /* The module-scope name of an RK_SHARED variable of fn (NULL: file scope). */
 const char *rk__wgsl_shared_name(emitter *e, const tp_obj *fn, const tp_obj *var);
 void rk__wgsl_stmt(emitter *e, tp_node *n);
+/* An expression statement (split at commas, lowered where it must be). */
+void rk__wgsl_expr_stmt(emitter *e, tp_node *n);
+/* f(&s.a, &s.b): does the call need copies for WGSL's alias rule? */
+bool rk__wgsl_call_needs_temps(emitter *e, tp_node *n);
+/* Writes the call as statements with those copies; its value, when result
+ * is not NULL, into a new `let result`. */
+void rk__wgsl_call_with_temps(emitter *e, tp_node *n, const char *result);
+
+/* ---- lowering into statements (emit_wgsl_lower.c) ---- */
+
+bool rk__wgsl_has_effects(const tp_node *n);
+/* Does the expression hold something that must become statements? */
+bool rk__wgsl_needs_lowering(emitter *e, const tp_node *n);
+/* Writes those statements; the expression then reads their temporaries. */
+void rk__wgsl_lower(emitter *e, tp_node *n);
+/* The temporary holding a lowered node's value; NULL if it was not lowered. */
+const char *rk__wgsl_lowered_name(const emitter *e, const tp_node *n);
 
 #endif

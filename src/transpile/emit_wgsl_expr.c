@@ -188,7 +188,14 @@ void rk__wgsl_one_arg(emitter *e, const tp_obj *p, tp_node *a) {
         /* Pointers to locals pass as WGSL pointers; whole arrays by reference. */
         tp_node *s = rk__wgsl_strip_ptr_conv(a);
         name_entry *ne = s->kind == ND_VAR ? rk__wgsl_find_name(e, s->obj) : NULL;
-        if (s->kind == ND_ADDR) {
+        const tp_obj *root = rk__wgsl_lvalue_root(s);
+        name_entry *rn = root ? rk__wgsl_find_name(e, root) : NULL;
+        if ((rn && rn->kind == NK_BUFFER) || (root && root->is_shared)) {
+            /* The helper's parameter is a ptr<function, T>. */
+            refuse(e, a->tok, "a pointer into a buffer or shared memory cannot be passed to a function; pass the "
+                              "buffer and an index, or copy the value into a local");
+            put(e, "0");
+        } else if (s->kind == ND_ADDR) {
             put(e, "&");
             rk__wgsl_lvalue(e, s->lhs);
         } else if (s->ty->kind == TY_ARRAY) {
@@ -561,7 +568,12 @@ static void infix(emitter *e, tp_node *n) {
 
 /* A condition: WGSL wants bool where C takes any scalar. */
 void rk__wgsl_cond(emitter *e, tp_node *n) {
-    switch (n->kind) {
+    const char *lowered = rk__wgsl_lowered_name(e, n);
+    if (lowered && rk__wgsl_is_comparison(n->kind)) {
+        put(e, lowered); /* && or ||: a bool */
+        return;
+    }
+    switch (lowered ? ND_NULL_STMT : n->kind) {
     case ND_EQ: case ND_NE: case ND_LT: case ND_LE: case ND_GT: case ND_GE:
         if (unq(n->lhs->ty)->kind == TY_LONG) {
             const char *lt = unq(n->lhs->ty)->is_unsigned ? "rk_ltu64" : "rk_lti64";
@@ -617,6 +629,11 @@ void rk__wgsl_cond(emitter *e, tp_node *n) {
 }
 
 void rk__wgsl_expr(emitter *e, tp_node *n) {
+    const char *lowered = rk__wgsl_lowered_name(e, n);
+    if (lowered && !rk__wgsl_is_comparison(n->kind)) {
+        put(e, lowered);
+        return;
+    }
     if (rk__wgsl_is_comparison(n->kind)) { /* C gives int 0 or 1 */
         put(e, "select(0i, 1i, ");
         rk__wgsl_cond(e, n);

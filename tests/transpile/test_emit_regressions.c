@@ -42,7 +42,35 @@ static void else_if_then_statement(void) {
     printf("else-if chain followed by a statement: kept on CUDA and WGSL\n");
 }
 
+/* Asserts that `bad` does not occur in the output. */
+static void check_absent(const rk_transpile_result *r, const char *bad) {
+    const char *out = rk_transpile_output(r, NULL);
+    if (strstr(out, bad)) fprintf(stderr, "did not want '%s' in:\n%s\n", bad, out);
+    CHECK(strstr(out, bad) == NULL);
+}
+
+static void wgsl_side_effects_not_selected(void) {
+    static const char src[] = "RK_DEVICE int twice(int *p) { *p *= 2; return *p; }\n"
+                              "RK_KERNEL void k(const int *v, int *count, int *out) {\n"
+                              "    int i = thread_idx_x(), t = i;\n"
+                              "    int slot = v[i] > 0 ? atomic_add_i32(count, 1) : -1;\n"
+                              "    out[i] = slot + (v[i] > 2 && twice(&t) > 4 ? atomic_add_i32(&count[1], 1) : 0);\n"
+                              "    while (atomic_cas_i32(&count[2], 0, 1) != 0) { }\n"
+                              "    out[0] = v[i] > 3 || atomic_add_i32(&count[3], 1) > 0;\n"
+                              "}\n";
+    rk_transpile_result *r = transpile(src, RK_TARGET_WGSL);
+    check_absent(r, "select(-1i, atomicAdd");
+    check_absent(r, ", atomicAdd(&k_count[1i], 1i), ");
+    check_after(r, "var rk_v0: i32;", "if ((k_v[i] > 0i)) {");
+    /* the strong compare-exchange retries a spurious failure */
+    check_after(r, "loop {", "atomicCompareExchangeWeak(");
+    check_after(r, "atomicCompareExchangeWeak(", "if (r.exchanged || r.old_value != ");
+    rk_transpile_result_destroy(r);
+    printf("WGSL: side effects in ?: arms and after && / || are statements; CAS is strong\n");
+}
+
 int main(void) {
     else_if_then_statement();
+    wgsl_side_effects_not_selected();
     return 0;
 }
