@@ -17,6 +17,16 @@ typedef enum name_kind {
     NK_DROPPED,    /* the stencil grid position: no WGSL value */
 } name_kind;
 
+/* Helpers the emitter finds it needs while writing functions; WGSL's
+ * module-scope declarations may come in any order, so they follow. */
+enum {
+    LATE_NONFINITE = 1 << 0, /* rk_f32_inf_bits, rk_f32_nan_bits */
+    LATE_ISNAN = 1 << 1,
+    LATE_ISINF = 1 << 2,
+    LATE_ISFINITE = 1 << 3,
+    LATE_FFS = 1 << 4,
+};
+
 typedef struct name_entry {
     const tp_obj *obj;
     const char *name;
@@ -50,6 +60,7 @@ typedef struct emitter {
     int checked_count;
     /* Expressions lowered into statements (emit_wgsl_lower.c): the node and
      * the temporary that holds its value. */
+    unsigned late_helpers; /* LATE_*: helpers written after the functions that use them */
     const tp_node **lowered;
     const char **lowered_names;
     int lowered_count, lowered_cap;
@@ -121,6 +132,8 @@ void rk__wgsl_init_list(emitter *e, tp_node *n, const tp_type *ty);
 void rk__wgsl_as_type(emitter *e, tp_node *n, const tp_type *to);
 /* A condition: bool, as WGSL wants where C takes any scalar. */
 void rk__wgsl_cond(emitter *e, tp_node *n);
+/* x != x or x == x on floating values: C's NaN tests. */
+bool rk__wgsl_is_self_comparison(const tp_node *n);
 /* A value of the WGSL type of n's C type. */
 void rk__wgsl_expr(emitter *e, tp_node *n);
 

@@ -69,8 +69,33 @@ static void wgsl_side_effects_not_selected(void) {
     printf("WGSL: side effects in ?: arms and after && / || are statements; CAS is strong\n");
 }
 
+static void nan_tests_and_nonfinite_constants(void) {
+    static const char src[] = "RK_KERNEL void k(const float *f, int *out) {\n"
+                              "    float x = f[0], inf = INFINITY;\n"
+                              "    out[0] = x != x;\n"
+                              "    out[1] = isnan(x) + isinf(x) + isfinite(x);\n"
+                              "    out[2] = x == 1.0f / 0.0f || x == -(1e30f * 1e30f) || x == 1e39f || x == inf;\n"
+                              "}\n";
+    rk_transpile_result *r = transpile(src, RK_TARGET_WGSL);
+    check_after(r, "k_out[0i] = ", "rk_isnan(x)");
+    check_after(r, "fn rk_isnan(x: f32) -> bool", "bitcast<u32>(x)");
+    check_after(r, "k_out[1i] = ", "rk_isinf(x)");
+    check_absent(r, "(x != x)");
+    /* an infinite constant expression makes the module invalid */
+    check_absent(r, "1.0f / 0.0f");
+    check_absent(r, "bitcast<f32>(0x7f800000u)");
+    check_after(r, "var<private> rk_f32_inf_bits: u32", "0x7f800000u");
+    rk_transpile_result_destroy(r);
+    r = transpile(src, RK_TARGET_CUDA);
+    check_absent(r, "1e30f * 1e30f"); /* NVRTC warns about the overflow */
+    check_after(r, "out[2] = ", "__int_as_float((int)0xff800000u)");
+    rk_transpile_result_destroy(r);
+    printf("NaN tests by bits on WGSL; constants folding to inf/NaN written as bits on both targets\n");
+}
+
 int main(void) {
     else_if_then_statement();
     wgsl_side_effects_not_selected();
+    nan_tests_and_nonfinite_constants();
     return 0;
 }

@@ -69,3 +69,25 @@ RK_KERNEL void cas_insert(const int *v, int *table, int *claimed, int n, int siz
         h = (h + 1) % size;
     }
 }
+/* NaN and infinity tests, which WGSL implementations may fold away, and
+ * constants that fold to infinity or NaN (an invalid WGSL module if written
+ * as constant expressions). */
+RK_KERNEL void nan_tests(const float *f, int *out, int n) {
+    int i = block_idx_x() * block_dim_x() + thread_idx_x();
+    if (i >= n) return;
+    float x = f[i];
+    float big = INFINITY;
+    int r = 0;
+    if (x != x) r |= 1;
+    if (isnan(x)) r |= 2;
+    if (isinf(x)) r |= 4;
+    if (isfinite(x)) r |= 8;
+    if (x == big) r |= 16;
+    if (x == -INFINITY) r |= 32;
+    if (!(x == x)) r |= 64;
+    if (x == 1.0f / 0.0f) r |= 128;
+    if (x == -(1e30f * 1e30f)) r |= 256;
+    float q = 0.0f * INFINITY;
+    if (isnan(q) && isnan(NAN)) r |= 512;
+    out[i] = r;
+}
