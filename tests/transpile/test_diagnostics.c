@@ -164,6 +164,29 @@ static const diag_case cases[] = {
             "7:13: error: expected ',' before '{'", "8:38: error: expected ';' before '}'"}},
 };
 
+/* Issue 21: what WGSL cannot express is refused, never an invalid module. */
+static const diag_case wgsl_cases[] = {
+    {"WGSL: atomics on a struct member in a buffer", DSL "typedef struct Cell { int count; float w; } Cell;\n"
+                                                         "RK_KERNEL void k(Cell *cells) {\n"
+                                                         "    atomic_add_i32(&cells[thread_idx_x()].count, 1);\n"
+                                                         "}\n",
+     0, 0, {"4:5: error: atomic_add_i32 on a member of a struct in a buffer or shared memory is not available (WGSL "
+            "target); keep the counter in its own int or uint buffer"}},
+    {"WGSL: pointers as integers", DSL "RK_KERNEL void k(int *out) {\n"
+                                       "    int local = 3;\n"
+                                       "    out[0] = (int)(long)&local;\n"
+                                       "    if (out) out[1] = 1;\n"
+                                       "    int *p = (int *)64;\n"
+                                       "}\n",
+     0, 0, {"4:25: error: converting a pointer to an integer is not available (WGSL pointers have no address) (WGSL target)",
+            "5:9: error: testing a pointer against null is not available (WGSL pointers are never null) (WGSL target)",
+            "6:10: error: a local pointer must be initialised with the address of a local variable or array (WGSL target)"}},
+    {"WGSL: a buffer element passed by pointer", DSL "RK_DEVICE void inc(int *p) { *p += 1; }\n"
+                                                     "RK_KERNEL void k(int *out) { inc(&out[2]); }\n",
+     0, 0, {"3:34: error: a pointer into a buffer or shared memory cannot be passed to a function; pass the buffer and "
+            "an index, or copy the value into a local (WGSL target)"}},
+};
+
 static char *format_diag(const rk_diagnostic *d) {
     static const char *const sev[] = {"error", "warning", "note"};
     char *s = NULL;
@@ -176,8 +199,9 @@ static char *format_diag(const rk_diagnostic *d) {
     return s;
 }
 
-static int run_case(const diag_case *c, bool print) {
-    rk_transpile_desc d = {.source = c->source, .path = "diag.c", .no_file_system = true, .kind = c->kind};
+static int run_case(const diag_case *c, rk_transpile_target target, bool print) {
+    rk_transpile_desc d = {.source = c->source, .path = "diag.c", .no_file_system = true, .kind = c->kind,
+                           .target = target};
     d.stencil.halo = c->halo;
     rk_transpile_result *r = NULL;
     rk_status s = rk_transpile(&d, &r);
@@ -242,7 +266,9 @@ static void many_errors(void) {
 int main(void) {
     bool print = getenv("RK_PRINT_DIAGS") != NULL;
     int failures = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) failures += run_case(&cases[i], print);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) failures += run_case(&cases[i], RK_TARGET_CUDA, print);
+    for (size_t i = 0; i < sizeof wgsl_cases / sizeof wgsl_cases[0]; i++)
+        failures += run_case(&wgsl_cases[i], RK_TARGET_WGSL, print);
     rendered_text();
     many_errors();
     if (failures) fprintf(stderr, "%d mismatches\n", failures);
