@@ -162,6 +162,38 @@ static const diag_case cases[] = {
                                   "RK_KERNEL void k2(int *d) { d[0] = 4 }\n",
      0, 0, {"3:17: error: expected an expression before ';'", "5:5: error: expected ';' before 'd'",
             "7:13: error: expected ',' before '{'", "8:38: error: expected ';' before '}'"}},
+    /* Issue 21: a path without return; CUDA names with the DSL's; no libc. */
+    {"falling off a non-void function", DSL "int sign(int x) { if (x > 0) return 1; else if (x < 0) return -1; }\n"
+                                            "int first(const int *v) { for (int i = 0;; i++) if (v[i]) break; }\n"
+                                            "int pick(int x) { switch (x) { case 0: return 1; } }\n"
+                                            "int loop(int x) { while (1) { if (x) return x; } }\n"
+                                            "int both(int x) { if (x) return 1; else return 2; }\n"
+                                            "int all(int x) { switch (x) { case 0: return 1; default: return 2; } }\n"
+                                            "int spin(int x) { do { x++; } while (1); }\n"
+                                            "RK_KERNEL void k(int *o) { o[0] = sign(1) + first(o) + pick(0) + loop(1) "
+                                            "+ both(0) + all(0) + spin(0); }\n",
+     0, 0, {"2:5: error: non-void function 'sign' can reach its end without returning a value",
+            "3:5: error: non-void function 'first' can reach its end without returning a value",
+            "4:5: error: non-void function 'pick' can reach its end without returning a value"}},
+    {"CUDA spellings", DSL "RK_KERNEL void k(int *o) {\n"
+                           "    o[threadIdx.x] = blockIdx.x * blockDim.x;\n"
+                           "    __syncthreads();\n"
+                           "    atomicAdd(o, 1);\n"
+                           "}\n"
+                           "__global__ void g(int *o) { }\n",
+     0, 0, {"3:7: error: use of undeclared identifier 'threadIdx'; the DSL's is thread_idx_x(), thread_idx_y(), thread_idx_z()",
+            "3:22: error: use of undeclared identifier 'blockIdx'; the DSL's is block_idx_x(), block_idx_y(), block_idx_z()",
+            "3:35: error: use of undeclared identifier 'blockDim'; the DSL's is block_dim_x(), block_dim_y(), block_dim_z()",
+            "4:5: error: call to undeclared function '__syncthreads'; the DSL's is sync_threads()",
+            "5:5: error: call to undeclared function 'atomicAdd'; the DSL's is atomic_add_i32, atomic_add_u32, "
+            "atomic_add_u64 or atomic_add_f32(p, v)",
+            "7:1: error: expected a type before '__global__'; the DSL's is RK_KERNEL"}},
+    {"C library and CUDA headers", "#include <stdlib.h>\n#include <cuda_runtime.h>\n" DSL
+                                   "RK_KERNEL void k(int *o) { o[0] = 1; }\n",
+     0, 0, {"1:2: error: 'stdlib.h' file not found: kernels have no C library: <ringkernel/dsl.h> gives them <math.h>, "
+            "<stdint.h>, <stddef.h>, <stdbool.h>, <float.h> and <limits.h>, and the DSL's functions",
+            "2:2: error: 'cuda_runtime.h' file not found: CUDA headers are not needed: include <ringkernel/dsl.h>, whose "
+            "functions the transpiler maps to CUDA"}},
 };
 
 /* Issue 21: what WGSL cannot express is refused, never an invalid module. */
