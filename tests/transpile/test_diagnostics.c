@@ -194,10 +194,26 @@ static const diag_case cases[] = {
             "<stdint.h>, <stddef.h>, <stdbool.h>, <float.h> and <limits.h>, and the DSL's functions",
             "2:2: error: 'cuda_runtime.h' file not found: CUDA headers are not needed: include <ringkernel/dsl.h>, whose "
             "functions the transpiler maps to CUDA"}},
+    {"shared memory over CUDA's static limit", DSL "RK_DEVICE float helper(int i) { RK_SHARED float more[4097]; "
+                                                   "more[i] = 1.0f; return more[0]; }\n"
+                                                   "RK_KERNEL void k(float *o) {\n"
+                                                   "    RK_SHARED float big[8192];\n"
+                                                   "    big[thread_idx_x()] = helper(1);\n"
+                                                   "    o[0] = big[0];\n"
+                                                   "}\n",
+     0, 0, {"3:16: error: 'k' uses 49156 bytes of shared memory (RK_SHARED); the CUDA target allows 49152 (48 KiB of "
+            "static shared memory)"}},
 };
 
 /* Issue 21: what WGSL cannot express is refused, never an invalid module. */
 static const diag_case wgsl_cases[] = {
+    {"WGSL: shared memory over the default workgroup storage", DSL "RK_KERNEL void k(float *o) {\n"
+                                                               "    RK_SHARED float tile[4097];\n"
+                                                               "    tile[thread_idx_x()] = 1.0f;\n"
+                                                               "    o[0] = tile[0];\n"
+                                                               "}\n",
+     0, 0, {"2:16: error: 'k' uses 16388 bytes of shared memory (RK_SHARED); the WGSL target allows 16384 (WebGPU's "
+            "default maxComputeWorkgroupStorageSize)"}},
     {"WGSL: atomics on a struct member in a buffer", DSL "typedef struct Cell { int count; float w; } Cell;\n"
                                                          "RK_KERNEL void k(Cell *cells) {\n"
                                                          "    atomic_add_i32(&cells[thread_idx_x()].count, 1);\n"
