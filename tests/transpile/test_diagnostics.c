@@ -194,6 +194,14 @@ static const diag_case cases[] = {
             "<stdint.h>, <stddef.h>, <stdbool.h>, <float.h> and <limits.h>, and the DSL's functions",
             "2:2: error: 'cuda_runtime.h' file not found: CUDA headers are not needed: include <ringkernel/dsl.h>, whose "
             "functions the transpiler maps to CUDA"}},
+    {"RK_BLOCK_SIZE misuse", STENCIL "RK_KERNEL RK_BLOCK_SIZE(64, 1, 1) void s(const float *in, float *out, rk_grid_pos p) {\n"
+                                     "    out[rk_pos_idx(p)] = in[0];\n"
+                                     "}\n"
+                                     "RK_KERNEL RK_BLOCK_SIZE(64, 32, 1) void big(int *o) { o[0] = 1; }\n"
+                                     "RK_DEVICE RK_BLOCK_SIZE(64, 1, 1) int helper(int x) { return x; }\n",
+     0, 0, {"2:11: error: RK_BLOCK_SIZE does not apply to a stencil kernel, whose block is its tile",
+            "5:11: error: RK_BLOCK_SIZE(64, 32, 1): each size must be at least 1 and the block at most 1024 threads",
+            "6:11: error: RK_BLOCK_SIZE marks a kernel (RK_KERNEL), not 'helper'"}},
     {"shared memory over CUDA's static limit", DSL "RK_DEVICE float helper(int i) { RK_SHARED float more[4097]; "
                                                    "more[i] = 1.0f; return more[0]; }\n"
                                                    "RK_KERNEL void k(float *o) {\n"

@@ -594,6 +594,42 @@ static void unsigned_atomics(rk_context *cpu, rk_context *wg) {
     printf("unsigned_atomics (atomic_min/max/exch_u32, atomic_load_u32): cpu and webgpu == C\n");
 }
 
+static void block_sized(rk_context *cpu, rk_context *wg) {
+    rk_transpile_result *r = NULL;
+    CHECK_OK(to_wgsl(builtins_src, &r));
+    const rk_transpiled_kernel *tk = NULL;
+    for (size_t i = 0; i < rk_transpile_kernel_count(r); i++)
+        if (strcmp(rk_transpile_kernel(r, i)->name, "block_sized") == 0) tk = rk_transpile_kernel(r, i);
+    CHECK(tk != NULL);
+    CHECK_EQ(tk->block[0], 32u);
+    CHECK_EQ(tk->block[1], 2u);
+    CHECK_EQ(tk->block[2], 1u);
+    rk_transpile_result_destroy(r);
+    pair p;
+    pair_open(&p, cpu, wg, builtins_src, "block_sized");
+    int out[64] = {0};
+    rk_buffer *bc, *bw;
+    upload2(&p, &bc, &bw, out, sizeof out);
+    rk_arg ac[] = {RK_ARG_BUF(bc)}, aw[] = {RK_ARG_BUF(bw)};
+    rk_launch_desc lc = {.grid = RK_DIM3(1, 1, 1), .block = RK_DIM3(32, 2, 1), .args = ac, .arg_count = 1};
+    rk_launch_desc lw = lc;
+    lw.args = aw;
+    CHECK_OK(rk_launch(p.fcpu, &lc));
+    CHECK_OK(rk_launch(p.fwg, &lw));
+    int a[64], b[64];
+    CHECK_OK(rk_copy_to_host(cpu, a, bc, 0, sizeof a, NULL));
+    CHECK_OK(rk_context_synchronize(cpu));
+    CHECK_OK(rk_copy_to_host(wg, b, bw, 0, sizeof b, NULL));
+    for (int t = 0; t < 64; t++) {
+        CHECK_EQ(a[t], 64000 + t);
+        CHECK_EQ(b[t], a[t]);
+    }
+    CHECK_OK(rk_buffer_free(bc));
+    CHECK_OK(rk_buffer_free(bw));
+    pair_close(&p);
+    printf("block_sized (RK_BLOCK_SIZE(32, 2, 1)): webgpu == cpu == C\n");
+}
+
 /* ---- handlers as ring kernels on both backends -------------------------------- */
 
 typedef struct FeatReq {
@@ -823,6 +859,7 @@ int main(void) {
     int_builtins(cpu, wg);
     float_builtins(cpu, wg);
     unsigned_atomics(cpu, wg);
+    block_sized(cpu, wg);
     CHECK_OK(rk_context_destroy(cpu));
     CHECK_OK(rk_context_destroy(wg));
     handlers();
