@@ -193,7 +193,9 @@ void rk__tp_check_program(tp_ctx *ctx, tp_program *prog) {
             if (p->ty->kind == TY_ARRAY || p->ty->kind == TY_STRUCT) {
                 /* Allowed by CUDA, but no launch API here can pass them. */
                 if (p->ty->kind == TY_STRUCT)
-                    rk__tp_error(ctx, p->tok, "kernel parameters must be numbers or pointers (a launch cannot pass a struct)");
+                    rk__tp_error(ctx, p->tok, "kernel parameters must be numbers or pointers: a launch (rk_arg) "
+                                                 "cannot pass a struct by value; pass its fields, or a pointer to a buffer "
+                                                 "holding it");
             }
         if (kind == RK_TRANSPILE_STENCIL) {
             if (grid_pos_params(fn) > 1) rk__tp_error(ctx, fn->tok, "a stencil kernel takes one rk_grid_pos");
