@@ -334,7 +334,13 @@ static void atomic_builtin(emitter *e, tp_node *n) {
         refuse(e, n->tok, "atomic_add_f32: WGSL has no floating-point atomics");
         put(e, "0.0f");
         return;
-    default: break;
+    default:
+        /* load_acquire_u32, store_release_u64 ...: ordering against the host
+         * through mapped memory, which WebGPU has neither of. */
+        refuse(e, n->tok, rk__tp_format(e->ctx, "%s: WGSL atomics are relaxed and WebGPU has no memory shared with "
+                                               "the host while a kernel runs", rk__tp_builtins[n->builtin].name));
+        put(e, "0u");
+        return;
     }
     tp_node *target = rk__wgsl_strip_ptr_conv(n->args);
     const char *t = n->builtin == TP_B_ATOMIC_ADD_U64 ? "u64"
