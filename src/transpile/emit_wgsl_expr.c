@@ -354,10 +354,14 @@ static void atomic_builtin(emitter *e, tp_node *n) {
     const tp_type *vt = strcmp(t, "u64") == 0 ? &rk__tp_ty_ulong : t[0] == 'u' ? &rk__tp_ty_uint : &rk__tp_ty_int;
     bool device = rk__wgsl_is_atomic_lvalue(e, target->kind == ND_ADDR ? target->lhs : target);
     if (device) {
-        if (strcmp(op, "CAS") == 0)
-            put(e, "atomicCompareExchangeWeak(&");
-        else
-            PRINTF(e, "atomic%s(&", op);
+        if (strcmp(op, "CAS") == 0) {
+            /* Statement contexts lower it into a strong loop first
+             * (emit_wgsl_lower.c); a weak exchange here would change its meaning. */
+            refuse(e, n->tok, "atomic_cas in this position cannot be made strong; assign its result to a variable first");
+            put(e, "0");
+            return;
+        }
+        PRINTF(e, "atomic%s(&", op);
         if (target->kind == ND_ADDR)
             rk__wgsl_lvalue(e, target->lhs);
         else
@@ -386,7 +390,6 @@ static void atomic_builtin(emitter *e, tp_node *n) {
         rk__wgsl_as_type(e, a, vt);
     }
     put(e, ")");
-    if (device && strcmp(op, "CAS") == 0) put(e, ".old_value");
 }
 
 static void builtin(emitter *e, tp_node *n) {
