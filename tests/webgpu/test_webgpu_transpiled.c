@@ -332,6 +332,22 @@ static void run_both(rk_context *cpu, rk_context *wg, const char *relative, cons
 
 static const char meaning_src[] = "tests/transpile/cases/meaning.c";
 
+/* One kernel of a source on the CPU backend, or transpiled on WebGPU. */
+static void module_on(rk_context *ctx, bool webgpu, const char *relative, const char *name, rk_module **m,
+                      rk_function **f) {
+    if (webgpu) {
+        rk_transpile_result *r = NULL;
+        CHECK_OK(to_wgsl(relative, &r));
+        CHECK_OK(rk_module_compile(ctx, rk_transpile_output(r, NULL), NULL, m));
+        rk_transpile_result_destroy(r);
+    } else {
+        char *src = rk_test_read_source(relative);
+        CHECK_OK(rk_module_compile(ctx, src, NULL, m));
+        free(src);
+    }
+    CHECK_OK(rk_module_get_function(*m, name, f));
+}
+
 static void else_if_tail(rk_context *cpu, rk_context *wg) {
     enum { N = 100 };
     int v[N], out[N];
@@ -387,17 +403,7 @@ static void cas_insert(rk_context *cpu, rk_context *wg) {
         rk_context *ctx = b ? wg : cpu;
         rk_module *m = NULL;
         rk_function *f = NULL;
-        if (b) {
-            rk_transpile_result *r = NULL;
-            CHECK_OK(to_wgsl(meaning_src, &r));
-            CHECK_OK(rk_module_compile(wg, rk_transpile_output(r, NULL), NULL, &m));
-            rk_transpile_result_destroy(r);
-        } else {
-            char *src = rk_test_read_source(meaning_src);
-            CHECK_OK(rk_module_compile(cpu, src, NULL, &m));
-            free(src);
-        }
-        CHECK_OK(rk_module_get_function(m, "cas_insert", &f));
+        module_on(ctx, b, meaning_src, "cas_insert", &m, &f);
         rk_buffer *bv, *bt, *bc;
         CHECK_OK(rk_buffer_alloc(ctx, sizeof v, &bv));
         CHECK_OK(rk_buffer_alloc(ctx, sizeof t, &bt));
@@ -488,26 +494,13 @@ static void float_builtins(rk_context *cpu, rk_context *wg) {
     float f[N], out[6 * N];
     for (int i = 0; i < N; i++) f[i] = random_float() * 8.0f;
     f[0] = INFINITY, f[1] = NAN, f[2] = 0.25f, f[3] = 0.35f, f[4] = -0.25f;
-    /* rsqrtf is an approximation on the GPUs: compare with a tolerance */
-    pair p;
-    pair_open(&p, cpu, wg, builtins_src, "float_builtins");
-    pair_close(&p);
+    /* rsqrtf is an approximation on the GPUs: each backend against C, with a tolerance */
     rk_context *ctx[2] = {cpu, wg};
     float res[2][6 * N];
     for (int b = 0; b < 2; b++) {
         rk_module *m = NULL;
         rk_function *fn = NULL;
-        if (b) {
-            rk_transpile_result *r = NULL;
-            CHECK_OK(to_wgsl(builtins_src, &r));
-            CHECK_OK(rk_module_compile(wg, rk_transpile_output(r, NULL), NULL, &m));
-            rk_transpile_result_destroy(r);
-        } else {
-            char *src = rk_test_read_source(builtins_src);
-            CHECK_OK(rk_module_compile(cpu, src, NULL, &m));
-            free(src);
-        }
-        CHECK_OK(rk_module_get_function(m, "float_builtins", &fn));
+        module_on(ctx[b], b, builtins_src, "float_builtins", &m, &fn);
         rk_buffer *bf, *bo;
         CHECK_OK(rk_buffer_alloc(ctx[b], sizeof f, &bf));
         CHECK_OK(rk_buffer_alloc(ctx[b], sizeof out, &bo));
@@ -558,17 +551,7 @@ static void unsigned_atomics(rk_context *cpu, rk_context *wg) {
         rk_context *ctx = b ? wg : cpu;
         rk_module *m = NULL;
         rk_function *fn = NULL;
-        if (b) {
-            rk_transpile_result *r = NULL;
-            CHECK_OK(to_wgsl(builtins_src, &r));
-            CHECK_OK(rk_module_compile(wg, rk_transpile_output(r, NULL), NULL, &m));
-            rk_transpile_result_destroy(r);
-        } else {
-            char *src = rk_test_read_source(builtins_src);
-            CHECK_OK(rk_module_compile(cpu, src, NULL, &m));
-            free(src);
-        }
-        CHECK_OK(rk_module_get_function(m, "unsigned_atomics", &fn));
+        module_on(ctx, b, builtins_src, "unsigned_atomics", &m, &fn);
         uint32_t a[4];
         memcpy(a, acc, sizeof a);
         rk_buffer *bu, *ba;
