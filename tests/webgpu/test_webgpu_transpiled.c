@@ -388,6 +388,22 @@ static void side_effects(rk_context *cpu, rk_context *wg) {
     printf("side_effects (?:, &&, ||, comma with effects): webgpu == cpu == C\n");
 }
 
+static void alias_in_condition(rk_context *cpu, rk_context *wg) {
+    enum { N = 70 };
+    int v[N], out[N];
+    for (int i = 0; i < N; i++) v[i] = i - 10, out[i] = -1;
+    void *bufs[] = {v, out};
+    size_t sizes[] = {sizeof v, sizeof out};
+    int n = N;
+    run_both(cpu, wg, meaning_src, "alias_in_condition", bufs, sizes, 2, &n, 1, N);
+    for (int i = 0; i < N; i++) {
+        int lo = v[i], hi = 50 - v[i], swapped = lo > hi;
+        if (swapped) lo = hi, hi = v[i];
+        CHECK_EQ(out[i], lo * 1000 + hi + 1000000 * swapped);
+    }
+    printf("alias_in_condition: webgpu == cpu == C\n");
+}
+
 static void cas_insert(rk_context *cpu, rk_context *wg) {
     enum { N = 200, SIZE = 256 };
     int v[N], table[SIZE];
@@ -837,6 +853,7 @@ int main(void) {
     features_kernel(cpu, wg);
     else_if_tail(cpu, wg);
     side_effects(cpu, wg);
+    alias_in_condition(cpu, wg);
     cas_insert(cpu, wg);
     nan_tests(cpu, wg);
     int_builtins(cpu, wg);
