@@ -170,8 +170,9 @@ static const diag_case cases[] = {
                                             "int both(int x) { if (x) return 1; else return 2; }\n"
                                             "int all(int x) { switch (x) { case 0: return 1; default: return 2; } }\n"
                                             "int spin(int x) { do { x++; } while (1); }\n"
+                                            "int once(int x) { do { return x; } while (0); }\n"
                                             "RK_KERNEL void k(int *o) { o[0] = sign(1) + first(o) + pick(0) + loop(1) "
-                                            "+ both(0) + all(0) + spin(0); }\n",
+                                            "+ both(0) + all(0) + spin(0) + once(0); }\n",
      0, 0, {"2:5: error: non-void function 'sign' can reach its end without returning a value",
             "3:5: error: non-void function 'first' can reach its end without returning a value",
             "4:5: error: non-void function 'pick' can reach its end without returning a value"}},
