@@ -81,6 +81,11 @@ typedef struct rk_transpile_desc {
     rk_transpile_target target;
     rk_transpile_kind kind;
     rk_stencil_config stencil;
+    /* Bytes of static shared memory (RK_SHARED) one kernel may use, for a
+     * device that allows more or less than the target's default: 0 = CUDA's
+     * 48 KiB, or WebGPU's default maxComputeWorkgroupStorageSize of 16 KiB
+     * for WGSL (a WebGPU caller may pass its device's limit). */
+    uint32_t shared_memory_limit;
 } rk_transpile_desc;
 
 typedef enum rk_diagnostic_severity {
@@ -111,6 +116,10 @@ typedef struct rk_transpiled_kernel {
      * host's x86-64 layout, checked by static_asserts in the output; 0 for
      * void). */
     uint32_t request_size, reply_size, state_size;
+    /* Global kernels marked RK_BLOCK_SIZE(x, y, z): the block every launch
+     * must use (CUDA: __launch_bounds__(x*y*z); WGSL: @workgroup_size(x, y,
+     * z)); 0 when the kernel has no such mark. */
+    uint32_t block[3];
 } rk_transpiled_kernel;
 
 typedef struct rk_transpile_result rk_transpile_result;

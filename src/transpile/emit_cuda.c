@@ -286,16 +286,18 @@ static void stmt(emitter *e, tp_node *n) {
             rk__cuda_expr(e, n->cond, P_COMMA);
             put(e, ") ");
             body(e, n->then);
-            while (n->els && n->els->kind == ND_IF && !n->els->next) {
-                n = n->els;
+            /* Its own cursor: the statement walk goes on from n->next. */
+            tp_node *arm = n;
+            while (arm->els && arm->els->kind == ND_IF && !arm->els->next) {
+                arm = arm->els;
                 put(e, " else if (");
-                rk__cuda_expr(e, n->cond, P_COMMA);
+                rk__cuda_expr(e, arm->cond, P_COMMA);
                 put(e, ") ");
-                body(e, n->then);
+                body(e, arm->then);
             }
-            if (n->els) {
+            if (arm->els) {
                 put(e, " else ");
-                body(e, n->els);
+                body(e, arm->els);
             }
             put(e, "\n");
             break;
@@ -422,6 +424,14 @@ static void function_head(emitter *e, tp_obj *fn) {
     switch (fn->entry_kind) {
     case RK_TRANSPILE_GLOBAL:
         put(e, "extern \"C\" __global__ ");
+        if (fn->block[0]) {
+            PRINTF(e, "void __launch_bounds__(%d) ", fn->block[0] * fn->block[1] * fn->block[2]);
+            put(e, rk__cuda_obj_name(e, fn));
+            put(e, "(");
+            params(e, fn, false);
+            put(e, ")");
+            return;
+        }
         break;
     case RK_TRANSPILE_STENCIL:
         PRINTF(e, "extern \"C\" __global__ void __launch_bounds__(%d) ",
@@ -563,6 +573,7 @@ static void scan(emitter *e, tp_node *n, int depth) {
         scan(e, n->then, depth + 1);
         scan(e, n->els, depth + 1);
         scan(e, n->init, depth + 1);
+        scan(e, n->inc, depth + 1);
         scan(e, n->body, depth + 1);
         if (n->kind != ND_SWITCH) scan(e, n->args, depth + 1);
     }

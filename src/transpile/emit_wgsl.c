@@ -54,6 +54,17 @@ static void note_builtin(emitter *e, tp_node *n) {
     tp_node *t = rk__wgsl_strip_ptr_conv(n->args);
     const tp_obj *root = rk__wgsl_lvalue_root(t->kind == ND_ADDR ? t->lhs : t);
     if (!root || !(root->is_param || root->is_shared)) return;
+    bool device = root->is_shared || (e->fn && (e->fn->entry_kind == RK_TRANSPILE_GLOBAL ||
+                                                e->fn->entry_kind == RK_TRANSPILE_STENCIL));
+    for (tp_node *m = t->kind == ND_ADDR ? t->lhs : t; device && m; m = m->kind == ND_INDEX ? m->lhs : NULL) {
+        if (m->kind != ND_MEMBER && m->kind != ND_ARROW) continue;
+        /* Its struct would need an atomic<T> member, which no other use of
+         * the struct (a copy, an initializer) could then take. */
+        rk__tp_error(e->ctx, n->tok, "%s on a member of a struct in a buffer or shared memory is not available (WGSL "
+                                     "target); keep the counter in its own int or uint buffer",
+                     rk__tp_builtins[n->builtin].name);
+        return;
+    }
     for (int i = 0; i < e->atomic_count; i++)
         if (e->atomic_roots[i] == root) return;
     const tp_obj **v = rk__tp_alloc(e->ctx, sizeof *v * (size_t)(e->atomic_count + 1));
@@ -261,7 +272,9 @@ static void helper_function(emitter *e, tp_obj *fn) {
 static void global_workgroup(const tp_obj *fn, int wg[3]) {
     static const tp_builtin_id z[] = {TP_B_THREAD_IDX_Z, TP_B_BLOCK_DIM_Z};
     static const tp_builtin_id y[] = {TP_B_THREAD_IDX_Y, TP_B_BLOCK_DIM_Y};
-    if (uses_any(fn, z, 2)) {
+    if (fn->block[0]) {
+        memcpy(wg, fn->block, sizeof fn->block); /* RK_BLOCK_SIZE */
+    } else if (uses_any(fn, z, 2)) {
         wg[0] = wg[1] = wg[2] = 4;
     } else if (uses_any(fn, y, 2)) {
         wg[0] = wg[1] = 8;
@@ -655,6 +668,18 @@ static void helpers(emitter *e, bool any_stencil) {
     put(e, "\n");
 }
 
+static void late_helpers(emitter *e) {
+    unsigned h = e->late_helpers;
+    if (h) put(e, "\n");
+    if (h & LATE_NONFINITE)
+        put(e, "var<private> rk_f32_inf_bits: u32 = 0x7f800000u;\nvar<private> rk_f32_nan_bits: u32 = 0x7fc00000u;\n");
+    if (h & LATE_ISNAN) put(e, "fn rk_isnan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n");
+    if (h & LATE_ISINF) put(e, "fn rk_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }\n");
+    if (h & LATE_ISFINITE)
+        put(e, "fn rk_isfinite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) < 0x7f800000u; }\n");
+    if (h & LATE_FFS) put(e, "fn rk_ffs(x: u32) -> i32 { return i32(firstTrailingBit(x) + 1u); }\n");
+}
+
 void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
     emitter e = {.ctx = ctx, .out = out};
     bool any_stencil = false;
@@ -662,7 +687,9 @@ void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
     rk__tp_buf_init(&kinds, ctx);
     for (tp_obj *fn = prog->functions; fn; fn = fn->next) {
         if (fn->body) {
+            e.fn = fn; /* note_builtin: whether pointer parameters are buffers */
             walk(&e, fn->body, note_builtin, 0);
+            e.fn = NULL;
             walk(&e, fn->body, note_array_args, 0);
             walk(&e, fn->body, note_int64, 0);
             for (tp_obj *p = fn->params; p; p = p->next)
@@ -716,4 +743,5 @@ void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
         }
         }
     }
+    late_helpers(&e);
 }

@@ -95,7 +95,7 @@ bool rk__tp_is_typename(parser *p, const tp_token *tok) {
         "void", "_Bool", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
         "struct", "union", "enum", "typedef", "static", "extern", "inline", "const", "volatile",
         "restrict", "__restrict", "__restrict__", "register", "auto", "_Thread_local", "_Atomic",
-        "_Alignas", "_Noreturn", "_Complex", "_Imaginary", "__attribute__", "__rk_kernel",
+        "_Alignas", "_Noreturn", "_Complex", "_Imaginary", "__attribute__", "__rk_kernel", "__rk_block_size",
         "__rk_handler", "__rk_device", "__rk_shared", "__rk_grid_pos", "__inline", "__inline__",
         "typeof", "__typeof__", "__extension__",
     };
@@ -163,6 +163,18 @@ tp_type *rk__tp_declspec(parser *p, decl_attr *attr) {
                 attr->is_inline = true;
             if (attr->is_typedef + attr->is_static + attr->is_extern > 1)
                 rk__tp_error(ctx, t, "more than one storage class");
+            continue;
+        }
+        if (rk__tp_equal(t, "__rk_block_size")) { /* RK_BLOCK_SIZE(x, y, z) */
+            if (!attr) rk__tp_p_fail(p, t, "RK_BLOCK_SIZE is not allowed here");
+            rk__tp_p_next(p);
+            rk__tp_p_expect(p, "(");
+            for (int i = 0; i < 3; i++) {
+                if (i) rk__tp_p_expect(p, ",");
+                attr->block[i] = (int)rk__tp_const_expr(p, "RK_BLOCK_SIZE");
+            }
+            rk__tp_p_expect(p, ")");
+            attr->block_tok = t;
             continue;
         }
         if (rk__tp_equal(t, "register") || rk__tp_equal(t, "auto") || rk__tp_equal(t, "_Noreturn") ||
@@ -249,8 +261,11 @@ tp_type *rk__tp_declspec(parser *p, decl_attr *attr) {
         }
     }
     if (counter == 0) {
-        if (p->tok == start || (!attr || !(attr->is_static || attr->is_extern || attr->is_typedef || attr->fn_kind)))
+        if (p->tok == start || (!attr || !(attr->is_static || attr->is_extern || attr->is_typedef || attr->fn_kind))) {
+            const char *dsl = p->tok->kind == TK_IDENT ? rk__tp_dsl_spelling(p->tok->loc, p->tok->len) : NULL;
+            if (dsl) rk__tp_p_fail(p, p->tok, "expected a type before %s; the DSL's is %s", describe(p, p->tok), dsl);
             rk__tp_p_fail(p, p->tok, "expected a type before %s", describe(p, p->tok));
+        }
         rk__tp_error(ctx, p->tok, "type specifier missing (implicit int is not C11)");
     }
     return rk__tp_qualified(ctx, ty, is_const, is_volatile, is_restrict);
@@ -779,6 +794,10 @@ static tp_obj *declare_function(parser *p, tp_token *name, tp_type *ty, decl_att
                 fn->kind_tok = attr->kind_tok;
             }
         }
+        if (attr->block_tok) {
+            memcpy(fn->block, attr->block, sizeof fn->block);
+            fn->block_tok = attr->block_tok;
+        }
         return fn;
     }
     if (e) rk__tp_error(ctx, name, "redefinition of '%.*s' as a different kind of symbol", name->len, name->loc);
@@ -788,6 +807,8 @@ static tp_obj *declare_function(parser *p, tp_token *name, tp_type *ty, decl_att
     fn->kind_tok = attr->kind_tok;
     fn->is_static = attr->is_static;
     fn->is_inline = attr->is_inline;
+    memcpy(fn->block, attr->block, sizeof fn->block);
+    fn->block_tok = attr->block_tok;
     rk__tp_declare(p, name)->var = fn;
     *p->fn_tail = fn;
     p->fn_tail = &fn->next;

@@ -307,7 +307,7 @@ typedef enum tp_builtin_id {
 
 /* Argument/return type codes in builtins.def. */
 typedef enum tp_bt {
-    BT_NONE, BT_VOID, BT_INT, BT_UINT, BT_U64, BT_FLOAT, BT_DOUBLE, BT_VOIDPTR,
+    BT_NONE, BT_VOID, BT_INT, BT_UINT, BT_I64, BT_U64, BT_FLOAT, BT_DOUBLE, BT_VOIDPTR,
     BT_PINT, BT_PUINT, BT_PU64, BT_PFLOAT, /* pointers to those */
     BT_PCUINT, BT_PCU64,                   /* pointers to const */
     BT_POS, BT_ANY_BUFFER, BT_ELEM, /* stencil: grid position, any pointer, its element */
@@ -341,6 +341,10 @@ extern const tp_builtin rk__tp_builtins[TP_B_COUNT];
 const tp_builtin *rk__tp_find_builtin(const char *name, int len, tp_builtin_id *id);
 /* Names of C library functions that kernels cannot call (printf, malloc ...). */
 bool rk__tp_is_host_library_function(const char *name, int len);
+/* The DSL's spelling of a CUDA name (threadIdx, __syncthreads, atomicAdd ...); NULL if none. */
+const char *rk__tp_dsl_spelling(const char *name, int len);
+/* Why a C library or CUDA header cannot be included; NULL for other names. */
+const char *rk__tp_unavailable_header_reason(const char *name);
 
 struct tp_node {
     tp_node_kind kind;
@@ -403,6 +407,8 @@ struct tp_obj {
     tp_call_edge *calls;
     int visit;          /* recursion check */
     rk_transpile_kind entry_kind;
+    int block[3];        /* RK_BLOCK_SIZE: the block every launch uses; 0 when not given */
+    tp_token *block_tok;
     tp_stencil *stencil;
     bool used;
     const char *emit_name;
@@ -478,6 +484,9 @@ const char *rk__tp_binary_op(tp_node_kind k, const char *otherwise);
 /* The main file's name without its directory ("<input>" when it has none),
  * for the header comment of an output. */
 const char *rk__tp_source_base_name(const tp_ctx *ctx);
+/* The value of a constant floating expression (literals, INFINITY/NAN, + - * /
+ * and conversions), computed as C computes it; false if n is not one. */
+bool rk__tp_fold_float(const tp_node *n, double *v);
 /* Appends "name (kind)" to a comma-separated list when fn is an entry point. */
 void rk__tp_note_entry_point(tp_buf *list, const tp_obj *fn);
 
