@@ -18,6 +18,13 @@
 #ifndef RINGKERNEL_DSL_H
 #define RINGKERNEL_DSL_H
 
+/* Pi, on every target (M_PI is POSIX, not C11; spelled as glibc spells it). */
+#define RK_PI 3.14159265358979323846
+#define RK_PI_F 3.14159265358979323846f
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 /* =========================================================================
  * CUDA (nvcc or NVRTC)
  * ========================================================================= */
@@ -92,6 +99,26 @@ __device__ static inline int atomic_cas_i32(int *p, int expected, int desired) {
 __device__ static inline unsigned atomic_cas_u32(unsigned *p, unsigned expected, unsigned desired) {
     return atomicCAS(p, expected, desired);
 }
+__device__ static inline unsigned atomic_min_u32(unsigned *p, unsigned v) { return atomicMin(p, v); }
+__device__ static inline unsigned atomic_max_u32(unsigned *p, unsigned v) { return atomicMax(p, v); }
+__device__ static inline unsigned atomic_exch_u32(unsigned *p, unsigned v) { return atomicExch(p, v); }
+/* A relaxed 32-bit load: one access the compiler neither caches nor splits. */
+__device__ static inline int atomic_load_i32(int *p) { return *(volatile int *)p; }
+__device__ static inline unsigned atomic_load_u32(unsigned *p) { return *(volatile unsigned *)p; }
+
+__device__ static inline int abs_i32(int x) { return abs(x); }
+__device__ static inline int min_i32(int a, int b) { return min(a, b); }
+__device__ static inline int max_i32(int a, int b) { return max(a, b); }
+__device__ static inline unsigned min_u32(unsigned a, unsigned b) { return min(a, b); }
+__device__ static inline unsigned max_u32(unsigned a, unsigned b) { return max(a, b); }
+__device__ static inline int popcount_u32(uint32_t x) { return __popc(x); }
+__device__ static inline int clz_u32(uint32_t x) { return __clz((int)x); }
+__device__ static inline int ctz_u32(uint32_t x) { return __clz((int)__brev(x)); }
+__device__ static inline int ffs_u32(uint32_t x) { return __ffs((int)x); }
+__device__ static inline uint32_t float_as_uint(float f) { return __float_as_uint(f); }
+__device__ static inline float uint_as_float(uint32_t u) { return __uint_as_float(u); }
+__device__ static inline int float_as_int(float f) { return __float_as_int(f); }
+__device__ static inline float int_as_float(int i) { return __int_as_float(i); }
 
 __device__ static inline float shfl_f32(float v, int src_lane) { return __shfl_sync(0xffffffffu, v, src_lane); }
 __device__ static inline int shfl_i32(int v, int src_lane) { return __shfl_sync(0xffffffffu, v, src_lane); }
@@ -283,6 +310,21 @@ static inline int atomic_max_i32(int *p, int v) {
     }
     return old;
 }
+static inline unsigned atomic_exch_u32(unsigned *p, unsigned v) { return __atomic_exchange_n(p, v, __ATOMIC_RELAXED); }
+static inline unsigned atomic_min_u32(unsigned *p, unsigned v) {
+    unsigned old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v < old && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+static inline unsigned atomic_max_u32(unsigned *p, unsigned v) {
+    unsigned old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v > old && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+static inline int atomic_load_i32(int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline unsigned atomic_load_u32(unsigned *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 static inline float atomic_add_f32(float *p, float v) {
     union { float f; uint32_t u; } old, upd;
     old.u = __atomic_load_n((uint32_t *)(void *)p, __ATOMIC_RELAXED);
@@ -295,6 +337,32 @@ static inline float atomic_add_f32(float *p, float v) {
 
 static inline uint32_t rk_f32_bits_(float f) { union { float f; uint32_t u; } c; c.f = f; return c.u; }
 static inline float rk_bits_f32_(uint32_t u) { union { float f; uint32_t u; } c; c.u = u; return c.f; }
+
+/* Integers: no overflow trap (abs_i32(INT_MIN) is INT_MIN, as on the GPUs). */
+static inline int abs_i32(int x) { return x < 0 ? (int)(0u - (unsigned)x) : x; }
+static inline int min_i32(int a, int b) { return a < b ? a : b; }
+static inline int max_i32(int a, int b) { return a > b ? a : b; }
+static inline unsigned min_u32(unsigned a, unsigned b) { return a < b ? a : b; }
+static inline unsigned max_u32(unsigned a, unsigned b) { return a > b ? a : b; }
+/* Bit counts, defined for 0 as CUDA's are: clz/ctz give 32, ffs gives 0. */
+static inline int popcount_u32(uint32_t x) { return __builtin_popcount(x); }
+static inline int clz_u32(uint32_t x) { return x ? __builtin_clz(x) : 32; }
+static inline int ctz_u32(uint32_t x) { return x ? __builtin_ctz(x) : 32; }
+static inline int ffs_u32(uint32_t x) { return x ? __builtin_ctz(x) + 1 : 0; }
+/* A float's bits and back (CUDA's __float_as_uint and friends). */
+static inline uint32_t float_as_uint(float f) { return rk_f32_bits_(f); }
+static inline float uint_as_float(uint32_t u) { return rk_bits_f32_(u); }
+static inline int float_as_int(float f) { return (int)rk_f32_bits_(f); }
+static inline float int_as_float(int i) { return rk_bits_f32_((uint32_t)i); }
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* isnan/isinf/isfinite give 0 or 1, as on the GPUs (glibc's isinf gives -1
+ * for -inf). */
+#undef isnan
+#undef isinf
+#undef isfinite
+#define isnan(x) (__builtin_isnan(x) != 0)
+#define isinf(x) (__builtin_isinf(x) != 0)
+#define isfinite(x) (__builtin_isfinite(x) != 0)
 static inline float shfl_f32(float v, int src_lane) { return rk_bits_f32_(rk__dsl_runtime->shfl(rk_f32_bits_(v), src_lane, 0)); }
 static inline int shfl_i32(int v, int src_lane) { return (int)rk__dsl_runtime->shfl((uint32_t)v, src_lane, 0); }
 static inline float shfl_down_f32(float v, int delta) { return rk_bits_f32_(rk__dsl_runtime->shfl(rk_f32_bits_(v), delta, 1)); }

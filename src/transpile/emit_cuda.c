@@ -286,16 +286,18 @@ static void stmt(emitter *e, tp_node *n) {
             rk__cuda_expr(e, n->cond, P_COMMA);
             put(e, ") ");
             body(e, n->then);
-            while (n->els && n->els->kind == ND_IF && !n->els->next) {
-                n = n->els;
+            /* Its own cursor: the statement walk goes on from n->next. */
+            tp_node *arm = n;
+            while (arm->els && arm->els->kind == ND_IF && !arm->els->next) {
+                arm = arm->els;
                 put(e, " else if (");
-                rk__cuda_expr(e, n->cond, P_COMMA);
+                rk__cuda_expr(e, arm->cond, P_COMMA);
                 put(e, ") ");
-                body(e, n->then);
+                body(e, arm->then);
             }
-            if (n->els) {
+            if (arm->els) {
                 put(e, " else ");
-                body(e, n->els);
+                body(e, arm->els);
             }
             put(e, "\n");
             break;
@@ -563,6 +565,7 @@ static void scan(emitter *e, tp_node *n, int depth) {
         scan(e, n->then, depth + 1);
         scan(e, n->els, depth + 1);
         scan(e, n->init, depth + 1);
+        scan(e, n->inc, depth + 1);
         scan(e, n->body, depth + 1);
         if (n->kind != ND_SWITCH) scan(e, n->args, depth + 1);
     }

@@ -2,6 +2,8 @@
  * where needed, or where they make the output clearer), DSL calls as CUDA
  * intrinsics or the rk__ helpers emit_cuda.c writes, stencil accessors as
  * reads of the shared tile. */
+#include <math.h>
+
 #include "emit_cuda.h"
 static int binary_prec(tp_node_kind k) {
     switch (k) {
@@ -183,6 +185,32 @@ static void builtin(emitter *e, tp_node *n) {
     case TP_B_ATOMIC_XOR_U32: simple = "atomicXor"; break;
     case TP_B_ATOMIC_EXCH_I32: simple = "atomicExch"; break;
     case TP_B_ATOMIC_CAS_I32: case TP_B_ATOMIC_CAS_U32: simple = "atomicCAS"; break;
+    case TP_B_ATOMIC_MIN_U32: simple = "atomicMin"; break;
+    case TP_B_ATOMIC_MAX_U32: simple = "atomicMax"; break;
+    case TP_B_ATOMIC_EXCH_U32: simple = "atomicExch"; break;
+    case TP_B_ATOMIC_LOAD_I32: case TP_B_ATOMIC_LOAD_U32:
+        /* relaxed: one access the compiler neither caches nor splits */
+        PRINTF(e, "(*(volatile %s *)(", n->builtin == TP_B_ATOMIC_LOAD_I32 ? "int" : "unsigned int");
+        rk__cuda_expr(e, n->args, P_COMMA);
+        put(e, "))");
+        return;
+    case TP_B_ABS_I32: simple = "abs"; break;
+    case TP_B_MIN_I32: case TP_B_MIN_U32: simple = "min"; break;
+    case TP_B_MAX_I32: case TP_B_MAX_U32: simple = "max"; break;
+    case TP_B_POPCOUNT_U32: simple = "__popc"; break;
+    case TP_B_CLZ_U32: simple = "__clz((int)"; break;
+    case TP_B_CTZ_U32: simple = "__clz((int)__brev("; break;
+    case TP_B_FFS_U32: simple = "__ffs((int)"; break;
+    case TP_B_FLOAT_AS_UINT: simple = "__float_as_uint"; break;
+    case TP_B_UINT_AS_FLOAT: simple = "__uint_as_float"; break;
+    case TP_B_FLOAT_AS_INT: simple = "__float_as_int"; break;
+    case TP_B_INT_AS_FLOAT: simple = "__int_as_float"; break;
+    case TP_B_ISNAN: case TP_B_ISINF: case TP_B_ISFINITE:
+        /* 0 or 1, as the DSL's are on every target */
+        PRINTF(e, "(%s(", b->name);
+        builtin_args(e, n->args);
+        put(e, ") ? 1 : 0)");
+        return;
     case TP_B_SHFL_F32: case TP_B_SHFL_I32:
         put(e, "__shfl_sync(0xffffffffu, ");
         builtin_args(e, n->args);
@@ -211,15 +239,16 @@ static void builtin(emitter *e, tp_node *n) {
         simple = b->name; /* <math.h>: CUDA has the same functions */
         break;
     }
+    /* A name ending in ' ' or '(' has opened its argument list; every parenthesis it leaves open is closed
+     * after the arguments. */
     size_t len = strlen(simple);
-    if (simple[len - 1] == ' ') {
-        put(e, simple);
-    } else {
-        put(e, simple);
-        put(e, "(");
-    }
+    put(e, simple);
+    if (simple[len - 1] != ' ' && simple[len - 1] != '(') put(e, "(");
     builtin_args(e, n->args);
-    put(e, ")");
+    int open = 0;
+    for (const char *c = simple; *c; c++) open += *c == '(' ? 1 : *c == ')' ? -1 : 0;
+    while (open-- > 0) put(e, ")");
+    if (simple[len - 1] != ' ' && simple[len - 1] != '(') put(e, ")");
 }
 
 void rk__cuda_init_list(emitter *e, tp_node *n) {
@@ -248,7 +277,23 @@ static int clarity(emitter *e, const tp_node *parent, const tp_node *child, int 
     return force ? prec(e, child) + 1 : min_prec;
 }
 
+/* Infinity or NaN by its bits: NVRTC warns about a constant expression
+ * that overflows. */
+static bool nonfinite_constant(emitter *e, tp_node *n) {
+    double v;
+    const tp_type *t = rk__tp_unqual(n->ty);
+    if (!rk__tp_is_flonum(t) || n->kind == ND_BUILTIN || !rk__tp_fold_float(n, &v) || isfinite(v)) return false;
+    if (t->kind == TY_FLOAT)
+        put(e, v != v ? "__int_as_float(0x7fffffff)" : v > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float((int)0xff800000u)");
+    else
+        put(e, v != v  ? "__longlong_as_double(0x7ff8000000000000ll)"
+               : v > 0 ? "__longlong_as_double(0x7ff0000000000000ll)"
+                       : "__longlong_as_double((long long)0xfff0000000000000ull)");
+    return true;
+}
+
 void rk__cuda_expr(emitter *e, tp_node *n, int min_prec) {
+    if (nonfinite_constant(e, n)) return;
     int p = prec(e, n);
     bool paren = p < min_prec;
     if (paren) put(e, "(");

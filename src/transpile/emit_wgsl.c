@@ -655,6 +655,18 @@ static void helpers(emitter *e, bool any_stencil) {
     put(e, "\n");
 }
 
+static void late_helpers(emitter *e) {
+    unsigned h = e->late_helpers;
+    if (h) put(e, "\n");
+    if (h & LATE_NONFINITE)
+        put(e, "var<private> rk_f32_inf_bits: u32 = 0x7f800000u;\nvar<private> rk_f32_nan_bits: u32 = 0x7fc00000u;\n");
+    if (h & LATE_ISNAN) put(e, "fn rk_isnan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n");
+    if (h & LATE_ISINF) put(e, "fn rk_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }\n");
+    if (h & LATE_ISFINITE)
+        put(e, "fn rk_isfinite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) < 0x7f800000u; }\n");
+    if (h & LATE_FFS) put(e, "fn rk_ffs(x: u32) -> i32 { return i32(firstTrailingBit(x) + 1u); }\n");
+}
+
 void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
     emitter e = {.ctx = ctx, .out = out};
     bool any_stencil = false;
@@ -716,4 +728,5 @@ void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
         }
         }
     }
+    late_helpers(&e);
 }

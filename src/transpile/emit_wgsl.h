@@ -17,6 +17,16 @@ typedef enum name_kind {
     NK_DROPPED,    /* the stencil grid position: no WGSL value */
 } name_kind;
 
+/* Helpers the emitter finds it needs while writing functions; WGSL's
+ * module-scope declarations may come in any order, so they follow. */
+enum {
+    LATE_NONFINITE = 1 << 0, /* rk_f32_inf_bits, rk_f32_nan_bits */
+    LATE_ISNAN = 1 << 1,
+    LATE_ISINF = 1 << 2,
+    LATE_ISFINITE = 1 << 3,
+    LATE_FFS = 1 << 4,
+};
+
 typedef struct name_entry {
     const tp_obj *obj;
     const char *name;
@@ -48,6 +58,12 @@ typedef struct emitter {
     const tp_type *checked[64]; /* structs whose layout was checked, and the verdict */
     bool checked_ok[64];
     int checked_count;
+    /* Expressions lowered into statements (emit_wgsl_lower.c): the node and
+     * the temporary that holds its value. */
+    unsigned late_helpers; /* LATE_*: helpers written after the functions that use them */
+    const tp_node **lowered;
+    const char **lowered_names;
+    int lowered_count, lowered_cap;
 } emitter;
 
 
@@ -116,6 +132,8 @@ void rk__wgsl_init_list(emitter *e, tp_node *n, const tp_type *ty);
 void rk__wgsl_as_type(emitter *e, tp_node *n, const tp_type *to);
 /* A condition: bool, as WGSL wants where C takes any scalar. */
 void rk__wgsl_cond(emitter *e, tp_node *n);
+/* x != x or x == x on floating values: C's NaN tests. */
+bool rk__wgsl_is_self_comparison(const tp_node *n);
 /* A value of the WGSL type of n's C type. */
 void rk__wgsl_expr(emitter *e, tp_node *n);
 
@@ -124,5 +142,22 @@ void rk__wgsl_expr(emitter *e, tp_node *n);
 /* The module-scope name of an RK_SHARED variable of fn (NULL: file scope). */
 const char *rk__wgsl_shared_name(emitter *e, const tp_obj *fn, const tp_obj *var);
 void rk__wgsl_stmt(emitter *e, tp_node *n);
+/* An expression statement (split at commas, lowered where it must be). */
+void rk__wgsl_expr_stmt(emitter *e, tp_node *n);
+/* f(&s.a, &s.b): does the call need copies for WGSL's alias rule? */
+bool rk__wgsl_call_needs_temps(emitter *e, tp_node *n);
+/* Writes the call as statements with those copies; its value, when result
+ * is not NULL, into a new `let result`. */
+void rk__wgsl_call_with_temps(emitter *e, tp_node *n, const char *result);
+
+/* ---- lowering into statements (emit_wgsl_lower.c) ---- */
+
+bool rk__wgsl_has_effects(const tp_node *n);
+/* Does the expression hold something that must become statements? */
+bool rk__wgsl_needs_lowering(emitter *e, const tp_node *n);
+/* Writes those statements; the expression then reads their temporaries. */
+void rk__wgsl_lower(emitter *e, tp_node *n);
+/* The temporary holding a lowered node's value; NULL if it was not lowered. */
+const char *rk__wgsl_lowered_name(const emitter *e, const tp_node *n);
 
 #endif

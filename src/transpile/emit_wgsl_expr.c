@@ -1,6 +1,8 @@
 /* WGSL emitter: expressions. Every conversion C makes implicitly is written
  * out; pointers become buffer indexes or ptr<function, T>; 64-bit integers
  * go through the vec2<u32> helpers. */
+#include <math.h>
+
 #include "emit_wgsl.h"
 
 /* ---- expressions --------------------------------------------------------------------------- */
@@ -188,7 +190,14 @@ void rk__wgsl_one_arg(emitter *e, const tp_obj *p, tp_node *a) {
         /* Pointers to locals pass as WGSL pointers; whole arrays by reference. */
         tp_node *s = rk__wgsl_strip_ptr_conv(a);
         name_entry *ne = s->kind == ND_VAR ? rk__wgsl_find_name(e, s->obj) : NULL;
-        if (s->kind == ND_ADDR) {
+        const tp_obj *root = rk__wgsl_lvalue_root(s);
+        name_entry *rn = root ? rk__wgsl_find_name(e, root) : NULL;
+        if ((rn && rn->kind == NK_BUFFER) || (root && root->is_shared)) {
+            /* The helper's parameter is a ptr<function, T>. */
+            refuse(e, a->tok, "a pointer into a buffer or shared memory cannot be passed to a function; pass the "
+                              "buffer and an index, or copy the value into a local");
+            put(e, "0");
+        } else if (s->kind == ND_ADDR) {
             put(e, "&");
             rk__wgsl_lvalue(e, s->lhs);
         } else if (s->ty->kind == TY_ARRAY) {
@@ -301,7 +310,10 @@ static void atomic_builtin(emitter *e, tp_node *n) {
     case TP_B_ATOMIC_AND_U32: op = "And"; break;
     case TP_B_ATOMIC_OR_U32: op = "Or"; break;
     case TP_B_ATOMIC_XOR_U32: op = "Xor"; break;
-    case TP_B_ATOMIC_EXCH_I32: op = "Exchange"; break;
+    case TP_B_ATOMIC_EXCH_I32: case TP_B_ATOMIC_EXCH_U32: op = "Exchange"; break;
+    case TP_B_ATOMIC_MIN_U32: op = "Min"; break;
+    case TP_B_ATOMIC_MAX_U32: op = "Max"; break;
+    case TP_B_ATOMIC_LOAD_I32: case TP_B_ATOMIC_LOAD_U32: op = "Load"; break;
     case TP_B_ATOMIC_CAS_I32: case TP_B_ATOMIC_CAS_U32: op = "CAS"; break;
     case TP_B_ATOMIC_ADD_U64: {
         /* Only a handler's function-scope state can take it: WGSL has no
@@ -328,7 +340,9 @@ static void atomic_builtin(emitter *e, tp_node *n) {
     const char *t = n->builtin == TP_B_ATOMIC_ADD_U64 ? "u64"
                     : n->builtin == TP_B_ATOMIC_ADD_U32 || n->builtin == TP_B_ATOMIC_AND_U32 ||
                             n->builtin == TP_B_ATOMIC_OR_U32 || n->builtin == TP_B_ATOMIC_XOR_U32 ||
-                            n->builtin == TP_B_ATOMIC_CAS_U32
+                            n->builtin == TP_B_ATOMIC_CAS_U32 || n->builtin == TP_B_ATOMIC_MIN_U32 ||
+                            n->builtin == TP_B_ATOMIC_MAX_U32 || n->builtin == TP_B_ATOMIC_EXCH_U32 ||
+                            n->builtin == TP_B_ATOMIC_LOAD_U32
                         ? "u32"
                         : "i32";
     const tp_type *vt = strcmp(t, "u64") == 0 ? &rk__tp_ty_ulong : t[0] == 'u' ? &rk__tp_ty_uint : &rk__tp_ty_int;
@@ -342,6 +356,9 @@ static void atomic_builtin(emitter *e, tp_node *n) {
             rk__wgsl_lvalue(e, target->lhs);
         else
             rk__wgsl_element(e, target, NULL, n->tok); /* atomic_x(buf + i, v): the element buf[i] */
+    } else if (strcmp(op, "Load") == 0) {
+        put(e, "("); /* function scope: the value itself */
+        rk__wgsl_element(e, target, NULL, n->tok);
     } else {
         PRINTF(e, "rk_fn_atomic%s_%s(", op, t);
         if (target->kind == ND_ADDR) {
@@ -415,9 +432,37 @@ static void builtin(emitter *e, tp_node *n) {
         refuse(e, n->tok, "dynamic_shared: WGSL has no dynamic workgroup memory; declare an RK_SHARED array");
         put(e, "0");
         return;
-    case TP_B_INFF: case TP_B_INF: put(e, "bitcast<f32>(0x7f800000u)"); return;
-    case TP_B_NANF: put(e, "bitcast<f32>(0x7fc00000u)"); return;
+    case TP_B_INFF: case TP_B_INF: rk__wgsl_float_literal(e, INFINITY); return;
+    case TP_B_NANF: rk__wgsl_float_literal(e, NAN); return;
+    case TP_B_ISNAN: case TP_B_ISINF: case TP_B_ISFINITE:
+        put(e, "select(0i, 1i, ");
+        rk__wgsl_cond(e, n);
+        put(e, ")");
+        return;
     default: break;
+    }
+    const char *simple = NULL;
+    switch (n->builtin) {
+    case TP_B_ABS_I32: simple = "abs"; break;
+    case TP_B_MIN_I32: case TP_B_MIN_U32: simple = "min"; break;
+    case TP_B_MAX_I32: case TP_B_MAX_U32: simple = "max"; break;
+    case TP_B_POPCOUNT_U32: simple = "i32(countOneBits"; break;
+    case TP_B_CLZ_U32: simple = "i32(countLeadingZeros"; break;
+    case TP_B_CTZ_U32: simple = "i32(countTrailingZeros"; break;
+    case TP_B_FFS_U32: simple = "rk_ffs"; e->late_helpers |= LATE_FFS; break;
+    case TP_B_FLOAT_AS_UINT: simple = "bitcast<u32>"; break;
+    case TP_B_UINT_AS_FLOAT: case TP_B_INT_AS_FLOAT: simple = "bitcast<f32>"; break;
+    case TP_B_FLOAT_AS_INT: simple = "bitcast<i32>"; break;
+    case TP_B_RSQRTF: simple = "inverseSqrt"; break;
+    case TP_B_LDEXPF: simple = "ldexp"; break;
+    case TP_B_LRINTF: simple = "rk_f32_to_i64(round"; break; /* round() is half to even, as lrintf in the default mode */
+    default: break;
+    }
+    if (simple) {
+        PRINTF(e, "%s(", simple);
+        builtin_args(e, n);
+        put(e, strchr(simple, '(') ? "))" : ")");
+        return;
     }
     if (b->flags & TP_BF_WARP) {
         refuse(e, n->tok, rk__tp_format(e->ctx, "%s: warp operations need WGSL subgroups, which this target does not "
@@ -559,9 +604,40 @@ static void infix(emitter *e, tp_node *n) {
     put(e, ")");
 }
 
+static bool same_value(const tp_node *a, const tp_node *b, int depth) {
+    if (!a || !b || depth > 64 || a->kind != b->kind || rk__wgsl_has_effects(a)) return false;
+    switch (a->kind) {
+    case ND_VAR: return a->obj == b->obj;
+    case ND_NUM: return a->ival == b->ival;
+    case ND_MEMBER: case ND_ARROW: return a->member == b->member && same_value(a->lhs, b->lhs, depth + 1);
+    case ND_CONV: case ND_DEREF: return same_value(a->lhs, b->lhs, depth + 1);
+    case ND_INDEX: case ND_ADD: case ND_SUB: case ND_MUL:
+        return same_value(a->lhs, b->lhs, depth + 1) && same_value(a->rhs, b->rhs, depth + 1);
+    default: return false;
+    }
+}
+
+bool rk__wgsl_is_self_comparison(const tp_node *n) {
+    if (n->kind != ND_NE && n->kind != ND_EQ) return false;
+    const tp_type *t = unq(n->lhs->ty);
+    return (t->kind == TY_FLOAT || t->kind == TY_DOUBLE) && same_value(n->lhs, n->rhs, 0);
+}
+
 /* A condition: WGSL wants bool where C takes any scalar. */
 void rk__wgsl_cond(emitter *e, tp_node *n) {
-    switch (n->kind) {
+    const char *lowered = rk__wgsl_lowered_name(e, n);
+    if (lowered && rk__wgsl_is_comparison(n->kind)) {
+        put(e, lowered); /* && or ||: a bool */
+        return;
+    }
+    if (!lowered && rk__wgsl_is_self_comparison(n)) { /* x != x, x == x: C's NaN tests */
+        e->late_helpers |= LATE_ISNAN;
+        put(e, n->kind == ND_NE ? "rk_isnan(" : "!rk_isnan(");
+        rk__wgsl_as_type(e, n->lhs, &rk__tp_ty_float);
+        put(e, ")");
+        return;
+    }
+    switch (lowered ? ND_NULL_STMT : n->kind) {
     case ND_EQ: case ND_NE: case ND_LT: case ND_LE: case ND_GT: case ND_GE:
         if (unq(n->lhs->ty)->kind == TY_LONG) {
             const char *lt = unq(n->lhs->ty)->is_unsigned ? "rk_ltu64" : "rk_lti64";
@@ -588,6 +664,18 @@ void rk__wgsl_cond(emitter *e, tp_node *n) {
         put(e, "!");
         rk__wgsl_cond(e, n->lhs);
         return;
+    case ND_BUILTIN:
+        if (n->builtin == TP_B_ISNAN || n->builtin == TP_B_ISINF || n->builtin == TP_B_ISFINITE) {
+            /* WGSL implementations may assume there are no NaNs or
+             * infinities: the bits tell. */
+            bool nan = n->builtin == TP_B_ISNAN, inf = n->builtin == TP_B_ISINF;
+            e->late_helpers |= nan ? LATE_ISNAN : inf ? LATE_ISINF : LATE_ISFINITE;
+            PRINTF(e, "%s(", nan ? "rk_isnan" : inf ? "rk_isinf" : "rk_isfinite");
+            rk__wgsl_as_type(e, n->args, &rk__tp_ty_float);
+            put(e, ")");
+            return;
+        }
+        break;
     case ND_CONV: case ND_CAST:
         if (unq(n->ty)->kind == TY_BOOL || rk__wgsl_is_comparison(n->lhs->kind)) {
             rk__wgsl_cond(e, n->lhs);
@@ -617,6 +705,16 @@ void rk__wgsl_cond(emitter *e, tp_node *n) {
 }
 
 void rk__wgsl_expr(emitter *e, tp_node *n) {
+    const char *lowered = rk__wgsl_lowered_name(e, n);
+    if (lowered && !rk__wgsl_is_comparison(n->kind)) {
+        put(e, lowered);
+        return;
+    }
+    double folded;
+    if (rk__tp_is_flonum(unq(n->ty)) && n->kind != ND_FNUM && rk__tp_fold_float(n, &folded) && !isfinite(folded)) {
+        rk__wgsl_float_literal(e, folded); /* 1.0f / 0.0f: WGSL refuses an infinite constant expression */
+        return;
+    }
     if (rk__wgsl_is_comparison(n->kind)) { /* C gives int 0 or 1 */
         put(e, "select(0i, 1i, ");
         rk__wgsl_cond(e, n);

@@ -103,29 +103,49 @@ static void simple_stmt(emitter *e, tp_node *n) {
 }
 
 /* f(&s.a, &s.b): WGSL refuses two pointer arguments into one variable (its
- * alias rule goes by root variable), so at statement level the later ones go
- * through temporaries copied in before the call and out after it (exact
- * for distinct members, which do not overlap). Returns false if the call
- * needs nothing of the kind. */
-static bool call_with_temps(emitter *e, tp_node *n) {
-    enum { MAX = 8 };
-    tp_node *args[MAX];
-    const tp_obj *roots[MAX];
-    int count = 0;
+ * alias rule goes by root variable), so the later ones go through
+ * temporaries copied in before the call and out after it (exact for
+ * distinct members, which do not overlap). */
+enum { MAX_PTR_ARGS = 8 };
+typedef struct ptr_args {
+    tp_node *args[MAX_PTR_ARGS];
+    bool temp[MAX_PTR_ARGS];
+    int count;
+} ptr_args;
+
+static bool alias_args(tp_node *n, ptr_args *pa) {
+    const tp_obj *roots[MAX_PTR_ARGS];
+    pa->count = 0;
     tp_obj *callee = n->obj->definition ? n->obj->definition : n->obj;
     tp_obj *p = callee->params;
-    for (tp_node *a = n->args; a && count < MAX; a = a->next, p = p ? p->next : NULL) {
+    for (tp_node *a = n->args; a && pa->count < MAX_PTR_ARGS; a = a->next, p = p ? p->next : NULL) {
         tp_node *s = rk__wgsl_strip_ptr_conv(a);
         if (!p || p->ty->kind != TY_PTR || s->kind != ND_ADDR) continue;
-        args[count] = s;
-        roots[count++] = rk__wgsl_lvalue_root(s->lhs);
+        pa->temp[pa->count] = false;
+        pa->args[pa->count] = s;
+        roots[pa->count++] = rk__wgsl_lvalue_root(s->lhs);
     }
     bool any = false;
-    bool temp[MAX] = {false};
-    for (int i = 1; i < count; i++)
+    for (int i = 1; i < pa->count; i++)
         for (int j = 0; j < i; j++)
-            if (roots[i] && roots[i] == roots[j] && !temp[j]) temp[i] = any = true;
-    if (!any) return false;
+            if (roots[i] && roots[i] == roots[j] && !pa->temp[j]) pa->temp[i] = any = true;
+    return any;
+}
+
+bool rk__wgsl_call_needs_temps(emitter *e, tp_node *n) {
+    (void)e;
+    ptr_args pa;
+    return n->kind == ND_CALL && alias_args(n, &pa);
+}
+
+void rk__wgsl_call_with_temps(emitter *e, tp_node *n, const char *result) {
+    ptr_args pa;
+    alias_args(n, &pa);
+    tp_node **args = pa.args;
+    bool *temp = pa.temp;
+    int count = pa.count;
+    tp_obj *callee = n->obj->definition ? n->obj->definition : n->obj;
+    tp_obj *p;
     int first = e->loop_var;
     for (int i = 0; i < count; i++) {
         if (!temp[i]) continue;
@@ -136,6 +156,7 @@ static bool call_with_temps(emitter *e, tp_node *n) {
     }
     e->loop_var += count;
     line_start(e);
+    if (result) PRINTF(e, "let %s = ", result);
     PRINTF(e, "%s(", rk__wgsl_obj_name(e, n->obj));
     bool sep = false;
     p = callee->params;
@@ -160,17 +181,22 @@ static bool call_with_temps(emitter *e, tp_node *n) {
         rk__wgsl_lvalue(e, args[i]->lhs);
         PRINTF(e, " = rk_tmp%d;\n", first + i);
     }
-    return true;
 }
 
 /* An expression statement, split at commas. */
-static void expr_stmt(emitter *e, tp_node *n) {
-    if (n->kind == ND_CALL && call_with_temps(e, n)) return;
+void rk__wgsl_expr_stmt(emitter *e, tp_node *n) {
     if (n->kind == ND_COMMA) {
-        expr_stmt(e, n->lhs);
-        expr_stmt(e, n->rhs);
+        rk__wgsl_expr_stmt(e, n->lhs);
+        rk__wgsl_expr_stmt(e, n->rhs);
         return;
     }
+    if (n->kind == ND_CALL && rk__wgsl_call_needs_temps(e, n)) {
+        for (tp_node *a = n->args; a; a = a->next) rk__wgsl_lower(e, a);
+        rk__wgsl_call_with_temps(e, n, NULL);
+        return;
+    }
+    rk__wgsl_lower(e, n);
+    if (rk__wgsl_lowered_name(e, n)) return; /* the whole statement became statements */
     if ((n->kind == ND_CAST || n->kind == ND_CONV) && unq(n->ty)->kind == TY_VOID && n->lhs->kind == ND_VAR)
         return; /* (void)x; only silences a C warning */
     if (n->kind == ND_ASSIGN) {
@@ -178,7 +204,7 @@ static void expr_stmt(emitter *e, tp_node *n) {
         tp_node *inner = n->rhs;
         while (inner->kind == ND_CONV) inner = inner->lhs;
         if (inner->kind == ND_ASSIGN) {
-            expr_stmt(e, inner);
+            rk__wgsl_expr_stmt(e, inner);
             tp_node copy = *n;
             tp_node value = *n->rhs;
             if (n->rhs->kind == ND_CONV) {
@@ -259,6 +285,7 @@ static void decl(emitter *e, tp_node *n) {
         put(e, ";\n");
         return;
     }
+    rk__wgsl_lower(e, n->init);
     rk__wgsl_add_name(e, v, name, NK_PLAIN);
     line_start(e);
     PRINTF(e, "var %s: %s", name, rk__wgsl_type_name(e, unq(v->ty)));
@@ -302,6 +329,7 @@ static void switch_stmt(emitter *e, tp_node *n) {
         refuse(e, n->tok, "a switch on a 64-bit value is not available; switch on a 32-bit one");
         return;
     }
+    rk__wgsl_lower(e, n->cond);
     line_start(e);
     put(e, "switch (");
     rk__wgsl_as_type(e, n->cond, unq(n->cond->ty)->is_unsigned ? &rk__tp_ty_uint : &rk__tp_ty_int);
@@ -377,11 +405,16 @@ static void for_stmt(emitter *e, tp_node *n) {
                                       !(n->init->kind == ND_EXPR_STMT && n->init->lhs->kind == ND_COMMA) &&
                                       !(n->init->kind == ND_DECL && (n->init->obj->ty->kind == TY_PTR ||
                                                                       n->init->obj->is_shared)));
+    /* Whatever must be lowered into statements needs the loop form. */
+    if (n->init && rk__wgsl_needs_lowering(e, n->init->kind == ND_DECL ? n->init->init : n->init->lhs))
+        simple_init = false;
+    if (n->inc && rk__wgsl_needs_lowering(e, n->inc)) simple_inc = false;
+    bool lowered_cond = n->cond && rk__wgsl_needs_lowering(e, n->cond);
     line_start(e);
     put(e, "{\n");
     e->indent++;
     if (!simple_init) rk__wgsl_stmt(e, n->init);
-    if (simple_init && simple_inc) {
+    if (simple_init && simple_inc && !lowered_cond) {
         line_start(e);
         put(e, "for (");
         if (n->init && n->init->kind == ND_DECL) {
@@ -410,6 +443,7 @@ static void for_stmt(emitter *e, tp_node *n) {
         put(e, "loop {\n");
         e->indent++;
         if (n->cond) {
+            rk__wgsl_lower(e, n->cond);
             line_start(e);
             put(e, "if (!");
             rk__wgsl_cond(e, n->cond);
@@ -422,7 +456,7 @@ static void for_stmt(emitter *e, tp_node *n) {
             line_start(e);
             put(e, "continuing {\n");
             e->indent++;
-            expr_stmt(e, n->inc);
+            rk__wgsl_expr_stmt(e, n->inc);
             e->indent--;
             line_start(e);
             put(e, "}\n");
@@ -452,28 +486,51 @@ static void stmt_one(emitter *e, tp_node *n) {
         put(e, "\n");
         return;
     case ND_EXPR_STMT:
-        expr_stmt(e, n->lhs);
+        rk__wgsl_expr_stmt(e, n->lhs);
         return;
     case ND_DECL:
         decl(e, n);
         return;
-    case ND_IF:
+    case ND_IF: {
+        rk__wgsl_lower(e, n->cond);
         line_start(e);
         guarded_block(e, "if (", n->cond, n->then);
-        while (n->els && n->els->kind == ND_IF && !n->els->next) {
-            n = n->els;
-            guarded_block(e, " else if (", n->cond, n->then);
+        /* Its own cursor: the statement walk goes on from n->next. An else-if
+         * whose condition is lowered goes inside the else, after what it needs. */
+        tp_node *arm = n;
+        while (arm->els && arm->els->kind == ND_IF && !arm->els->next && !rk__wgsl_needs_lowering(e, arm->els->cond)) {
+            arm = arm->els;
+            guarded_block(e, " else if (", arm->cond, arm->then);
         }
-        if (n->els) {
+        if (arm->els) {
             put(e, " else ");
-            block(e, n->els);
+            block(e, arm->els);
         }
         put(e, "\n");
         return;
+    }
     case ND_FOR:
         for_stmt(e, n);
         return;
     case ND_WHILE:
+        if (rk__wgsl_needs_lowering(e, n->cond)) {
+            /* The condition's statements run before each test. */
+            line_start(e);
+            put(e, "loop {\n");
+            e->indent++;
+            rk__wgsl_lower(e, n->cond);
+            line_start(e);
+            put(e, "if (!");
+            rk__wgsl_cond(e, n->cond);
+            put(e, ") { break; }\n");
+            line_start(e);
+            block(e, n->then);
+            put(e, "\n");
+            e->indent--;
+            line_start(e);
+            put(e, "}\n");
+            return;
+        }
         line_start(e);
         guarded_block(e, "while (", n->cond, n->then);
         put(e, "\n");
@@ -488,6 +545,7 @@ static void stmt_one(emitter *e, tp_node *n) {
         line_start(e);
         put(e, "continuing {\n");
         e->indent++;
+        rk__wgsl_lower(e, n->cond);
         line_start(e);
         put(e, "break if !");
         rk__wgsl_cond(e, n->cond);
@@ -514,6 +572,11 @@ static void stmt_one(emitter *e, tp_node *n) {
         put(e, "continue;\n");
         return;
     case ND_RETURN:
+        if (n->lhs && e->fn && unq(e->fn->ty->return_ty)->kind == TY_VOID) {
+            rk__wgsl_expr_stmt(e, n->lhs); /* return f(); in a void function still calls f */
+        } else {
+            rk__wgsl_lower(e, n->lhs);
+        }
         line_start(e);
         put(e, "return");
         if (n->lhs && e->fn && unq(e->fn->ty->return_ty)->kind != TY_VOID) {

@@ -254,8 +254,12 @@ void rk__wgsl_float_literal(emitter *e, double v) {
     char buf[64];
     snprintf(buf, sizeof buf, "%.9g", (double)(float)v);
     if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
-    if (strchr(buf, 'n') || strchr(buf, 'i')) { /* inf or nan: not WGSL literals */
-        put(e, v != v ? "bitcast<f32>(0x7fc00000u)" : v > 0 ? "bitcast<f32>(0x7f800000u)" : "bitcast<f32>(0xff800000u)");
+    if (strchr(buf, 'n') || strchr(buf, 'i')) {
+        /* inf or nan: no WGSL literal, and a constant expression that is
+         * one invalidates the module, so the bits come from a variable. */
+        e->late_helpers |= LATE_NONFINITE;
+        put(e, v != v ? "bitcast<f32>(rk_f32_nan_bits)" : v > 0 ? "bitcast<f32>(rk_f32_inf_bits)"
+                                                                 : "bitcast<f32>(rk_f32_inf_bits | 0x80000000u)");
         return;
     }
     if (buf[0] == '-')

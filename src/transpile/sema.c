@@ -306,6 +306,7 @@ static tp_type *bt_type(tp_ctx *ctx, tp_bt bt) {
     case BT_VOID: return &rk__tp_ty_void;
     case BT_INT: return &rk__tp_ty_int;
     case BT_UINT: return &rk__tp_ty_uint;
+    case BT_I64: return &rk__tp_ty_long;
     case BT_U64: return &rk__tp_ty_ulong;
     case BT_FLOAT: return &rk__tp_ty_float;
     case BT_DOUBLE: return &rk__tp_ty_double;

@@ -23,7 +23,9 @@ static const char DSL_H[] =
     "#define RK_DEVICE __rk_device\n"
     "#define RK_SHARED __rk_shared\n"
     "#define RK_RESTRICT restrict\n"
-    "#define RK_STATIC_ASSERT(c, m) _Static_assert(c, m)\n";
+    "#define RK_STATIC_ASSERT(c, m) _Static_assert(c, m)\n"
+    "#define RK_PI 3.14159265358979323846\n"
+    "#define RK_PI_F 3.14159265358979323846f\n";
 
 static const char DSL_STENCIL_H[] =
     "#pragma once\n"
@@ -75,7 +77,8 @@ static const char MATH_H[] =
     "#define INFINITY __rk_inff()\n"
     "#define NAN __rk_nanf()\n"
     "#define HUGE_VALF __rk_inff()\n"
-    "#define HUGE_VAL __rk_inf()\n";
+    "#define HUGE_VAL __rk_inf()\n"
+    "#define M_PI 3.14159265358979323846\n";
 
 static const char FLOAT_H[] =
     "#pragma once\n"

@@ -307,7 +307,7 @@ typedef enum tp_builtin_id {
 
 /* Argument/return type codes in builtins.def. */
 typedef enum tp_bt {
-    BT_NONE, BT_VOID, BT_INT, BT_UINT, BT_U64, BT_FLOAT, BT_DOUBLE, BT_VOIDPTR,
+    BT_NONE, BT_VOID, BT_INT, BT_UINT, BT_I64, BT_U64, BT_FLOAT, BT_DOUBLE, BT_VOIDPTR,
     BT_PINT, BT_PUINT, BT_PU64, BT_PFLOAT, /* pointers to those */
     BT_PCUINT, BT_PCU64,                   /* pointers to const */
     BT_POS, BT_ANY_BUFFER, BT_ELEM, /* stencil: grid position, any pointer, its element */
@@ -478,6 +478,9 @@ const char *rk__tp_binary_op(tp_node_kind k, const char *otherwise);
 /* The main file's name without its directory ("<input>" when it has none),
  * for the header comment of an output. */
 const char *rk__tp_source_base_name(const tp_ctx *ctx);
+/* The value of a constant floating expression (literals, INFINITY/NAN, + - * /
+ * and conversions), computed as C computes it; false if n is not one. */
+bool rk__tp_fold_float(const tp_node *n, double *v);
 /* Appends "name (kind)" to a comma-separated list when fn is an entry point. */
 void rk__tp_note_entry_point(tp_buf *list, const tp_obj *fn);
 

@@ -166,8 +166,8 @@ static void includes(void) {
                   "#include <stdint.h>\n#include <stddef.h>\n#include <stdbool.h>\n#include <limits.h>\n"
                   "#include <float.h>\n#include <math.h>\n" KERNEL_OPEN
                   "    uint64_t u = UINT32_MAX;\n    bool b = true;\n    size_t s = sizeof(int64_t);\n"
-                  "    float f = FLT_MAX + INFINITY;\n    d[0] = (long)(u + (uint64_t)INT_MAX + s) + b + (long)f;\n" KERNEL_CLOSE,
-                  "float f = 3.40282347e+38F + __int_as_float(0x7f800000);");
+                  "    float f = FLT_MAX * (float)s + INFINITY;\n    d[0] = (long)(u + (uint64_t)INT_MAX + s) + b + (long)f;\n" KERNEL_CLOSE,
+                  "float f = 3.40282347e+38F * (float)s + __int_as_float(0x7f800000);");
 }
 
 /* Files on disk: the including file's directory first for "...", then -I

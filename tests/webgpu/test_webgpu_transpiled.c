@@ -53,6 +53,7 @@ static const char *const sources[] = {
     "examples/kernels/vector_scale.c", "examples/kernels/laplacian.c", "examples/kernels/heat3d.c",
     "examples/kernels/poly_handler.c", "tests/transpile/cases/blur.c", "tests/transpile/cases/features.c",
     "tests/transpile/cases/reduce.c", "tests/webgpu/wgsl_features.c", "examples/handlers/demo_handler.c",
+    "tests/transpile/cases/meaning.c", "tests/transpile/cases/dsl_builtins.c",
 };
 
 /* Handlers call into the ring template's bindings: stand-ins make them a module. */
@@ -287,6 +288,312 @@ static void features_kernel(rk_context *cpu, rk_context *wg) {
     printf("features kernel: webgpu == cpu (%d particles)\n", N);
 }
 
+/* ---- kernels whose meaning a transpiler once changed (issue 21) --------------- */
+
+enum { MAX_BUFS = 4 };
+
+/* Runs `name` of `relative` on both backends with the same buffers (32-bit
+ * words, uploaded from bufs[i]) and int scalars, block 64; every buffer must
+ * come back the same from both, and bufs[i] receives the CPU's result. */
+static void run_both(rk_context *cpu, rk_context *wg, const char *relative, const char *name, void **bufs,
+                     const size_t *sizes, int nbuf, const int *ints, int nint, int threads) {
+    pair p;
+    pair_open(&p, cpu, wg, relative, name);
+    rk_buffer *bc[MAX_BUFS], *bw[MAX_BUFS];
+    rk_arg ac[MAX_BUFS + 4], aw[MAX_BUFS + 4];
+    for (int i = 0; i < nbuf; i++) {
+        upload2(&p, &bc[i], &bw[i], bufs[i], sizes[i]);
+        ac[i] = RK_ARG_BUF(bc[i]);
+        aw[i] = RK_ARG_BUF(bw[i]);
+    }
+    for (int i = 0; i < nint; i++) ac[nbuf + i] = aw[nbuf + i] = RK_ARG_INT(ints[i]);
+    rk_launch_desc lc = {.grid = RK_DIM3((uint32_t)(threads + 63) / 64, 1, 1), .block = RK_DIM3(64, 1, 1), .args = ac,
+                         .arg_count = (size_t)(nbuf + nint)};
+    rk_launch_desc lw = lc;
+    lw.args = aw;
+    CHECK_OK(rk_launch(p.fcpu, &lc));
+    CHECK_OK(rk_launch(p.fwg, &lw));
+    for (int i = 0; i < nbuf; i++) {
+        uint32_t *a = malloc(sizes[i]), *b = malloc(sizes[i]);
+        CHECK_OK(rk_copy_to_host(cpu, a, bc[i], 0, sizes[i], NULL));
+        CHECK_OK(rk_context_synchronize(cpu));
+        CHECK_OK(rk_copy_to_host(wg, b, bw[i], 0, sizes[i], NULL));
+        for (size_t w = 0; w < sizes[i] / 4; w++) {
+            if (a[w] != b[w]) fprintf(stderr, "%s: buffer %d word %zu: cpu %u, webgpu %u\n", name, i, w, a[w], b[w]);
+            CHECK_EQ(a[w], b[w]);
+        }
+        memcpy(bufs[i], a, sizes[i]);
+        free(a), free(b);
+        CHECK_OK(rk_buffer_free(bc[i]));
+        CHECK_OK(rk_buffer_free(bw[i]));
+    }
+    pair_close(&p);
+}
+
+static const char meaning_src[] = "tests/transpile/cases/meaning.c";
+
+static void else_if_tail(rk_context *cpu, rk_context *wg) {
+    enum { N = 100 };
+    int v[N], out[N];
+    for (int i = 0; i < N; i++) v[i] = i % 9 - 6, out[i] = -1;
+    void *bufs[] = {v, out};
+    size_t sizes[] = {sizeof v, sizeof out};
+    int n = N;
+    run_both(cpu, wg, meaning_src, "else_if_tail", bufs, sizes, 2, &n, 1, N);
+    for (int i = 0; i < N; i++) {
+        int d = v[i] > 1 ? 1 : v[i] > 0 ? 2 : v[i] > -5 ? 3 : 0;
+        CHECK_EQ(out[i], d * 10 + 1);
+    }
+    printf("else_if_tail: webgpu == cpu == C\n");
+}
+
+static void side_effects(rk_context *cpu, rk_context *wg) {
+    enum { N = 150 };
+    int v[N], out[N], counts[5] = {0}, want[5] = {0};
+    for (int i = 0; i < N; i++) v[i] = (int)(next_random() % 10) - 1, out[i] = -1;
+    void *bufs[] = {v, out, counts};
+    size_t sizes[] = {sizeof v, sizeof out, sizeof counts};
+    int n = N;
+    run_both(cpu, wg, meaning_src, "side_effects", bufs, sizes, 3, &n, 1, N);
+    for (int i = 0; i < N; i++) {
+        int x = v[i];
+        want[0] += x > 0;
+        want[1] += (x & 1) != 0;
+        want[2] += (x & 2) == 0;
+        want[3] += x > 6;
+        want[4] += x <= 5;
+        int nested = 1 + (x > 3 ? (x > 6 ? 7 : 5) : 2), k = (x > 5) + (x > 2 ? 2 : 0);
+        int hi = x > 2 ? ((x * 300) >> 8) & 0xf : 0;
+        int expect = (x > 0) + 2 * ((x & 1) != 0) + 4 + 8 * nested + 128 * k + 1024 * hi;
+        if (out[i] != expect) fprintf(stderr, "side_effects: v=%d: %d, want %d\n", x, out[i], expect);
+        CHECK_EQ(out[i], expect);
+    }
+    for (int c = 0; c < 5; c++) CHECK_EQ(counts[c], want[c]);
+    printf("side_effects (?:, &&, ||, comma with effects): webgpu == cpu == C\n");
+}
+
+static void cas_insert(rk_context *cpu, rk_context *wg) {
+    enum { N = 200, SIZE = 256 };
+    int v[N], table[SIZE];
+    for (int i = 0; i < N; i++) v[i] = (int)(next_random() % 120);
+    for (int i = 0; i < SIZE; i++) table[i] = -1;
+    bool seen[120] = {false};
+    int distinct = 0;
+    for (int i = 0; i < N; i++) distinct += !seen[v[i]], seen[v[i]] = true;
+    /* Placement depends on the order of the threads: compare what each backend holds. */
+    for (int b = 0; b < 2; b++) {
+        int t[SIZE], c[1] = {0};
+        memcpy(t, table, sizeof t);
+        rk_context *ctx = b ? wg : cpu;
+        rk_module *m = NULL;
+        rk_function *f = NULL;
+        if (b) {
+            rk_transpile_result *r = NULL;
+            CHECK_OK(to_wgsl(meaning_src, &r));
+            CHECK_OK(rk_module_compile(wg, rk_transpile_output(r, NULL), NULL, &m));
+            rk_transpile_result_destroy(r);
+        } else {
+            char *src = rk_test_read_source(meaning_src);
+            CHECK_OK(rk_module_compile(cpu, src, NULL, &m));
+            free(src);
+        }
+        CHECK_OK(rk_module_get_function(m, "cas_insert", &f));
+        rk_buffer *bv, *bt, *bc;
+        CHECK_OK(rk_buffer_alloc(ctx, sizeof v, &bv));
+        CHECK_OK(rk_buffer_alloc(ctx, sizeof t, &bt));
+        CHECK_OK(rk_buffer_alloc(ctx, sizeof c, &bc));
+        CHECK_OK(rk_copy_to_device(ctx, bv, 0, v, sizeof v, NULL));
+        CHECK_OK(rk_copy_to_device(ctx, bt, 0, t, sizeof t, NULL));
+        CHECK_OK(rk_copy_to_device(ctx, bc, 0, c, sizeof c, NULL));
+        rk_arg args[] = {RK_ARG_BUF(bv), RK_ARG_BUF(bt), RK_ARG_BUF(bc), RK_ARG_INT(N), RK_ARG_INT(SIZE)};
+        rk_launch_desc l = {.grid = RK_DIM3((N + 63) / 64, 1, 1), .block = RK_DIM3(64, 1, 1), .args = args, .arg_count = 5};
+        CHECK_OK(rk_launch(f, &l));
+        CHECK_OK(rk_copy_to_host(ctx, t, bt, 0, sizeof t, NULL));
+        CHECK_OK(rk_copy_to_host(ctx, c, bc, 0, sizeof c, NULL));
+        CHECK_OK(rk_context_synchronize(ctx));
+        CHECK_EQ(c[0], distinct);
+        bool in_table[120] = {false};
+        int filled = 0;
+        for (int i = 0; i < SIZE; i++) {
+            if (t[i] == -1) continue;
+            CHECK(t[i] >= 0 && t[i] < 120 && seen[t[i]] && !in_table[t[i]]);
+            in_table[t[i]] = true;
+            filled++;
+        }
+        CHECK_EQ(filled, distinct);
+        CHECK_OK(rk_buffer_free(bv));
+        CHECK_OK(rk_buffer_free(bt));
+        CHECK_OK(rk_buffer_free(bc));
+        CHECK_OK(rk_module_destroy(m));
+    }
+    printf("cas_insert: %d distinct keys claimed once each on cpu and webgpu\n", distinct);
+}
+
+static void nan_tests(rk_context *cpu, rk_context *wg) {
+    enum { N = 8 };
+    float f[N] = {0.0f, -1.5f, INFINITY, -INFINITY, NAN, -NAN, 3e38f, 1e-40f};
+    int out[N];
+    void *bufs[] = {f, out};
+    size_t sizes[] = {sizeof f, sizeof out};
+    int n = N;
+    run_both(cpu, wg, meaning_src, "nan_tests", bufs, sizes, 2, &n, 1, N);
+    for (int i = 0; i < N; i++) {
+        float x = f[i];
+        int nan = x != x, inf = !nan && (x == INFINITY || x == -INFINITY);
+        int want = nan * (1 | 2 | 64) + inf * 4 + (!nan && !inf) * 8 + (x == INFINITY) * (16 | 128) +
+                   (x == -INFINITY) * (32 | 256) + 512;
+        if (out[i] != want) fprintf(stderr, "nan_tests: %g: %d, want %d\n", (double)x, out[i], want);
+        CHECK_EQ(out[i], want);
+    }
+    printf("nan_tests (x != x, isnan/isinf/isfinite, constants folding to inf/NaN): webgpu == cpu == C\n");
+}
+
+static const char builtins_src[] = "tests/transpile/cases/dsl_builtins.c";
+
+static int ref_clz(uint32_t x) { return x ? __builtin_clz(x) : 32; }
+static int ref_ctz(uint32_t x) { return x ? __builtin_ctz(x) : 32; }
+
+static void int_builtins(rk_context *cpu, rk_context *wg) {
+    enum { N = 70 };
+    uint32_t u[N];
+    int out[12 * N];
+    static const uint32_t edge[] = {0u, 1u, 0x80000000u, 0xffffffffu, 0x7fffffffu, 1000u, 7u, 0x7f800001u};
+    for (int i = 0; i < N; i++) u[i] = i < 8 ? edge[i] : next_random() >> (i % 32);
+    void *bufs[] = {u, out};
+    size_t sizes[] = {sizeof u, sizeof out};
+    int n = N;
+    run_both(cpu, wg, builtins_src, "int_builtins", bufs, sizes, 2, &n, 1, N);
+    for (int i = 0; i < N; i++) {
+        uint32_t x = u[i];
+        int s = (int)x, *o = out + 12 * i;
+        float fs = (float)(s & 0xffff);
+        uint32_t fbits;
+        memcpy(&fbits, &fs, 4);
+        int want[12] = {s < 0 ? (int)(0u - x) : s, s < 7 ? s : 7, s > -7 ? s : -7, (int)(x < 1000u ? x : 1000u),
+                        (int)(x > 1000u ? x : 1000u), __builtin_popcount(x), ref_clz(x), ref_ctz(x),
+                        x ? ref_ctz(x) + 1 : 0, 1, 1, (int)fbits};
+        for (int k = 0; k < 12; k++) {
+            /* a NaN's payload may be quieted on the way through a float: only the bits test */
+            if (k == 9 && (x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffffu)) continue;
+            if (k == 10 && (x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffffu)) continue;
+            if (o[k] != want[k]) fprintf(stderr, "int_builtins: x=%#x result %d: %d, want %d\n", x, k, o[k], want[k]);
+            CHECK_EQ(o[k], want[k]);
+        }
+    }
+    printf("int_builtins (abs/min/max, popcount/clz/ctz/ffs, float<->bits): webgpu == cpu == C\n");
+}
+
+static void float_builtins(rk_context *cpu, rk_context *wg) {
+    enum { N = 64 };
+    float f[N], out[6 * N];
+    for (int i = 0; i < N; i++) f[i] = random_float() * 8.0f;
+    f[0] = INFINITY, f[1] = NAN, f[2] = 0.25f, f[3] = 0.35f, f[4] = -0.25f;
+    /* rsqrtf is an approximation on the GPUs: compare with a tolerance */
+    pair p;
+    pair_open(&p, cpu, wg, builtins_src, "float_builtins");
+    pair_close(&p);
+    rk_context *ctx[2] = {cpu, wg};
+    float res[2][6 * N];
+    for (int b = 0; b < 2; b++) {
+        rk_module *m = NULL;
+        rk_function *fn = NULL;
+        if (b) {
+            rk_transpile_result *r = NULL;
+            CHECK_OK(to_wgsl(builtins_src, &r));
+            CHECK_OK(rk_module_compile(wg, rk_transpile_output(r, NULL), NULL, &m));
+            rk_transpile_result_destroy(r);
+        } else {
+            char *src = rk_test_read_source(builtins_src);
+            CHECK_OK(rk_module_compile(cpu, src, NULL, &m));
+            free(src);
+        }
+        CHECK_OK(rk_module_get_function(m, "float_builtins", &fn));
+        rk_buffer *bf, *bo;
+        CHECK_OK(rk_buffer_alloc(ctx[b], sizeof f, &bf));
+        CHECK_OK(rk_buffer_alloc(ctx[b], sizeof out, &bo));
+        CHECK_OK(rk_copy_to_device(ctx[b], bf, 0, f, sizeof f, NULL));
+        rk_arg args[] = {RK_ARG_BUF(bf), RK_ARG_BUF(bo), RK_ARG_INT(N)};
+        rk_launch_desc l = {.grid = RK_DIM3(1, 1, 1), .block = RK_DIM3(64, 1, 1), .args = args, .arg_count = 3};
+        CHECK_OK(rk_launch(fn, &l));
+        CHECK_OK(rk_copy_to_host(ctx[b], res[b], bo, 0, sizeof out, NULL));
+        CHECK_OK(rk_context_synchronize(ctx[b]));
+        CHECK_OK(rk_buffer_free(bf));
+        CHECK_OK(rk_buffer_free(bo));
+        CHECK_OK(rk_module_destroy(m));
+    }
+    for (int i = 0; i < N; i++) {
+        float x = f[i];
+        float want[6] = {1.0f / sqrtf(fabsf(x) + 1.0f), ldexpf(x, i % 7 - 3), isfinite(x) ? (float)lrintf(x * 10.0f) : 0.0f,
+                         3.14159265358979323846f * x, (float)(3.14159265358979323846 * 2.0) + x,
+                         (float)(isnan(x) ? 1 : isinf(x) ? 2 : 4)};
+        for (int b = 0; b < 2; b++) {
+            const float *o = res[b] + 6 * i;
+            for (int k = 0; k < 6; k++) {
+                if (isnan(want[k])) {
+                    CHECK(isnan(o[k]));
+                    continue;
+                }
+                if (isinf(want[k])) {
+                    CHECK(o[k] == want[k]);
+                    continue;
+                }
+                double tol = k == 0 ? 4e-6 * want[k] : 0.0; /* rsqrt: a few ulp */
+                CHECK_FLOAT_NEAR(o[k], want[k], tol);
+            }
+        }
+    }
+    printf("float_builtins (rsqrtf, ldexpf, lrintf, pi, isnan/isinf/isfinite): webgpu == cpu == C\n");
+}
+
+static void unsigned_atomics(rk_context *cpu, rk_context *wg) {
+    enum { N = 200 };
+    uint32_t u[N], acc[4] = {0xffffffffu, 0u, 0u, 0u};
+    uint32_t lo = 0xffffffffu, hi = 0;
+    for (int i = 0; i < N; i++) {
+        u[i] = next_random() | (i % 3 == 0 ? 0x80000000u : 0u);
+        lo = u[i] < lo ? u[i] : lo;
+        hi = u[i] > hi ? u[i] : hi;
+    }
+    for (int b = 0; b < 2; b++) {
+        rk_context *ctx = b ? wg : cpu;
+        rk_module *m = NULL;
+        rk_function *fn = NULL;
+        if (b) {
+            rk_transpile_result *r = NULL;
+            CHECK_OK(to_wgsl(builtins_src, &r));
+            CHECK_OK(rk_module_compile(wg, rk_transpile_output(r, NULL), NULL, &m));
+            rk_transpile_result_destroy(r);
+        } else {
+            char *src = rk_test_read_source(builtins_src);
+            CHECK_OK(rk_module_compile(cpu, src, NULL, &m));
+            free(src);
+        }
+        CHECK_OK(rk_module_get_function(m, "unsigned_atomics", &fn));
+        uint32_t a[4];
+        memcpy(a, acc, sizeof a);
+        rk_buffer *bu, *ba;
+        CHECK_OK(rk_buffer_alloc(ctx, sizeof u, &bu));
+        CHECK_OK(rk_buffer_alloc(ctx, sizeof a, &ba));
+        CHECK_OK(rk_copy_to_device(ctx, bu, 0, u, sizeof u, NULL));
+        CHECK_OK(rk_copy_to_device(ctx, ba, 0, a, sizeof a, NULL));
+        rk_arg args[] = {RK_ARG_BUF(bu), RK_ARG_BUF(ba), RK_ARG_INT(N)};
+        rk_launch_desc l = {.grid = RK_DIM3((N + 63) / 64, 1, 1), .block = RK_DIM3(64, 1, 1), .args = args, .arg_count = 3};
+        CHECK_OK(rk_launch(fn, &l));
+        CHECK_OK(rk_copy_to_host(ctx, a, ba, 0, sizeof a, NULL));
+        CHECK_OK(rk_context_synchronize(ctx));
+        CHECK_EQ(a[0], lo);
+        CHECK_EQ(a[1], hi);
+        bool found = false;
+        for (int i = 0; i < N; i++) found |= a[2] == u[i];
+        CHECK(found);
+        CHECK(a[3] >= 1 && a[3] <= N);
+        CHECK_OK(rk_buffer_free(bu));
+        CHECK_OK(rk_buffer_free(ba));
+        CHECK_OK(rk_module_destroy(m));
+    }
+    printf("unsigned_atomics (atomic_min/max/exch_u32, atomic_load_u32): cpu and webgpu == C\n");
+}
+
 /* ---- handlers as ring kernels on both backends -------------------------------- */
 
 typedef struct FeatReq {
@@ -509,6 +816,13 @@ int main(void) {
     stencil(wg, "examples/kernels/laplacian.c", "laplacian", false);
     stencil(wg, "examples/kernels/heat3d.c", "heat3d", true);
     features_kernel(cpu, wg);
+    else_if_tail(cpu, wg);
+    side_effects(cpu, wg);
+    cas_insert(cpu, wg);
+    nan_tests(cpu, wg);
+    int_builtins(cpu, wg);
+    float_builtins(cpu, wg);
+    unsigned_atomics(cpu, wg);
     CHECK_OK(rk_context_destroy(cpu));
     CHECK_OK(rk_context_destroy(wg));
     handlers();

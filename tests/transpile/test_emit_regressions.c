@@ -1,0 +1,101 @@
+/* What each emitter writes for constructs it once got wrong (issue 21):
+ * the text of the output, where executing it is not needed to tell. The
+ * kernels of tests/transpile/cases/meaning.c run on the CPU and WebGPU
+ * (test_webgpu_transpiled.c) and compile with NVRTC (test_nvrtc.c). */
+#include "check.h"
+#include "ringkernel/transpile.h"
+
+static rk_transpile_result *transpile(const char *source, rk_transpile_target target) {
+    char text[4096];
+    snprintf(text, sizeof text, "#include <ringkernel/dsl.h>\n%s", source);
+    rk_transpile_desc d = {.source = text, .path = "k.c", .target = target, .no_file_system = true};
+    rk_transpile_result *r = NULL;
+    rk_status s = rk_transpile(&d, &r);
+    if (s != RK_OK) fprintf(stderr, "%s\n", rk_transpile_diagnostics_text(r));
+    CHECK_OK(s);
+    return r;
+}
+
+/* Asserts that `want` occurs in the output after `after`. */
+static void check_after(const rk_transpile_result *r, const char *after, const char *want) {
+    const char *out = rk_transpile_output(r, NULL);
+    const char *a = strstr(out, after);
+    if (!a || !strstr(a, want)) fprintf(stderr, "wanted '%s' after '%s' in:\n%s\n", want, after, out);
+    CHECK(a != NULL);
+    CHECK(strstr(a, want) != NULL);
+}
+
+static void else_if_then_statement(void) {
+    static const char src[] = "RK_KERNEL void k(int *out, int n) {\n"
+                              "    int d = 0;\n"
+                              "    if (n > 1) d = 1; else if (n > 0) d = 2;\n"
+                              "    out[0] = d;\n"
+                              "    if (n > 1) d = 1; else if (n > 0) d = 2; else d = 3;\n"
+                              "    out[1] = d;\n"
+                              "}\n";
+    for (int t = 0; t < 2; t++) {
+        rk_transpile_result *r = transpile(src, t ? RK_TARGET_WGSL : RK_TARGET_CUDA);
+        check_after(r, "else if", t ? "out[0i] = d;" : "out[0] = d;");
+        check_after(r, "d = 3", t ? "out[1i] = d;" : "out[1] = d;");
+        rk_transpile_result_destroy(r);
+    }
+    printf("else-if chain followed by a statement: kept on CUDA and WGSL\n");
+}
+
+/* Asserts that `bad` does not occur in the output. */
+static void check_absent(const rk_transpile_result *r, const char *bad) {
+    const char *out = rk_transpile_output(r, NULL);
+    if (strstr(out, bad)) fprintf(stderr, "did not want '%s' in:\n%s\n", bad, out);
+    CHECK(strstr(out, bad) == NULL);
+}
+
+static void wgsl_side_effects_not_selected(void) {
+    static const char src[] = "RK_DEVICE int twice(int *p) { *p *= 2; return *p; }\n"
+                              "RK_KERNEL void k(const int *v, int *count, int *out) {\n"
+                              "    int i = thread_idx_x(), t = i;\n"
+                              "    int slot = v[i] > 0 ? atomic_add_i32(count, 1) : -1;\n"
+                              "    out[i] = slot + (v[i] > 2 && twice(&t) > 4 ? atomic_add_i32(&count[1], 1) : 0);\n"
+                              "    while (atomic_cas_i32(&count[2], 0, 1) != 0) { }\n"
+                              "    out[0] = v[i] > 3 || atomic_add_i32(&count[3], 1) > 0;\n"
+                              "}\n";
+    rk_transpile_result *r = transpile(src, RK_TARGET_WGSL);
+    check_absent(r, "select(-1i, atomicAdd");
+    check_absent(r, ", atomicAdd(&k_count[1i], 1i), ");
+    check_after(r, "var rk_v0: i32;", "if ((k_v[i] > 0i)) {");
+    /* the strong compare-exchange retries a spurious failure */
+    check_after(r, "loop {", "atomicCompareExchangeWeak(");
+    check_after(r, "atomicCompareExchangeWeak(", "if (r.exchanged || r.old_value != ");
+    rk_transpile_result_destroy(r);
+    printf("WGSL: side effects in ?: arms and after && / || are statements; CAS is strong\n");
+}
+
+static void nan_tests_and_nonfinite_constants(void) {
+    static const char src[] = "RK_KERNEL void k(const float *f, int *out) {\n"
+                              "    float x = f[0], inf = INFINITY;\n"
+                              "    out[0] = x != x;\n"
+                              "    out[1] = isnan(x) + isinf(x) + isfinite(x);\n"
+                              "    out[2] = x == 1.0f / 0.0f || x == -(1e30f * 1e30f) || x == 1e39f || x == inf;\n"
+                              "}\n";
+    rk_transpile_result *r = transpile(src, RK_TARGET_WGSL);
+    check_after(r, "k_out[0i] = ", "rk_isnan(x)");
+    check_after(r, "fn rk_isnan(x: f32) -> bool", "bitcast<u32>(x)");
+    check_after(r, "k_out[1i] = ", "rk_isinf(x)");
+    check_absent(r, "(x != x)");
+    /* an infinite constant expression makes the module invalid */
+    check_absent(r, "1.0f / 0.0f");
+    check_absent(r, "bitcast<f32>(0x7f800000u)");
+    check_after(r, "var<private> rk_f32_inf_bits: u32", "0x7f800000u");
+    rk_transpile_result_destroy(r);
+    r = transpile(src, RK_TARGET_CUDA);
+    check_absent(r, "1e30f * 1e30f"); /* NVRTC warns about the overflow */
+    check_after(r, "out[2] = ", "__int_as_float((int)0xff800000u)");
+    rk_transpile_result_destroy(r);
+    printf("NaN tests by bits on WGSL; constants folding to inf/NaN written as bits on both targets\n");
+}
+
+int main(void) {
+    else_if_then_statement();
+    wgsl_side_effects_not_selected();
+    nan_tests_and_nonfinite_constants();
+    return 0;
+}
