@@ -383,6 +383,16 @@ static void atomic_builtin(emitter *e, tp_node *n) {
     if (device && strcmp(op, "CAS") == 0) put(e, ".old_value");
 }
 
+
+/* block_dim_*(): a kernel's own body knows its workgroup size (uniform for
+ * WGSL's analysis, unlike the private copy helpers read). */
+static void block_dim(emitter *e, int axis) {
+    if (e->in_kernel)
+        PRINTF(e, "%di", e->kernel_wg[axis]);
+    else
+        PRINTF(e, "i32(rk_wgs.%c)", "xyz"[axis]);
+}
+
 static void builtin(emitter *e, tp_node *n) {
     const tp_builtin *b = &rk__tp_builtins[n->builtin];
     if (b->flags & TP_BF_STENCIL) {
@@ -417,12 +427,12 @@ static void builtin(emitter *e, tp_node *n) {
     case TP_B_BLOCK_IDX_X: put(e, "i32(rk_wid.x)"); return;
     case TP_B_BLOCK_IDX_Y: put(e, "i32(rk_wid.y)"); return;
     case TP_B_BLOCK_IDX_Z: put(e, "i32(rk_wid.z)"); return;
-    case TP_B_BLOCK_DIM_X: put(e, "i32(rk_wgs.x)"); return;
-    case TP_B_BLOCK_DIM_Y: put(e, "i32(rk_wgs.y)"); return;
-    case TP_B_BLOCK_DIM_Z: put(e, "i32(rk_wgs.z)"); return;
-    case TP_B_GRID_DIM_X: put(e, "i32(rk_nwg.x)"); return;
-    case TP_B_GRID_DIM_Y: put(e, "i32(rk_nwg.y)"); return;
-    case TP_B_GRID_DIM_Z: put(e, "i32(rk_nwg.z)"); return;
+    case TP_B_BLOCK_DIM_X: block_dim(e, 0); return;
+    case TP_B_BLOCK_DIM_Y: block_dim(e, 1); return;
+    case TP_B_BLOCK_DIM_Z: block_dim(e, 2); return;
+    case TP_B_GRID_DIM_X: PRINTF(e, "i32(%s.x)", e->in_kernel ? "rk_nwg_in" : "rk_nwg"); return;
+    case TP_B_GRID_DIM_Y: PRINTF(e, "i32(%s.y)", e->in_kernel ? "rk_nwg_in" : "rk_nwg"); return;
+    case TP_B_GRID_DIM_Z: PRINTF(e, "i32(%s.z)", e->in_kernel ? "rk_nwg_in" : "rk_nwg"); return;
     case TP_B_WARP_SIZE: put(e, "32i"); return;
     case TP_B_LANE_ID: put(e, "i32((rk_lid.x + rk_wgs.x * (rk_lid.y + rk_wgs.y * rk_lid.z)) & 31u)"); return;
     case TP_B_SYNC_THREADS: put(e, "rk_sync_threads()"); return;
