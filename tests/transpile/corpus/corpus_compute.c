@@ -394,7 +394,7 @@ const corpus_case corpus_compute[] = {
     {"histogram.c", histogram_setup, histogram_ref, false},
     {"histogram_shared.c", histogram_shared_setup, histogram_shared_ref, false},
     {"particles_soa.c", particles_soa_setup, particles_soa_ref, false},
-    {"particles_aos.c", particles_aos_setup, particles_aos_ref, false},
+    {"particles_aos.c", particles_aos_setup, particles_aos_ref, true} /* a helper takes p->vel */,
     {"hashset_cas.c", hashset_setup, hashset_ref, false},
     {"image_u8.c", image_u8_setup, image_u8_ref, true},
     {"saturate_i16.c", saturate_setup, saturate_ref, true},

@@ -37,10 +37,10 @@ static void ternary_ref(const diff_program *p, void *e[]) {
     const int *v = IN(p, 0, int);
     int *slot = e[1], *count = e[2], *calls = e[3];
     for (int i = 0; i < N; i++) {
-        int s = v[i] > 0 ? 1 : -1, c = v[i] % 3 == 0;
+        int s = v[i] > 0 ? 1 : -1, c = v[i] % 3 == 0, a = v[i] % 5 == 0;
         *count += v[i] > 0;
         *calls += c;
-        slot[i] = s + 10 * c;
+        slot[i] = s + 10 * c + 100 * a + 1000 * (a && v[i] != 0);
     }
 }
 

@@ -3,11 +3,9 @@
  * vertical, 3 diagonal). Border pixels are clamped. */
 #include <ringkernel/dsl.h>
 
-RK_DEVICE int px(const int *img, int x, int y, int w, int h) {
-    x = x < 0 ? 0 : (x >= w ? w - 1 : x);
-    y = y < 0 ? 0 : (y >= h ? h - 1 : y);
-    return img[y * w + x];
-}
+RK_DEVICE int clampi(int v, int n) { return v < 0 ? 0 : (v >= n ? n - 1 : v); }
+
+#define px(img, x, y, w, h) (img)[clampi((y), (h)) * (w) + clampi((x), (w))]
 
 RK_KERNEL void sobel_dir(const int *img, int *mag, int *dir, int w, int h, int threshold) {
     int x = block_idx_x() * block_dim_x() + thread_idx_x();

@@ -176,7 +176,6 @@ static inline unsigned __brev(unsigned v) {
     v = ((v >> 4) & 0x0f0f0f0fu) | ((v & 0x0f0f0f0fu) << 4);
     return __builtin_bswap32(v);
 }
-static inline float rsqrtf(float v) { return 1.0f / sqrtf(v); }
 static inline double rsqrt(double v) { return 1.0 / sqrt(v); }
 #define RK_SHIM_MIN_MAX_FN(T)                                 \
     static inline T min(T a, T b) { return a < b ? a : b; } \
