@@ -15,6 +15,10 @@ typedef struct corpus_case {
     /* expected[i] starts as buffer i's initial contents; make it the output. */
     void (*reference)(const diff_program *p, void *expected[]);
     bool wgsl_refuses; /* uses what WGSL lacks (8/16-bit, double, warp operations) */
+    /* A bug not fixed yet: the case still runs everywhere, and its failure is
+     * reported loudly as EXPECTED FAILURE with this text instead of failing
+     * the test; once it passes, the test fails until this is removed. */
+    const char *known_bug;
 } corpus_case;
 
 extern const corpus_case corpus_compute[], corpus_stencil[], corpus_regress[];

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "diff.h"
+#include "diff_text.h"
 #include "ringkernel/dsl.h"
 #include "ringkernel/transpile.h"
 #include "support/read_file.h"
@@ -35,31 +36,6 @@ size_t diff_type_size(diff_type t) {
 }
 
 bool diff_exec_present(const diff_env *env, diff_exec_id id) { return env->present[id]; }
-
-/* ---- small string builder ----------------------------------------------------------- */
-
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) abort();
-        if (b->s && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        b->cap = (b->cap + (size_t)n + 1) * 2;
-        b->s = realloc(b->s, b->cap);
-        if (!b->s) abort();
-    }
-}
 
 /* ---- opening ------------------------------------------------------------------------- */
 
@@ -168,10 +144,10 @@ static bool parameter_text(const char *src, const char *name, const char **begin
 }
 
 /* A CPU driver for a stencil: every cell, through dsl_stencil.h's iterator. */
-static bool stencil_driver(sbuf *b, const char *src, const char *name) {
+static bool stencil_driver(diff_text *b, const char *src, const char *name) {
     const char *begin, *end;
     if (!parameter_text(src, name, &begin, &end)) return false;
-    sbuf params = {0}, call = {0};
+    diff_text params = {0}, call = {0};
     const char *start = begin;
     for (const char *c = begin; c <= end; c++) {
         if (c != end && *c != ',') continue;
@@ -184,14 +160,14 @@ static bool stencil_driver(sbuf *b, const char *src, const char *name) {
                               (id[-1] >= '0' && id[-1] <= '9')))
             id--;
         bool pos = memmem(start, (size_t)(c - start), "rk_grid_pos", 11) != NULL;
-        sb_printf(&call, "%s%s", call.len ? ", " : "", pos ? "rk_diff_p" : "");
+        diff_text_printf(&call, "%s%s", call.len ? ", " : "", pos ? "rk_diff_p" : "");
         if (!pos) {
-            sb_printf(&call, "%.*s", (int)(last - id), id);
-            sb_printf(&params, "%.*s, ", (int)(c - start), start);
+            diff_text_printf(&call, "%.*s", (int)(last - id), id);
+            diff_text_printf(&params, "%.*s, ", (int)(c - start), start);
         }
         start = c + 1;
     }
-    sb_printf(b,
+    diff_text_printf(b,
               "\n#include <ringkernel/dsl_stencil.h>\n"
               "RK_KERNEL void rk_diff_stencil_%s(%sint rk_diff_nx, int rk_diff_ny, int rk_diff_nz) {\n"
               "    rk_stencil_for_each(rk_diff_p, rk_diff_nx, rk_diff_ny, rk_diff_nz) %s(%s);\n}\n",
@@ -202,11 +178,11 @@ static bool stencil_driver(sbuf *b, const char *src, const char *name) {
 }
 
 /* Drivers: handlers called for messages 0..n-1 in order by one thread. */
-static void handler_driver(sbuf *b, diff_exec_id id, const rk_transpiled_kernel *k) {
+static void handler_driver(diff_text *b, diff_exec_id id, const rk_transpiled_kernel *k) {
     const char *n = k->name;
     switch (id) {
     case DIFF_CPU:
-        sb_printf(b,
+        diff_text_printf(b,
                   "\nRK_KERNEL void rk_diff_handler_%s(const unsigned char *in, unsigned char *out, unsigned char *st, "
                   "int *rc, int n) {\n"
                   "    for (int i = 0; i < n; i++)\n"
@@ -215,7 +191,7 @@ static void handler_driver(sbuf *b, diff_exec_id id, const rk_transpiled_kernel 
         break;
     case DIFF_CUDA_HOST:
     case DIFF_CUDA_GPU:
-        sb_printf(b,
+        diff_text_printf(b,
                   "\ntemplate <typename Q, typename R, typename S>\n"
                   "static __device__ void rk_diff_drive_%s(int (*h)(const Q *, R *, S *), const unsigned char *in, "
                   "unsigned char *out, unsigned char *st, int *rc, int n) {\n"
@@ -226,7 +202,7 @@ static void handler_driver(sbuf *b, diff_exec_id id, const rk_transpiled_kernel 
                   n, n, n, n);
         break;
     case DIFF_WGSL:
-        sb_printf(b,
+        diff_text_printf(b,
                   "\n@group(0) @binding(0) var<storage, read> rk_in: array<u32>;\n"
                   "@group(0) @binding(1) var<storage, read_write> rk_out: array<u32>;\n"
                   "@group(0) @binding(2) var<storage, read_write> rk_state: array<u32>;\n"
@@ -316,10 +292,10 @@ static diff_outcome build_cuda_host(diff_env *env, const diff_program *p, const 
 
 static diff_outcome build(diff_env *env, diff_exec_id id, const diff_program *p, const rk_transpile_result *cuda,
                           built *out, char *why, size_t why_size) {
-    sbuf code = {0};
+    diff_text code = {0};
     diff_outcome o = DIFF_RAN;
     if (id == DIFF_CPU) {
-        sb_printf(&code, "%s\n", p->source);
+        diff_text_printf(&code, "%s\n", p->source);
     } else {
         rk_transpile_target t = id == DIFF_WGSL ? RK_TARGET_WGSL : RK_TARGET_CUDA;
         if (transpile(p, t, &out->target) != RK_OK) {
@@ -327,7 +303,7 @@ static diff_outcome build(diff_env *env, diff_exec_id id, const diff_program *p,
             why_printf(why, why_size, "%s", text);
             return strstr(text, "(WGSL target)") ? DIFF_REFUSED : DIFF_FAILED;
         }
-        sb_printf(&code, "%s\n", rk_transpile_output(out->target, NULL));
+        diff_text_printf(&code, "%s\n", rk_transpile_output(out->target, NULL));
     }
     /* One driver per entry point that needs one. */
     for (size_t i = 0; i < p->launch_count; i++) {
