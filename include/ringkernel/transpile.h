@@ -81,6 +81,11 @@ typedef struct rk_transpile_desc {
     rk_transpile_target target;
     rk_transpile_kind kind;
     rk_stencil_config stencil;
+    /* Bytes of static shared memory (RK_SHARED) one kernel may use, for a
+     * device that allows more or less than the target's default: 0 = CUDA's
+     * 48 KiB, or WebGPU's default maxComputeWorkgroupStorageSize of 16 KiB
+     * for WGSL (a WebGPU caller may pass its device's limit). */
+    uint32_t shared_memory_limit;
 } rk_transpile_desc;
 
 typedef enum rk_diagnostic_severity {

@@ -108,6 +108,47 @@ static rk_transpile_kind classify(tp_obj *fn) {
     return RK_TRANSPILE_AUTO;
 }
 
+/* ---- shared memory against the target's limit ---- */
+
+static long shared_in(const tp_node *n, int depth) {
+    long bytes = 0;
+    for (; n && depth < 4 * TP_MAX_EXPR_DEPTH; n = n->next) {
+        if (n->kind == ND_DECL && n->obj->is_shared && n->obj->ty->size > 0) bytes += n->obj->ty->size;
+        bytes += shared_in(n->then, depth + 1) + shared_in(n->els, depth + 1) + shared_in(n->body, depth + 1) +
+                 shared_in(n->init, depth + 1);
+    }
+    return bytes;
+}
+
+/* RK_SHARED variables of fn and of every function it calls, each function once. */
+static long shared_bytes(tp_obj *fn, tp_obj **seen, int *count, int cap) {
+    fn = fn->definition ? fn->definition : fn;
+    for (int i = 0; i < *count; i++)
+        if (seen[i] == fn) return 0;
+    if (*count == cap || !fn->body) return 0;
+    seen[(*count)++] = fn;
+    long bytes = shared_in(fn->body, 0);
+    for (tp_call_edge *c = fn->calls; c; c = c->next) bytes += shared_bytes(c->callee, seen, count, cap);
+    return bytes;
+}
+
+static void shared_limit(tp_ctx *ctx, tp_program *prog) {
+    bool wgsl = ctx->desc->target == RK_TARGET_WGSL;
+    long limit = ctx->desc->shared_memory_limit ? (long)ctx->desc->shared_memory_limit : wgsl ? 16384 : 49152;
+    for (tp_obj *fn = prog->functions; fn; fn = fn->next) {
+        if (fn->entry_kind == RK_TRANSPILE_AUTO || !fn->body) continue;
+        tp_obj *seen[256];
+        int count = 0;
+        long bytes = shared_bytes(fn, seen, &count, 256);
+        if (bytes > limit)
+            rk__tp_error(ctx, fn->tok, "'%s' uses %ld bytes of shared memory (RK_SHARED); the %s target allows %ld%s",
+                         fn->name, bytes, wgsl ? "WGSL" : "CUDA", limit,
+                         ctx->desc->shared_memory_limit ? " (rk_transpile_desc.shared_memory_limit)"
+                         : wgsl ? " (WebGPU's default maxComputeWorkgroupStorageSize)"
+                                : " (48 KiB of static shared memory)");
+    }
+}
+
 void rk__tp_check_program(tp_ctx *ctx, tp_program *prog) {
     undefined_callees(ctx, prog);
     recursion(ctx, prog);
@@ -149,6 +190,7 @@ void rk__tp_check_program(tp_ctx *ctx, tp_program *prog) {
             rk__tp_analyze_stencil(ctx, fn);
         }
     }
+    shared_limit(ctx, prog);
     if (entries == 0)
         rk__tp_error(ctx, NULL, "no kernel in the source: mark a function with RK_KERNEL or RK_HANDLER");
     else if (want == RK_TRANSPILE_STENCIL || want == RK_TRANSPILE_HANDLER || want == RK_TRANSPILE_GLOBAL) {

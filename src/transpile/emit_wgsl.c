@@ -54,6 +54,17 @@ static void note_builtin(emitter *e, tp_node *n) {
     tp_node *t = rk__wgsl_strip_ptr_conv(n->args);
     const tp_obj *root = rk__wgsl_lvalue_root(t->kind == ND_ADDR ? t->lhs : t);
     if (!root || !(root->is_param || root->is_shared)) return;
+    bool device = root->is_shared || (e->fn && (e->fn->entry_kind == RK_TRANSPILE_GLOBAL ||
+                                                e->fn->entry_kind == RK_TRANSPILE_STENCIL));
+    for (tp_node *m = t->kind == ND_ADDR ? t->lhs : t; device && m; m = m->kind == ND_INDEX ? m->lhs : NULL) {
+        if (m->kind != ND_MEMBER && m->kind != ND_ARROW) continue;
+        /* Its struct would need an atomic<T> member, which no other use of
+         * the struct (a copy, an initializer) could then take. */
+        rk__tp_error(e->ctx, n->tok, "%s on a member of a struct in a buffer or shared memory is not available (WGSL "
+                                     "target); keep the counter in its own int or uint buffer",
+                     rk__tp_builtins[n->builtin].name);
+        return;
+    }
     for (int i = 0; i < e->atomic_count; i++)
         if (e->atomic_roots[i] == root) return;
     const tp_obj **v = rk__tp_alloc(e->ctx, sizeof *v * (size_t)(e->atomic_count + 1));
@@ -677,7 +688,9 @@ void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
     rk__tp_buf_init(&kinds, ctx);
     for (tp_obj *fn = prog->functions; fn; fn = fn->next) {
         if (fn->body) {
+            e.fn = fn; /* note_builtin: whether pointer parameters are buffers */
             walk(&e, fn->body, note_builtin, 0);
+            e.fn = NULL;
             walk(&e, fn->body, note_array_args, 0);
             walk(&e, fn->body, note_int64, 0);
             for (tp_obj *p = fn->params; p; p = p->next)

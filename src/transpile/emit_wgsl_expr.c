@@ -536,6 +536,16 @@ static void convert(emitter *e, tp_node *inner, const tp_type *to) {
         rk__wgsl_cond(e, inner);
         return;
     }
+    if ((from->kind == TY_PTR || from->kind == TY_ARRAY) && to->kind != TY_PTR) {
+        refuse(e, inner->tok, "converting a pointer to an integer is not available (WGSL pointers have no address)");
+        put(e, "0");
+        return;
+    }
+    if (to->kind == TY_PTR && rk__tp_is_integer(from) && !(inner->kind == ND_NUM && inner->ival == 0)) {
+        refuse(e, inner->tok, "converting an integer to a pointer is not available (WGSL pointers have no address)");
+        put(e, "0");
+        return;
+    }
     if (to->kind == TY_PTR || from->kind == TY_PTR || from->kind == TY_ARRAY) {
         rk__wgsl_expr(e, inner); /* pointer-to-pointer: handled by whoever uses the pointer */
         return;
@@ -698,6 +708,11 @@ void rk__wgsl_cond(emitter *e, tp_node *n) {
     const tp_type *t = unq(n->ty);
     if (t->kind == TY_BOOL) {
         rk__wgsl_expr(e, n);
+        return;
+    }
+    if (t->kind == TY_PTR || t->kind == TY_ARRAY) {
+        refuse(e, n->tok, "testing a pointer against null is not available (WGSL pointers are never null)");
+        put(e, "true");
         return;
     }
     if (t->kind == TY_LONG) {

@@ -249,8 +249,11 @@ tp_type *rk__tp_declspec(parser *p, decl_attr *attr) {
         }
     }
     if (counter == 0) {
-        if (p->tok == start || (!attr || !(attr->is_static || attr->is_extern || attr->is_typedef || attr->fn_kind)))
+        if (p->tok == start || (!attr || !(attr->is_static || attr->is_extern || attr->is_typedef || attr->fn_kind))) {
+            const char *dsl = p->tok->kind == TK_IDENT ? rk__tp_dsl_spelling(p->tok->loc, p->tok->len) : NULL;
+            if (dsl) rk__tp_p_fail(p, p->tok, "expected a type before %s; the DSL's is %s", describe(p, p->tok), dsl);
             rk__tp_p_fail(p, p->tok, "expected a type before %s", describe(p, p->tok));
+        }
         rk__tp_error(ctx, p->tok, "type specifier missing (implicit int is not C11)");
     }
     return rk__tp_qualified(ctx, ty, is_const, is_volatile, is_restrict);

@@ -384,8 +384,11 @@ tp_node *rk__tp_primary(parser *p) {
     }
     if (e && e->type_def) rk__tp_p_fail(p, t, "unexpected type name '%.*s'", t->len, t->loc);
     if (is_call) {
+        const char *dsl = rk__tp_dsl_spelling(t->loc, t->len);
         if (rk__tp_is_host_library_function(t->loc, t->len))
             rk__tp_error(ctx, t, "'%.*s' is a host library function; kernels cannot call it", t->len, t->loc);
+        else if (dsl)
+            rk__tp_error(ctx, t, "call to undeclared function '%.*s'; the DSL's is %s", t->len, t->loc, dsl);
         else
             rk__tp_error(ctx, t, "call to undeclared function '%.*s'", t->len, t->loc);
         tp_token *paren = rk__tp_p_next(p);
@@ -395,7 +398,11 @@ tp_node *rk__tp_primary(parser *p) {
         rk__tp_p_leave(p);
         return error_node(p, t);
     }
-    rk__tp_error(ctx, t, "use of undeclared identifier '%.*s'", t->len, t->loc);
+    const char *dsl = rk__tp_dsl_spelling(t->loc, t->len);
+    if (dsl)
+        rk__tp_error(ctx, t, "use of undeclared identifier '%.*s'; the DSL's is %s", t->len, t->loc, dsl);
+    else
+        rk__tp_error(ctx, t, "use of undeclared identifier '%.*s'", t->len, t->loc);
     return error_node(p, t);
 }
 

@@ -708,7 +708,11 @@ static tp_token *directive_body(pp *pp, tp_token *hash) {
         }
         tp_file *f = rk__tp_find_include(ctx, name, angled, tok->file);
         if (!f) {
-            rk__tp_error(ctx, tok, "'%s' file not found", name);
+            const char *why = rk__tp_unavailable_header_reason(name);
+            if (why)
+                rk__tp_error(ctx, tok, "'%s' file not found: %s", name, why);
+            else
+                rk__tp_error(ctx, tok, "'%s' file not found", name);
             return rest;
         }
         return include_file(pp, rest, f, tok);

@@ -891,11 +891,68 @@ static void stmt(tp_ctx *ctx, tp_node *n) {
     }
 }
 
+/* ---- can control reach the end of a function? ---- */
+
+static bool completes(tp_ctx *ctx, const tp_node *n, int depth);
+
+/* A break in n that leaves the loop or switch n belongs to (not an inner one). */
+static bool breaks_out(const tp_node *n, int depth) {
+    for (; n && depth < TP_MAX_NESTING * 4; n = n->next) {
+        switch (n->kind) {
+        case ND_BREAK: return true;
+        case ND_BLOCK: if (breaks_out(n->body, depth + 1)) return true; break;
+        case ND_IF: if (breaks_out(n->then, depth + 1) || breaks_out(n->els, depth + 1)) return true; break;
+        case ND_CASE: case ND_DEFAULT: if (breaks_out(n->body, depth + 1)) return true; break;
+        default: break; /* loops and switches own their breaks */
+        }
+    }
+    return false;
+}
+
+static bool always_true(tp_ctx *ctx, tp_node *cond) {
+    int64_t v = 0;
+    return !cond || (rk__tp_try_eval(ctx, cond, &v) && v != 0);
+}
+
+/* Can the list of statements starting at n finish without return? A
+ * statement that cannot finish makes the rest unreachable, except for the
+ * case labels of a switch body, which are entered from the switch. */
+static bool list_completes(tp_ctx *ctx, const tp_node *n, int depth) {
+    bool reachable = true;
+    for (; n; n = n->next) {
+        if (n->kind == ND_CASE || n->kind == ND_DEFAULT) reachable = true;
+        if (reachable && !completes(ctx, n, depth + 1)) reachable = false;
+    }
+    return reachable;
+}
+
+static bool completes(tp_ctx *ctx, const tp_node *n, int depth) {
+    if (!n || depth > TP_MAX_NESTING * 4) return true;
+    switch (n->kind) {
+    case ND_RETURN: case ND_BREAK: case ND_CONTINUE: return false;
+    case ND_BLOCK: return list_completes(ctx, n->body, depth);
+    case ND_IF: return !n->els || completes(ctx, n->then, depth + 1) || completes(ctx, n->els, depth + 1);
+    case ND_WHILE: case ND_FOR: return !always_true(ctx, n->cond) || breaks_out(n->then, depth + 1);
+    case ND_DO: return breaks_out(n->then, depth + 1) || !always_true(ctx, n->cond);
+    case ND_SWITCH: {
+        if (!n->default_case || breaks_out(n->body && n->body->kind == ND_BLOCK ? n->body->body : n->body, depth + 1))
+            return true;
+        return completes(ctx, n->body, depth + 1);
+    }
+    case ND_CASE: case ND_DEFAULT: return completes(ctx, n->body, depth + 1);
+    default: return true;
+    }
+}
+
 void rk__tp_sema_function(tp_ctx *ctx, tp_obj *fn) {
     ctx->sema_fn = fn;
     tp_type *ret = fn->ty->return_ty;
     if (ret->kind == TY_STRUCT && !struct_of(ret)->is_complete)
         rk__tp_error(ctx, fn->tok, "'%s' returns an incomplete type", fn->name);
+    int errors = ctx->error_count;
     stmt(ctx, fn->body);
+    /* C leaves the value undefined; NVRTC and -Werror=return-type refuse it. */
+    if (ret->kind != TY_VOID && ctx->error_count == errors && completes(ctx, fn->body, 0))
+        rk__tp_error(ctx, fn->tok, "non-void function '%s' can reach its end without returning a value", fn->name);
     ctx->sema_fn = NULL;
 }

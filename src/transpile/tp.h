@@ -341,6 +341,10 @@ extern const tp_builtin rk__tp_builtins[TP_B_COUNT];
 const tp_builtin *rk__tp_find_builtin(const char *name, int len, tp_builtin_id *id);
 /* Names of C library functions that kernels cannot call (printf, malloc ...). */
 bool rk__tp_is_host_library_function(const char *name, int len);
+/* The DSL's spelling of a CUDA name (threadIdx, __syncthreads, atomicAdd ...); NULL if none. */
+const char *rk__tp_dsl_spelling(const char *name, int len);
+/* Why a C library or CUDA header cannot be included; NULL for other names. */
+const char *rk__tp_unavailable_header_reason(const char *name);
 
 struct tp_node {
     tp_node_kind kind;

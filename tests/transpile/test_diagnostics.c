@@ -162,6 +162,77 @@ static const diag_case cases[] = {
                                   "RK_KERNEL void k2(int *d) { d[0] = 4 }\n",
      0, 0, {"3:17: error: expected an expression before ';'", "5:5: error: expected ';' before 'd'",
             "7:13: error: expected ',' before '{'", "8:38: error: expected ';' before '}'"}},
+    /* Issue 21: a path without return; CUDA names with the DSL's; no libc. */
+    {"falling off a non-void function", DSL "int sign(int x) { if (x > 0) return 1; else if (x < 0) return -1; }\n"
+                                            "int first(const int *v) { for (int i = 0;; i++) if (v[i]) break; }\n"
+                                            "int pick(int x) { switch (x) { case 0: return 1; } }\n"
+                                            "int loop(int x) { while (1) { if (x) return x; } }\n"
+                                            "int both(int x) { if (x) return 1; else return 2; }\n"
+                                            "int all(int x) { switch (x) { case 0: return 1; default: return 2; } }\n"
+                                            "int spin(int x) { do { x++; } while (1); }\n"
+                                            "RK_KERNEL void k(int *o) { o[0] = sign(1) + first(o) + pick(0) + loop(1) "
+                                            "+ both(0) + all(0) + spin(0); }\n",
+     0, 0, {"2:5: error: non-void function 'sign' can reach its end without returning a value",
+            "3:5: error: non-void function 'first' can reach its end without returning a value",
+            "4:5: error: non-void function 'pick' can reach its end without returning a value"}},
+    {"CUDA spellings", DSL "RK_KERNEL void k(int *o) {\n"
+                           "    o[threadIdx.x] = blockIdx.x * blockDim.x;\n"
+                           "    __syncthreads();\n"
+                           "    atomicAdd(o, 1);\n"
+                           "}\n"
+                           "__global__ void g(int *o) { }\n",
+     0, 0, {"3:7: error: use of undeclared identifier 'threadIdx'; the DSL's is thread_idx_x(), thread_idx_y(), thread_idx_z()",
+            "3:22: error: use of undeclared identifier 'blockIdx'; the DSL's is block_idx_x(), block_idx_y(), block_idx_z()",
+            "3:35: error: use of undeclared identifier 'blockDim'; the DSL's is block_dim_x(), block_dim_y(), block_dim_z()",
+            "4:5: error: call to undeclared function '__syncthreads'; the DSL's is sync_threads()",
+            "5:5: error: call to undeclared function 'atomicAdd'; the DSL's is atomic_add_i32, atomic_add_u32, "
+            "atomic_add_u64 or atomic_add_f32(p, v)",
+            "7:1: error: expected a type before '__global__'; the DSL's is RK_KERNEL"}},
+    {"C library and CUDA headers", "#include <stdlib.h>\n#include <cuda_runtime.h>\n" DSL
+                                   "RK_KERNEL void k(int *o) { o[0] = 1; }\n",
+     0, 0, {"1:2: error: 'stdlib.h' file not found: kernels have no C library: <ringkernel/dsl.h> gives them <math.h>, "
+            "<stdint.h>, <stddef.h>, <stdbool.h>, <float.h> and <limits.h>, and the DSL's functions",
+            "2:2: error: 'cuda_runtime.h' file not found: CUDA headers are not needed: include <ringkernel/dsl.h>, whose "
+            "functions the transpiler maps to CUDA"}},
+    {"shared memory over CUDA's static limit", DSL "RK_DEVICE float helper(int i) { RK_SHARED float more[4097]; "
+                                                   "more[i] = 1.0f; return more[0]; }\n"
+                                                   "RK_KERNEL void k(float *o) {\n"
+                                                   "    RK_SHARED float big[8192];\n"
+                                                   "    big[thread_idx_x()] = helper(1);\n"
+                                                   "    o[0] = big[0];\n"
+                                                   "}\n",
+     0, 0, {"3:16: error: 'k' uses 49156 bytes of shared memory (RK_SHARED); the CUDA target allows 49152 (48 KiB of "
+            "static shared memory)"}},
+};
+
+/* Issue 21: what WGSL cannot express is refused, never an invalid module. */
+static const diag_case wgsl_cases[] = {
+    {"WGSL: shared memory over the default workgroup storage", DSL "RK_KERNEL void k(float *o) {\n"
+                                                               "    RK_SHARED float tile[4097];\n"
+                                                               "    tile[thread_idx_x()] = 1.0f;\n"
+                                                               "    o[0] = tile[0];\n"
+                                                               "}\n",
+     0, 0, {"2:16: error: 'k' uses 16388 bytes of shared memory (RK_SHARED); the WGSL target allows 16384 (WebGPU's "
+            "default maxComputeWorkgroupStorageSize)"}},
+    {"WGSL: atomics on a struct member in a buffer", DSL "typedef struct Cell { int count; float w; } Cell;\n"
+                                                         "RK_KERNEL void k(Cell *cells) {\n"
+                                                         "    atomic_add_i32(&cells[thread_idx_x()].count, 1);\n"
+                                                         "}\n",
+     0, 0, {"4:5: error: atomic_add_i32 on a member of a struct in a buffer or shared memory is not available (WGSL "
+            "target); keep the counter in its own int or uint buffer"}},
+    {"WGSL: pointers as integers", DSL "RK_KERNEL void k(int *out) {\n"
+                                       "    int local = 3;\n"
+                                       "    out[0] = (int)(long)&local;\n"
+                                       "    if (out) out[1] = 1;\n"
+                                       "    int *p = (int *)64;\n"
+                                       "}\n",
+     0, 0, {"4:25: error: converting a pointer to an integer is not available (WGSL pointers have no address) (WGSL target)",
+            "5:9: error: testing a pointer against null is not available (WGSL pointers are never null) (WGSL target)",
+            "6:10: error: a local pointer must be initialised with the address of a local variable or array (WGSL target)"}},
+    {"WGSL: a buffer element passed by pointer", DSL "RK_DEVICE void inc(int *p) { *p += 1; }\n"
+                                                     "RK_KERNEL void k(int *out) { inc(&out[2]); }\n",
+     0, 0, {"3:34: error: a pointer into a buffer or shared memory cannot be passed to a function; pass the buffer and "
+            "an index, or copy the value into a local (WGSL target)"}},
 };
 
 static char *format_diag(const rk_diagnostic *d) {
@@ -176,8 +247,9 @@ static char *format_diag(const rk_diagnostic *d) {
     return s;
 }
 
-static int run_case(const diag_case *c, bool print) {
-    rk_transpile_desc d = {.source = c->source, .path = "diag.c", .no_file_system = true, .kind = c->kind};
+static int run_case(const diag_case *c, rk_transpile_target target, bool print) {
+    rk_transpile_desc d = {.source = c->source, .path = "diag.c", .no_file_system = true, .kind = c->kind,
+                           .target = target};
     d.stencil.halo = c->halo;
     rk_transpile_result *r = NULL;
     rk_status s = rk_transpile(&d, &r);
@@ -242,7 +314,9 @@ static void many_errors(void) {
 int main(void) {
     bool print = getenv("RK_PRINT_DIAGS") != NULL;
     int failures = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) failures += run_case(&cases[i], print);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) failures += run_case(&cases[i], RK_TARGET_CUDA, print);
+    for (size_t i = 0; i < sizeof wgsl_cases / sizeof wgsl_cases[0]; i++)
+        failures += run_case(&wgsl_cases[i], RK_TARGET_WGSL, print);
     rendered_text();
     many_errors();
     if (failures) fprintf(stderr, "%d mismatches\n", failures);

@@ -93,9 +93,29 @@ static void nan_tests_and_nonfinite_constants(void) {
     printf("NaN tests by bits on WGSL; constants folding to inf/NaN written as bits on both targets\n");
 }
 
+/* A WebGPU caller may pass its device's maxComputeWorkgroupStorageSize. */
+static void shared_memory_limit_from_the_caller(void) {
+    static const char src[] = "#include <ringkernel/dsl.h>\n"
+                              "RK_KERNEL void k(float *o) { RK_SHARED float t[6000]; t[thread_idx_x()] = 1.0f; o[0] = t[0]; }\n";
+    rk_transpile_desc d = {.source = src, .path = "k.c", .target = RK_TARGET_WGSL, .no_file_system = true};
+    rk_transpile_result *r = NULL;
+    CHECK_STATUS(rk_transpile(&d, &r), RK_PARSE_ERROR);
+    CHECK_STR_CONTAINS(rk_transpile_diagnostics_text(r), "uses 24000 bytes of shared memory");
+    rk_transpile_result_destroy(r);
+    d.shared_memory_limit = 32768;
+    CHECK_OK(rk_transpile(&d, &r));
+    rk_transpile_result_destroy(r);
+    d.shared_memory_limit = 20000;
+    CHECK_STATUS(rk_transpile(&d, &r), RK_PARSE_ERROR);
+    CHECK_STR_CONTAINS(rk_transpile_diagnostics_text(r), "allows 20000 (rk_transpile_desc.shared_memory_limit)");
+    rk_transpile_result_destroy(r);
+    printf("shared memory limit: WGSL default 16 KiB, raised or lowered by the caller\n");
+}
+
 int main(void) {
     else_if_then_statement();
     wgsl_side_effects_not_selected();
     nan_tests_and_nonfinite_constants();
+    shared_memory_limit_from_the_caller();
     return 0;
 }
