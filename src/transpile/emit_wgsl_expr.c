@@ -740,6 +740,14 @@ void rk__wgsl_expr(emitter *e, tp_node *n) {
         rk__wgsl_float_literal(e, folded); /* 1.0f / 0.0f: WGSL refuses an infinite constant expression */
         return;
     }
+    int64_t ival;
+    if (n->kind != ND_NUM && rk__tp_is_integer(unq(n->ty)) && unq(n->ty)->kind != TY_LONG &&
+        rk__tp_eval_integer(n, &ival)) {
+        /* C's value (unsigned arithmetic wraps): WGSL refuses a constant
+         * expression that overflows, e.g. 969u << 31u. */
+        rk__wgsl_integer(e, ival, n->ty);
+        return;
+    }
     if (rk__wgsl_is_comparison(n->kind)) { /* C gives int 0 or 1 */
         put(e, "select(0i, 1i, ");
         rk__wgsl_cond(e, n);
