@@ -124,10 +124,10 @@ static void jacobi_ref(const diff_program *p, void *e[]) {
 }
 
 const corpus_case corpus_stencil[] = {
-    {"stencil_heat5.c", heat5_setup, heat5_ref, false},
-    {"stencil_blur9.c", blur9_setup, blur9_ref, false},
-    {"stencil_diffuse3d.c", diffuse3d_setup, diffuse3d_ref, false},
-    {"stencil_border.c", border_setup, border_ref, false},
-    {"jacobi_global.c", jacobi_setup, jacobi_ref, false},
+    {"stencil_heat5.c", heat5_setup, heat5_ref, false, NULL},
+    {"stencil_blur9.c", blur9_setup, blur9_ref, false, NULL},
+    {"stencil_diffuse3d.c", diffuse3d_setup, diffuse3d_ref, false, NULL},
+    {"stencil_border.c", border_setup, border_ref, false, NULL},
+    {"jacobi_global.c", jacobi_setup, jacobi_ref, false, NULL},
 };
 const size_t corpus_stencil_count = sizeof corpus_stencil / sizeof corpus_stencil[0];
