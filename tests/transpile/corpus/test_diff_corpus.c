@@ -78,7 +78,7 @@ static int run_case(diff_env *env, const corpus_case *c, int ran[DIFF_EXEC_COUNT
 }
 
 int main(int argc, char **argv) {
-    diff_env *env = diff_env_open(false);
+    diff_env *env = diff_env_open(false, false);
     if (!env) return 1;
     const corpus_case *sets[] = {corpus_compute, corpus_stencil, corpus_regress};
     const size_t counts[] = {corpus_compute_count, corpus_stencil_count, corpus_regress_count};

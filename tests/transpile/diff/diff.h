@@ -86,8 +86,11 @@ typedef enum diff_outcome {
 
 typedef struct diff_env diff_env;
 
-/* Opens every executor that is present; prints one line per missing one. */
-diff_env *diff_env_open(bool quiet);
+/* Opens every executor that is present; prints one line per missing one.
+ * private_cache: compiled programs go to a scratch directory removed at
+ * close (random programs), else to $RK_CACHE_DIR (the corpus: a second run
+ * compiles nothing). */
+diff_env *diff_env_open(bool quiet, bool private_cache);
 void diff_env_close(diff_env *env);
 bool diff_exec_present(const diff_env *env, diff_exec_id id);
 

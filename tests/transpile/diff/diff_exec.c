@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "diff.h"
@@ -22,7 +23,9 @@
 struct diff_env {
     rk_context *ctx[DIFF_EXEC_COUNT]; /* cuda-host shares the cpu context */
     bool present[DIFF_EXEC_COUNT];
-    char dir[256];                    /* scratch: generated sources, objects, the CPU module cache */
+    char dir[256];                    /* scratch: generated sources and logs */
+    char objects[300];                /* cuda-host objects, named by a hash of what built them */
+    uint64_t salt;                    /* hash of the shim and dsl.h */
     unsigned serial;
 };
 
@@ -53,7 +56,20 @@ static rk_context *open_backend(const char *name, bool quiet) {
     return ctx;
 }
 
-diff_env *diff_env_open(bool quiet) {
+static uint64_t fnv1a(uint64_t h, const char *s) {
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t hash_file(uint64_t h, const char *path) {
+    size_t size = 0;
+    char *text = rk_test_read_file(path, &size);
+    h = fnv1a(h, text ? text : path);
+    free(text);
+    return h;
+}
+
+diff_env *diff_env_open(bool quiet, bool private_cache) {
     diff_env *env = calloc(1, sizeof *env);
     if (!env) return NULL;
     const char *tmp = getenv("TMPDIR");
@@ -63,10 +79,20 @@ diff_env *diff_env_open(bool quiet) {
         free(env);
         return NULL;
     }
-    /* Programs are compiled once: keep their CPU modules out of the shared cache. */
-    char cache[300];
-    snprintf(cache, sizeof cache, "%s/cache", env->dir);
-    setenv("RK_CACHE_DIR", cache, 1);
+    const char *shared = getenv("RK_CACHE_DIR");
+    if (private_cache || !shared || !*shared) {
+        /* Random programs are compiled once: keep them out of the shared cache. */
+        char cache[300];
+        snprintf(cache, sizeof cache, "%s/cache", env->dir);
+        setenv("RK_CACHE_DIR", cache, 1);
+        snprintf(env->objects, sizeof env->objects, "%s", env->dir);
+    } else {
+        snprintf(env->objects, sizeof env->objects, "%s/cuda-host", shared);
+        mkdir(shared, 0755);
+        mkdir(env->objects, 0755);
+    }
+    env->salt = hash_file(hash_file(0xcbf29ce484222325ull, RK_SOURCE_DIR "/tests/transpile/diff/cuda_host_shim.h"),
+                          RK_SOURCE_DIR "/include/ringkernel/dsl.h");
     env->ctx[DIFF_CPU] = open_backend("cpu", quiet);
     env->present[DIFF_CPU] = env->ctx[DIFF_CPU] != NULL;
     char probe[400];
@@ -243,25 +269,29 @@ static char *read_text(const char *path) {
 /* g++ with the shim, then the object's kernels as a CPU module. */
 static diff_outcome build_cuda_host(diff_env *env, const diff_program *p, const char *code, const rk_transpile_result *cuda,
                                     built *out, char *why, size_t why_size) {
-    char src[400], obj[400], log[400], cmd[2000];
+    char src[400], obj[400], tmp[500], log[400], cmd[2000];
     unsigned serial = env->serial++;
     snprintf(src, sizeof src, "%s/p%u.cu", env->dir, serial);
-    snprintf(obj, sizeof obj, "%s/p%u.so", env->dir, serial);
     snprintf(log, sizeof log, "%s/p%u.log", env->dir, serial);
-    FILE *f = fopen(src, "w");
-    if (!f || fputs(code, f) < 0 || fclose(f) != 0) {
-        why_printf(why, why_size, "cannot write %s", src);
-        return DIFF_FAILED;
-    }
-    snprintf(cmd, sizeof cmd,
-             "%s -std=c++17 -O1 -fPIC -shared -w -fno-strict-aliasing -include %s/tests/transpile/diff/cuda_host_shim.h "
-             "-I%s/include -x c++ %s -o %s >%s 2>&1",
-             RK_DIFF_CXX, RK_SOURCE_DIR, RK_SOURCE_DIR, src, obj, log);
-    if (system(cmd) != 0) {
-        char *text = read_text(log);
-        why_printf(why, why_size, "g++ rejected the CUDA output:\n%s\n--- CUDA ---\n%s", text, code);
-        free(text);
-        return DIFF_FAILED;
+    static const char flags[] = "-std=c++17 -O1 -fPIC -shared -w -fno-strict-aliasing";
+    snprintf(obj, sizeof obj, "%s/%016llx.so", env->objects,
+             (unsigned long long)fnv1a(fnv1a(fnv1a(env->salt, RK_DIFF_CXX), flags), code));
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", obj, (long)getpid(), serial);
+    if (access(obj, R_OK) != 0) { /* not built before */
+        FILE *f = fopen(src, "w");
+        if (!f || fputs(code, f) < 0 || fclose(f) != 0) {
+            why_printf(why, why_size, "cannot write %s", src);
+            return DIFF_FAILED;
+        }
+        snprintf(cmd, sizeof cmd, "%s %s -include %s/tests/transpile/diff/cuda_host_shim.h -I%s/include -x c++ %s -o %s >%s 2>&1",
+                 RK_DIFF_CXX, flags, RK_SOURCE_DIR, RK_SOURCE_DIR, src, tmp, log);
+        if (system(cmd) != 0 || rename(tmp, obj) != 0) {
+            char *text = read_text(log);
+            why_printf(why, why_size, "g++ rejected the CUDA output:\n%s\n--- CUDA ---\n%s", text, code);
+            free(text);
+            unlink(tmp);
+            return DIFF_FAILED;
+        }
     }
     out->object = dlopen(obj, RTLD_NOW | RTLD_LOCAL);
     const rk_dsl_runtime **slot = out->object ? dlsym(out->object, "rk__dsl_runtime") : NULL;

@@ -171,7 +171,7 @@ int main(int argc, char **argv) {
     printf("transpile_diff_random: seed %llu, %.0f s%s (reproduce: --seed %llu)\n", (unsigned long long)opt.seed,
            opt.seconds, opt.count >= 0 ? " or the count" : "", (unsigned long long)opt.seed);
     fflush(stdout);
-    diff_env *env = diff_env_open(false);
+    diff_env *env = diff_env_open(false, true);
     if (!env) return 1;
     double start = now();
     long programs = 0, failures = 0;
