@@ -19,6 +19,9 @@ typedef struct gen {
     int loops;              /* enclosing loops (their counters are leaves) */
     bool sink_used;         /* one assignment to tsink per full expression */
     bool in_helper;         /* helper bodies see only x and y */
+    /* Per program, so that most programs stay inside what WGSL accepts:
+     * assignments inside expressions and switch fall-through (refused there). */
+    bool assign_effects, fall_through;
     size_t (*spans)[2];
     size_t span_count, span_cap;
     int statements;         /* left to generate */
@@ -114,7 +117,7 @@ static char *effect(gen *g, int depth) {
     switch (rnd(g, g->kind == KIND_GLOBAL ? 3 : 2)) {
     case 0: return strdup("bump(&hits)");
     case 1:
-        if (!g->sink_used) {
+        if (!g->sink_used && g->assign_effects) {
             g->sink_used = true;
             return cat1("(tsink = %s)", int_expr(g, depth - 1));
         }
@@ -360,7 +363,7 @@ static void stmt(gen *g, int depth) {
         line(g, "switch ((%s) & 7) {", e);
         free(e);
         int cases = 1 + (int)rnd(g, 3);
-        bool fall = chance(g, 20);
+        bool fall = g->fall_through && chance(g, 50);
         for (int k = 0; k < cases; k++) {
             line(g, "case %d:", 2 * k);
             if (chance(g, 30)) line(g, "case %d:", 2 * k + 1);
@@ -603,6 +606,8 @@ void diff_gen(uint64_t seed, diff_gen_program *out) {
     gen g = {.rng = seed * 0x2545f4914f6cdd1dull + 1};
     uint32_t k = rnd(&g, 10);
     g.kind = k < 6 ? KIND_GLOBAL : k < 8 ? KIND_STENCIL : KIND_HANDLER;
+    g.assign_effects = chance(&g, 20);
+    g.fall_through = chance(&g, 20);
     prelude(&g);
     if (g.kind == KIND_GLOBAL)
         global_program(&g, out);

@@ -193,6 +193,11 @@ int main(int argc, char **argv) {
             }
         }
         diff_gen_free(&g);
+        if (programs % 50 == 0) {
+            printf("... %ld programs, %.0f s, %ld failing; wgsl ran %d, refused %d\n", programs, now() - start, failures,
+                   ran_count[DIFF_WGSL], refused_count[DIFF_WGSL]);
+            fflush(stdout);
+        }
     }
     printf("%ld programs in %.0f s, seeds %llu..%llu, %ld failing\n", programs, now() - start,
            (unsigned long long)opt.seed, (unsigned long long)(opt.seed + (uint64_t)programs - 1), failures);
