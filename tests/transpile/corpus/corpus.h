@@ -32,7 +32,11 @@ void *corpus_floats(size_t count, float lo, float hi);
 void *corpus_alloc(size_t bytes);
 void corpus_free_inputs(void);
 
-/* Shorthands for setups. */
+/* Shorthands for setups and references. */
+#define BUF(i) DIFF_BUF(i)
+#define INT(v) DIFF_SCALAR(RK_ARG_INT(v))
+#define FLT(v) DIFF_SCALAR(RK_ARG_FLOAT(v))
+#define IN(p, i, T) ((const T *)(p)->buffers[i].init)
 void corpus_buffer(diff_program *p, const char *name, diff_type t, size_t count, const void *init, bool output);
 void corpus_launch(diff_program *p, const char *kernel, uint32_t grid, uint32_t block, size_t argc, ...);
 

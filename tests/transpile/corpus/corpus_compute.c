@@ -7,10 +7,6 @@
 
 #include "corpus.h"
 
-#define BUF(i) DIFF_BUF(i)
-#define INT(v) DIFF_SCALAR(RK_ARG_INT(v))
-#define FLT(v) DIFF_SCALAR(RK_ARG_FLOAT(v))
-#define IN(p, i, T) ((const T *)(p)->buffers[i].init)
 
 enum { N = 1000, GRID = (N + 63) / 64 };
 

@@ -4,9 +4,6 @@
 
 #include "corpus.h"
 
-#define BUF(i) DIFF_BUF(i)
-#define INT(v) DIFF_SCALAR(RK_ARG_INT(v))
-#define IN(p, i, T) ((const T *)(p)->buffers[i].init)
 
 enum { N = 777, GRID = (N + 63) / 64 };
 

@@ -5,10 +5,6 @@
 
 #include "corpus.h"
 
-#define BUF(i) DIFF_BUF(i)
-#define INT(v) DIFF_SCALAR(RK_ARG_INT(v))
-#define FLT(v) DIFF_SCALAR(RK_ARG_FLOAT(v))
-#define IN(p, i, T) ((const T *)(p)->buffers[i].init)
 
 enum { NX = 37, NY = 21, NZ = 11 };
 

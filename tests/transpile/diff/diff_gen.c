@@ -89,6 +89,8 @@ static void span(gen *g, size_t begin) {
 /* ---- integer expressions ------------------------------------------------------------ */
 
 static char *int_expr(gen *g, int depth);
+static char *infix(gen *g, int depth, const char *pattern, const char *op);
+static char *two(gen *g, int depth, const char *pattern);
 static char *flt_expr(gen *g, int depth, int *hi, int *lo);
 
 static char *int_leaf(gen *g) {
@@ -126,6 +128,21 @@ static char *effect(gen *g, int depth) {
     }
 }
 
+/* Two operands in pattern, generated left to right (a seed gives the same
+ * program whatever order a compiler evaluates arguments in). */
+static char *two(gen *g, int depth, const char *pattern) {
+    char *a = int_expr(g, depth - 1), *b = int_expr(g, depth - 1);
+    return cat2(pattern, a, b);
+}
+
+/* Two operands around op in pattern (left, op, right). */
+static char *infix(gen *g, int depth, const char *pattern, const char *op) {
+    char *a = int_expr(g, depth - 1), *b = int_expr(g, depth - 1);
+    char *s = fmt(pattern, a, op, b);
+    free(a), free(b);
+    return s;
+}
+
 static char *int_expr(gen *g, int depth) {
     if (depth <= 0 || chance(g, 25)) return int_leaf(g);
     static const char *const wrap_ops[] = {"+", "-", "*"};
@@ -133,29 +150,14 @@ static char *int_expr(gen *g, int depth) {
     static const char *const cmp_ops[] = {"<", "<=", ">", ">=", "==", "!="};
     switch (rnd(g, 15)) {
     case 0:
-    case 1: {
-        char *f = fmt("(int)((unsigned)(%%s) %s (unsigned)(%%s))", wrap_ops[rnd(g, 3)]);
-        char *s = cat2(f, int_expr(g, depth - 1), int_expr(g, depth - 1));
-        free(f);
-        return s;
-    }
-    case 2: {
-        char *f = fmt("((%%s) %s (%%s))", bit_ops[rnd(g, 3)]);
-        char *s = cat2(f, int_expr(g, depth - 1), int_expr(g, depth - 1));
-        free(f);
-        return s;
-    }
-    case 3: return cat2(chance(g, 50) ? "sdiv(%s, %s)" : "smod(%s, %s)", int_expr(g, depth - 1), int_expr(g, depth - 1));
+    case 1: return infix(g, depth, "(int)((unsigned)(%s) %s (unsigned)(%s))", wrap_ops[rnd(g, 3)]);
+    case 2: return infix(g, depth, "((%s) %s (%s))", bit_ops[rnd(g, 3)]);
+    case 3: return two(g, depth, chance(g, 50) ? "sdiv(%s, %s)" : "smod(%s, %s)");
     case 4:
-        if (chance(g, 40)) return cat2("(int)((unsigned)(%s) << ((%s) & 31))", int_expr(g, depth - 1), int_expr(g, depth - 1));
-        if (chance(g, 50)) return cat2("((%s) >> ((%s) & 31))", int_expr(g, depth - 1), int_expr(g, depth - 1));
-        return cat2("(int)((unsigned)(%s) >> ((%s) & 31))", int_expr(g, depth - 1), int_expr(g, depth - 1));
-    case 5: {
-        char *f = fmt("((%%s) %s (%%s))", cmp_ops[rnd(g, 6)]);
-        char *s = cat2(f, int_expr(g, depth - 1), int_expr(g, depth - 1));
-        free(f);
-        return s;
-    }
+        if (chance(g, 40)) return two(g, depth, "(int)((unsigned)(%s) << ((%s) & 31))");
+        if (chance(g, 50)) return two(g, depth, "((%s) >> ((%s) & 31))");
+        return two(g, depth, "(int)((unsigned)(%s) >> ((%s) & 31))");
+    case 5: return infix(g, depth, "((%s) %s (%s))", cmp_ops[rnd(g, 6)]);
     case 6: {
         char *c = int_expr(g, depth - 1);
         char *a = !g->in_helper && chance(g, 25) ? effect(g, depth) : int_expr(g, depth - 1);
@@ -172,7 +174,7 @@ static char *int_expr(gen *g, int depth) {
         }
     case 8:
         if (g->in_helper) return int_leaf(g);
-        return cat2(chance(g, 50) ? "h0(%s, %s)" : "h1(%s, %s)", int_expr(g, depth - 1), int_expr(g, depth - 1));
+        return two(g, depth, chance(g, 50) ? "h0(%s, %s)" : "h1(%s, %s)");
     case 9: {
         if (g->in_helper) return int_leaf(g);
         int hi, lo;
@@ -264,7 +266,8 @@ static char *cond(gen *g) {
     if (chance(g, 25)) {
         int hi, lo;
         char *a = flt_expr(g, 2, &hi, &lo);
-        return cat2(chance(g, 50) ? "%s < %s" : "%s >= %s", a, flt_expr(g, 2, &hi, &lo));
+        const char *pattern = chance(g, 50) ? "%s < %s" : "%s >= %s";
+        return cat2(pattern, a, flt_expr(g, 2, &hi, &lo));
     }
     return int_expr(g, 3);
 }
@@ -322,7 +325,8 @@ static void stmt(gen *g, int depth) {
     case 5: {
         static const char *const ops[] = {"add", "or", "xor", "max", "min"};
         e = rhs(g, 3);
-        line(g, "atomic_%s_u32(&cnt[%u], (unsigned)(%s));", ops[rnd(g, 5)], rnd(g, 16), e);
+        const char *op = ops[rnd(g, 5)];
+        line(g, "atomic_%s_u32(&cnt[%u], (unsigned)(%s));", op, rnd(g, 16), e);
         free(e);
         break;
     }
@@ -504,13 +508,14 @@ static float *random_floats(gen *g, size_t n) {
 }
 
 static void global_program(gen *g, diff_gen_program *gp) {
+    double f2 = ((int)rnd(g, 64) - 32) / 16.0;
     diff_text_printf(&g->out,
                      "RK_KERNEL void gen(const int *in, const float *fin, int *out, float *fo, unsigned *cnt, float *approx, "
                      "int k) {\n    RK_SHARED int sh[64];\n    int tid = thread_idx_x();\n"
                      "    int i = block_idx_x() * block_dim_x() + tid;\n"
                      "    int v0 = in[i], v1 = k ^ i, v2 = in[(i + %u) & 127], v3 = in[(i * 5) & 127], v4 = tid, v5 = k;\n"
                      "    float f0 = fin[i], f1 = fin[(i + 1) & 127], f2 = %.4ff;\n",
-                     1 + rnd(g, 126), ((int)rnd(g, 64) - 32) / 16.0);
+                     1 + rnd(g, 126), f2);
     body_and_locals(g);
     line(g, "out[4 * i] = %s;", fold);
     line(g, "out[4 * i + 1] = s.a ^ s.b;");
