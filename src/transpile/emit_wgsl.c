@@ -407,7 +407,10 @@ static void kernel(emitter *e, tp_obj *fn) {
     line_start(e);
     put(e, "{\n");
     e->indent++;
+    memcpy(e->kernel_wg, wg, sizeof e->kernel_wg);
+    e->in_kernel = true;
     rk__wgsl_stmt(e, fn->body->body);
+    e->in_kernel = false;
     e->indent--;
     line_start(e);
     put(e, "}\n");

@@ -55,6 +55,12 @@ typedef struct emitter {
     const tp_obj *find_obj;  /* mentions(): what to look for, and whether it was seen */
     bool found_obj;
     bool uses_int64; /* the output needs the 64-bit integer helpers */
+    /* While a kernel's body is written: its workgroup size. block_dim_*() and
+     * grid_dim_*() are then a literal and the num_workgroups builtin, which
+     * WGSL's uniformity analysis accepts before a barrier (a private copy is
+     * "non-uniform", so a loop bounded by it could not hold sync_threads). */
+    int kernel_wg[3];
+    bool in_kernel;
     const tp_type *checked[64]; /* structs whose layout was checked, and the verdict */
     bool checked_ok[64];
     int checked_count;

@@ -392,6 +392,16 @@ static void atomic_builtin(emitter *e, tp_node *n) {
     put(e, ")");
 }
 
+
+/* block_dim_*(): a kernel's own body knows its workgroup size (uniform for
+ * WGSL's analysis, unlike the private copy helpers read). */
+static void block_dim(emitter *e, int axis) {
+    if (e->in_kernel)
+        PRINTF(e, "%di", e->kernel_wg[axis]);
+    else
+        PRINTF(e, "i32(rk_wgs.%c)", "xyz"[axis]);
+}
+
 static void builtin(emitter *e, tp_node *n) {
     const tp_builtin *b = &rk__tp_builtins[n->builtin];
     if (b->flags & TP_BF_STENCIL) {
@@ -426,12 +436,12 @@ static void builtin(emitter *e, tp_node *n) {
     case TP_B_BLOCK_IDX_X: put(e, "i32(rk_wid.x)"); return;
     case TP_B_BLOCK_IDX_Y: put(e, "i32(rk_wid.y)"); return;
     case TP_B_BLOCK_IDX_Z: put(e, "i32(rk_wid.z)"); return;
-    case TP_B_BLOCK_DIM_X: put(e, "i32(rk_wgs.x)"); return;
-    case TP_B_BLOCK_DIM_Y: put(e, "i32(rk_wgs.y)"); return;
-    case TP_B_BLOCK_DIM_Z: put(e, "i32(rk_wgs.z)"); return;
-    case TP_B_GRID_DIM_X: put(e, "i32(rk_nwg.x)"); return;
-    case TP_B_GRID_DIM_Y: put(e, "i32(rk_nwg.y)"); return;
-    case TP_B_GRID_DIM_Z: put(e, "i32(rk_nwg.z)"); return;
+    case TP_B_BLOCK_DIM_X: block_dim(e, 0); return;
+    case TP_B_BLOCK_DIM_Y: block_dim(e, 1); return;
+    case TP_B_BLOCK_DIM_Z: block_dim(e, 2); return;
+    case TP_B_GRID_DIM_X: PRINTF(e, "i32(%s.x)", e->in_kernel ? "rk_nwg_in" : "rk_nwg"); return;
+    case TP_B_GRID_DIM_Y: PRINTF(e, "i32(%s.y)", e->in_kernel ? "rk_nwg_in" : "rk_nwg"); return;
+    case TP_B_GRID_DIM_Z: PRINTF(e, "i32(%s.z)", e->in_kernel ? "rk_nwg_in" : "rk_nwg"); return;
     case TP_B_WARP_SIZE: put(e, "32i"); return;
     case TP_B_LANE_ID: put(e, "i32((rk_lid.x + rk_wgs.x * (rk_lid.y + rk_wgs.y * rk_lid.z)) & 31u)"); return;
     case TP_B_SYNC_THREADS: put(e, "rk_sync_threads()"); return;
@@ -737,6 +747,14 @@ void rk__wgsl_expr(emitter *e, tp_node *n) {
     double folded;
     if (rk__tp_is_flonum(unq(n->ty)) && n->kind != ND_FNUM && rk__tp_fold_float(n, &folded) && !isfinite(folded)) {
         rk__wgsl_float_literal(e, folded); /* 1.0f / 0.0f: WGSL refuses an infinite constant expression */
+        return;
+    }
+    int64_t ival;
+    if (n->kind != ND_NUM && rk__tp_is_integer(unq(n->ty)) && unq(n->ty)->kind != TY_LONG &&
+        rk__tp_eval_integer(n, &ival)) {
+        /* C's value (unsigned arithmetic wraps): WGSL refuses a constant
+         * expression that overflows, e.g. 969u << 31u. */
+        rk__wgsl_integer(e, ival, n->ty);
         return;
     }
     if (rk__wgsl_is_comparison(n->kind)) { /* C gives int 0 or 1 */

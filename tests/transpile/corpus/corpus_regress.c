@@ -1,0 +1,151 @@
+/* Corpus cases: the regressions of issue 21's "Why" list, each the smallest
+ * realistic kernel that showed the bug. */
+#include <math.h>
+
+#include "corpus.h"
+
+
+enum { N = 777, GRID = (N + 63) / 64 };
+
+static void elseif_setup(diff_program *p) {
+    corpus_buffer(p, "in", DT_I32, N, corpus_ints(N, -30, 30), false);
+    corpus_buffer(p, "out", DT_I32, N, NULL, true);
+    corpus_buffer(p, "after", DT_I32, N, NULL, true);
+    corpus_launch(p, "elseif_stmt", GRID, 64, 4, BUF(0), BUF(1), BUF(2), INT(N));
+}
+static void elseif_ref(const diff_program *p, void *e[]) {
+    const int *in = IN(p, 0, int);
+    int *out = e[1], *after = e[2];
+    for (int i = 0; i < N; i++) {
+        int v = in[i], d = v > 10 ? 1 : v > 0 ? 2 : 0;
+        out[i] = d;
+        after[i] = v < -10 ? 3 : v < 0 ? 4 : d + 10;
+    }
+}
+
+static void ternary_setup(diff_program *p) {
+    corpus_buffer(p, "v", DT_I32, N, corpus_ints(N, -100, 100), false);
+    corpus_buffer(p, "slot", DT_I32, N, NULL, true);
+    corpus_buffer(p, "count", DT_I32, 1, NULL, true);
+    corpus_buffer(p, "calls", DT_I32, 1, NULL, true);
+    corpus_launch(p, "ternary_atomic", GRID, 64, 5, BUF(0), BUF(1), BUF(2), BUF(3), INT(N));
+}
+static void ternary_ref(const diff_program *p, void *e[]) {
+    const int *v = IN(p, 0, int);
+    int *slot = e[1], *count = e[2], *calls = e[3];
+    for (int i = 0; i < N; i++) {
+        int s = v[i] > 0 ? 1 : -1, c = v[i] % 3 == 0, a = v[i] % 5 == 0;
+        *count += v[i] > 0;
+        *calls += c;
+        slot[i] = s + 10 * c + 100 * a + 1000 * (a && v[i] != 0);
+    }
+}
+
+static void logical_setup(diff_program *p) {
+    corpus_buffer(p, "v", DT_I32, N, corpus_ints(N, -100, 100), false);
+    corpus_buffer(p, "flags", DT_I32, N, NULL, true);
+    corpus_buffer(p, "and_calls", DT_I32, 1, NULL, true);
+    corpus_buffer(p, "or_calls", DT_I32, 1, NULL, true);
+    corpus_launch(p, "logical_effects", GRID, 64, 5, BUF(0), BUF(1), BUF(2), BUF(3), INT(N));
+}
+static void logical_ref(const diff_program *p, void *e[]) {
+    const int *v = IN(p, 0, int);
+    int *flags = e[1], *ands = e[2], *ors = e[3];
+    for (int i = 0; i < N; i++) {
+        int a = 0, b = 1;
+        if (v[i] > 0) (*ands)++, a = v[i] > 50;
+        if (!(v[i] > 0)) (*ors)++, b = -v[i] > 50;
+        flags[i] = a + 2 * b;
+    }
+}
+
+static void cas_setup(diff_program *p) {
+    corpus_buffer(p, "v", DT_I32, N, corpus_ints(N, -100000, 100000), false);
+    corpus_buffer(p, "maximum", DT_I32, 1, NULL, true);
+    corpus_buffer(p, "capped", DT_I32, 1, NULL, true);
+    corpus_launch(p, "cas_loop", GRID, 64, 5, BUF(0), BUF(1), BUF(2), INT(500), INT(N));
+}
+static void cas_ref(const diff_program *p, void *e[]) {
+    const int *v = IN(p, 0, int);
+    int *m = e[1], *c = e[2];
+    for (int i = 0; i < N; i++)
+        if (v[i] > *m) *m = v[i];
+    *c = N < 500 ? N : 500;
+}
+
+static void nan_setup(diff_program *p) {
+    float *in = corpus_floats(N, -5.0f, 5.0f);
+    for (int i = 0; i < N; i += 7) in[i] = NAN;
+    for (int i = 3; i < N; i += 11) in[i] = INFINITY;
+    for (int i = 5; i < N; i += 13) in[i] = -INFINITY;
+    corpus_buffer(p, "in", DT_F32, N, in, false);
+    corpus_buffer(p, "out", DT_F32, N, NULL, true);
+    corpus_buffer(p, "kind", DT_I32, N, NULL, true);
+    corpus_launch(p, "nan_inf", GRID, 64, 4, BUF(0), BUF(1), BUF(2), INT(N));
+}
+static void nan_ref(const diff_program *p, void *e[]) {
+    const float *in = IN(p, 0, float);
+    float *out = e[1];
+    int *kind = e[2];
+    for (int i = 0; i < N; i++) {
+        float x = in[i];
+        kind[i] = isnan(x) ? 0 : x == INFINITY ? 1 : x == -INFINITY ? 2 : 3;
+        out[i] = kind[i] == 3 ? x : 0.0f;
+    }
+}
+
+enum { CELLS = 13 };
+static void struct_setup(diff_program *p) {
+    corpus_buffer(p, "v", DT_I32, N, corpus_ints(N, -1000, 1000), false);
+    corpus_buffer(p, "cells", DT_I32, 2 * CELLS, NULL, true);
+    corpus_launch(p, "struct_atomic", GRID, 64, 4, BUF(0), BUF(1), INT(CELLS), INT(N));
+}
+static void struct_ref(const diff_program *p, void *e[]) {
+    const int *v = IN(p, 0, int);
+    int *cells = e[1];
+    for (int i = 0; i < N; i++) {
+        int c = (v[i] < 0 ? -v[i] : v[i]) % CELLS;
+        cells[2 * c]++;
+        cells[2 * c + 1] += v[i];
+    }
+}
+
+static void two_setup(diff_program *p) {
+    corpus_buffer(p, "x", DT_I32, N, corpus_ints(N, -50, 50), false);
+    corpus_buffer(p, "y", DT_I32, N, corpus_ints(N, -50, 50), false);
+    corpus_buffer(p, "out", DT_I32, 2 * N, NULL, true);
+    corpus_buffer(p, "swaps", DT_I32, N, NULL, true);
+    corpus_launch(p, "two_pointers", GRID, 64, 5, BUF(0), BUF(1), BUF(2), BUF(3), INT(N));
+}
+static void two_ref(const diff_program *p, void *e[]) {
+    const int *x = IN(p, 0, int), *y = IN(p, 1, int);
+    int *out = e[2], *swaps = e[3];
+    for (int i = 0; i < N; i++) {
+        swaps[i] = x[i] > y[i];
+        out[2 * i] = x[i] < y[i] ? x[i] : y[i];
+        out[2 * i + 1] = x[i] < y[i] ? y[i] : x[i];
+    }
+}
+
+static void wrap_setup(diff_program *p) {
+    corpus_buffer(p, "in", DT_U32, N, corpus_ints(N, 0, 1 << 30), false);
+    corpus_buffer(p, "out", DT_U32, N, NULL, true);
+    corpus_launch(p, "const_wrap", GRID, 64, 3, BUF(0), BUF(1), INT(N));
+}
+static void wrap_ref(const diff_program *p, void *e[]) {
+    const unsigned *in = IN(p, 0, unsigned);
+    unsigned *out = e[1];
+    for (int i = 0; i < N; i++) out[i] = (in[i] ^ (2166136261u * 16777619u)) * 16777619u + (969u << 31) + 0xffffffffu * 3u;
+}
+
+const corpus_case corpus_regress[] = {
+    {"regress_elseif_stmt.c", elseif_setup, elseif_ref, false, NULL},
+    {"regress_ternary_atomic.c", ternary_setup, ternary_ref, false, NULL},
+    {"regress_logical_effects.c", logical_setup, logical_ref, false, NULL},
+    {"regress_cas_loop.c", cas_setup, cas_ref, false, NULL},
+    {"regress_nan_inf.c", nan_setup, nan_ref, false, NULL},
+    {"regress_struct_atomic.c", struct_setup, struct_ref, true, NULL}, /* WGSL refuses it (tpfix ddf9e34) */
+    {"regress_two_pointers.c", two_setup, two_ref, false, NULL},
+    {"regress_const_wrap.c", wrap_setup, wrap_ref, false, NULL},
+};
+const size_t corpus_regress_count = sizeof corpus_regress / sizeof corpus_regress[0];
