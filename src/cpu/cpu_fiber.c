@@ -264,3 +264,16 @@ void rk__cpu_fiber_switch(rk__cpu_fiber_ctx *from, rk__cpu_fiber_ctx *to, bool l
 #endif
     finish_switch(from);
 }
+
+void rk__cpu_fiber_abandoned(rk__cpu_fiber_ctx *thread) {
+    /* The thread is back on its own stack without a switch (its fiber was
+     * unwound by cancellation): tell the sanitizers, which track the stack. */
+#ifdef RK_FIBER_ASAN
+    __sanitizer_start_switch_fiber(NULL, thread->stack_bottom, thread->stack_size);
+    __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+#endif
+#ifdef RK_FIBER_TSAN
+    __tsan_switch_to_fiber(thread->tsan_fiber, 0);
+#endif
+    (void)thread;
+}
