@@ -340,11 +340,11 @@ void rk__cpu_executor_destroy(rk__cpu_executor *ex) {
     free(ex);
 }
 
-void rk__cpu_executor_destroy_cancelled(rk__cpu_executor *ex) {
+void rk__cpu_executor_destroy_cancelled(rk__cpu_executor *ex, const void *live_frame) {
     if (!ex) return;
     fiber *running = current_fiber;
     current_fiber = NULL;
-    rk__cpu_fiber_abandoned(&ex->thread);
+    rk__cpu_fiber_abandoned(&ex->thread, live_frame);
     block_state *b = &ex->block;
     drop_waiters(&b->runnable);
     drop_waiters(&b->barrier);

@@ -171,16 +171,22 @@ static rk_status finish_launch(rk__cpu_ring *r, traditional *t) {
     return RK_OK;
 }
 
-/* Cancels the stream thread if it is inside the handler and waits for the
- * stream to go idle. False when it does not. */
-static bool stop_runner(traditional *t) {
-    if (atomic_load(&t->in_handler)) pthread_cancel(t->runner);
-    uint64_t give_up = rk__now_ns() + RK_CPU_CANCEL_GRACE_NS;
+/* Waits up to wait_ns for the launch in flight to end. True when it did. */
+static bool stream_idle_within(traditional *t, uint64_t wait_ns) {
+    uint64_t give_up = rk__now_ns() + wait_ns;
     while (rk__cpu_stream_busy(t->stream)) {
         if (rk__now_ns() > give_up) return false;
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
+    return true;
+}
+
+/* Cancels the stream thread if it is inside the handler and waits for the
+ * stream to go idle. False when it does not. */
+static bool stop_runner(traditional *t) {
+    if (atomic_load(&t->in_handler)) pthread_cancel(t->runner);
+    if (!stream_idle_within(t, RK_CPU_CANCEL_GRACE_NS)) return false;
     if (atomic_load(&t->in_handler)) {
         /* Cancelled inside the kernel: it never put its guard away. */
         rk__cpu_guard_abandon(&t->guard);
@@ -333,12 +339,7 @@ static rk_status t_destroy(rk__cpu_ring *r) {
     pthread_mutex_lock(&t->pump_lock);
     bool cancelled = false;
     if (t->in_flight && !t->abandoned) {
-        uint64_t give_up = rk__now_ns() + 200u * 1000u * 1000u;
-        while (rk__cpu_stream_busy(t->stream) && rk__now_ns() < give_up) {
-            struct timespec ts = {0, 1000000};
-            nanosleep(&ts, NULL);
-        }
-        cancelled = rk__cpu_stream_busy(t->stream);
+        cancelled = !stream_idle_within(t, 200u * 1000u * 1000u);
         if (cancelled) abandon_launch(r, t);
     }
     pthread_mutex_unlock(&t->pump_lock);

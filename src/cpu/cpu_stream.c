@@ -103,7 +103,7 @@ typedef struct cancelled_op {
 
 static void on_cancel(void *arg) {
     cancelled_op *c = arg;
-    rk__cpu_executor_destroy_cancelled(*c->ex);
+    rk__cpu_executor_destroy_cancelled(*c->ex, c); /* c lives in stream_main's frame */
     *c->ex = NULL;
     free_op(c->op);
     pthread_mutex_lock(&c->s->lock);
