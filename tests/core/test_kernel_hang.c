@@ -14,6 +14,7 @@ static void run(rk_runtime *rt, rk_exec_mode mode, uint32_t workers) {
     rk_kernel_desc d = test_desc(mode, 64);
     d.handler = hanging_handler;
     d.workers = workers;
+    if (workers > 1) d.state_size = 0; /* workers would share it */
     rk_kernel *k;
     CHECK_OK(rk_kernel_launch(rt, &d, &k));
     /* Queued before activation: the stuck request lands mid-batch. */
