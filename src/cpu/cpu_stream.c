@@ -94,29 +94,33 @@ static bool spin_until_outstanding(rk__cpu_stream *s, bool want_zero) {
     }
 }
 
-/* What a cancelled launch leaves to clean up (see the top of the file). */
-typedef struct cancelled_op {
+/* What a cancelled launch leaves to clean up (see the top of the file):
+ * the op running, if any, and the thread's executor. */
+typedef struct stream_thread {
     rk__cpu_stream *s;
-    rk__cpu_executor **ex;
-    stream_op *op;
-} cancelled_op;
+    rk__cpu_executor *ex;
+    stream_op *running;
+} stream_thread;
 
 static void on_cancel(void *arg) {
-    cancelled_op *c = arg;
-    rk__cpu_executor_destroy_cancelled(*c->ex, c); /* c lives in stream_main's frame */
-    *c->ex = NULL;
-    free_op(c->op);
-    pthread_mutex_lock(&c->s->lock);
-    c->s->thread_cancelled = true;
-    finish_op(c->s, RK_HUNG, "cpu: a launch was cancelled: its kernel did not return");
-    pthread_mutex_unlock(&c->s->lock);
+    stream_thread *t = arg;
+    rk__cpu_executor_destroy_cancelled(t->ex, t); /* t lives in stream_main's frame */
+    t->ex = NULL;
+    if (!t->running) return; /* cancellation is only ever enabled inside an op */
+    free_op(t->running);
+    pthread_mutex_lock(&t->s->lock);
+    t->s->thread_cancelled = true;
+    finish_op(t->s, RK_HUNG, "cpu: a launch was cancelled: its kernel did not return");
+    pthread_mutex_unlock(&t->s->lock);
 }
 
 static void *stream_main(void *arg) {
-    rk__cpu_stream *s = arg;
-    rk__cpu_executor *ex = NULL;
+    /* Registered once (it costs a setjmp), not per op. */
+    stream_thread t = {.s = arg};
+    rk__cpu_stream *s = t.s;
     char error[RK_CPU_ERROR_TEXT];
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    pthread_cleanup_push(on_cancel, &t);
     pthread_mutex_lock(&s->lock);
     for (;;) {
         if (s->head && !s->busy) {
@@ -126,11 +130,9 @@ static void *stream_main(void *arg) {
             s->busy = true;
             pthread_mutex_unlock(&s->lock);
             error[0] = '\0';
-            cancelled_op c = {.s = s, .ex = &ex, .op = op};
-            rk_status st;
-            pthread_cleanup_push(on_cancel, &c);
-            st = run_op(s, &ex, op, error);
-            pthread_cleanup_pop(0);
+            t.running = op;
+            rk_status st = run_op(s, &t.ex, op, error);
+            t.running = NULL;
             free_op(op);
             pthread_mutex_lock(&s->lock);
             finish_op(s, st, error);
@@ -147,7 +149,8 @@ static void *stream_main(void *arg) {
         }
     }
     pthread_mutex_unlock(&s->lock);
-    rk__cpu_executor_destroy(ex);
+    pthread_cleanup_pop(0);
+    rk__cpu_executor_destroy(t.ex);
     return NULL;
 }
 
