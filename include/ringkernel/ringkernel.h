@@ -10,6 +10,33 @@
  * Threading: one thread at a time may send to a kernel and one thread at a
  * time may receive from it (the queues are single-producer/single-consumer);
  * they may be different threads. Lifecycle calls may come from either.
+ *
+ * Promises (docs/guarantees.md says how each is tested):
+ * - Timeouts: every call that takes timeout_ns returns within it (plus
+ *   scheduling noise), in every mode. Handlers run on the backend's threads,
+ *   never on the caller's: RK_NO_WAIT neither runs nor waits for one.
+ * - Hangs: a handler that makes no progress for the watchdog limit fails its
+ *   kernel with RK_HUNG (state FAILED). The limit is milliseconds in
+ *   $RK_CPU_WATCHDOG_MS on the CPU backend and $RK_CUDA_WATCHDOG_MS on CUDA
+ *   (default 10000 on both). It is checked whenever a call polls the kernel
+ *   (send, receive, terminate, stats), so a failure is seen within the limit
+ *   by a caller that waits. On the CPU backend the thread running the stuck
+ *   handler is then cancelled asynchronously: the handler is abandoned where
+ *   it is and none of its code runs again. Handlers must therefore be plain
+ *   computation, as on a GPU: a lock it holds or an allocation it is inside
+ *   stays as it was.
+ * - Nothing accepted is lost: on the CPU backend every message send
+ *   accepted gets exactly one reply. Replies are published as each finishes
+ *   (persistent mode) or as each launch ends (traditional), so one stuck or
+ *   crashing request does not hold back the replies finished before it.
+ *   When a kernel fails, the requests that will never run are answered with
+ *   a reply whose rk_reply_info.status is the failure (RK_HUNG,
+ *   RK_DEVICE_FAULT) and whose payload is zero; once all are received,
+ *   receive returns the failure. GPU backends, which cannot take requests
+ *   back from a failed device, return the failure from receive once the
+ *   replies the device published are taken.
+ * - Destroy order: kernels first, then their runtime (rk_runtime_destroy
+ *   refuses otherwise).
  */
 #ifndef RINGKERNEL_RINGKERNEL_H
 #define RINGKERNEL_RINGKERNEL_H
@@ -44,6 +71,9 @@ typedef struct rk_runtime_desc {
 
 /* desc may be NULL: automatic selection. */
 rk_status rk_runtime_create(const rk_runtime_desc *desc, rk_runtime **out);
+/* Closes the context. Kernels launched on rt use it until they are
+ * destroyed, so while any is alive this refuses with RK_BAD_STATE (the
+ * message says how many) and changes nothing: rk_kernel_destroy them first. */
 rk_status rk_runtime_destroy(rk_runtime *rt);
 rk_context *rk_runtime_context(rk_runtime *rt);
 const char *rk_runtime_backend_name(const rk_runtime *rt);
@@ -99,7 +129,10 @@ const char *rk_kernel_state_name(rk_kernel_state state);
 /* Per-reply metadata. id is the value rk_kernel_send returned for the request. */
 typedef struct rk_reply_info {
     uint64_t id;
-    int32_t status;   /* handler's return value: 0 = success */
+    /* The handler's return value: 0 = success. RK_HUNG or RK_DEVICE_FAULT
+     * (rk_status values) when the kernel failed before or while running
+     * this request: the handler produced no reply, the payload is zero. */
+    int32_t status;
     uint32_t reserved;
 } rk_reply_info;
 
@@ -128,7 +161,12 @@ rk_status rk_kernel_deactivate(rk_kernel *k);
 rk_status rk_kernel_terminate(rk_kernel *k, uint64_t timeout_ns);
 
 /* Terminates (if still running) and frees everything. Replies not yet
- * received are dropped. */
+ * received are dropped. Waits while the kernel makes progress; a handler
+ * that does not return is reported with RK_HUNG (k is destroyed all the
+ * same): on the CPU backend its thread was cancelled and everything freed,
+ * no thread is left; a GPU kernel that cannot be stopped keeps running with
+ * its memory left in place. A kernel that was FAILED already before the
+ * call gives RK_OK. */
 rk_status rk_kernel_destroy(rk_kernel *k);
 
 /* Queues one request of size <= message_size (shorter ones are zero-padded).
@@ -144,7 +182,9 @@ rk_status rk_kernel_send_batch(rk_kernel *k, const void *messages, size_t stride
                                uint64_t timeout_ns, size_t *sent, uint64_t *first_id);
 
 /* Takes one reply (reply_size bytes into reply, which holds capacity bytes).
- * Waits up to timeout_ns (RK_TIMEOUT when none came). info may be NULL. */
+ * Waits up to timeout_ns (RK_TIMEOUT when none came). info may be NULL.
+ * From a FAILED kernel: the replies it has (see rk_reply_info.status), then
+ * its failure (RK_HUNG, RK_DEVICE_FAULT) once there are none left. */
 rk_status rk_kernel_receive(rk_kernel *k, void *reply, size_t capacity, rk_reply_info *info,
                             uint64_t timeout_ns);
 

@@ -164,8 +164,10 @@ struct rk__ring_iface {
      * The core serializes poll calls; one may run beside try_send (sender
      * thread) or try_receive (receiver thread). */
     rk_status (*poll)(rk_kernel *k, rk__control *out);
-    /* Frees everything; the kernel has terminated or failed, or is stopped forcibly. */
-    void (*destroy)(rk_kernel *k);
+    /* Frees everything; the kernel has terminated or failed, or is stopped
+     * forcibly. RK_OK, or RK_HUNG (with rk__fail's text) when a handler had
+     * to be stopped without returning, or could not be stopped at all. */
+    rk_status (*destroy)(rk_kernel *k);
 };
 
 /* ---- helpers shared by backends -------------------------------------------- */
@@ -180,6 +182,9 @@ void rk__log(rk_log_level level, const char *fmt, ...) __attribute__((format(pri
 
 /* Monotonic clock in nanoseconds. */
 uint64_t rk__now_ns(void);
+/* A ring kernel's watchdog limit: milliseconds from the environment
+ * variable env (a positive integer), else 10000; in nanoseconds. */
+uint64_t rk__watchdog_ns(const char *env);
 
 /* Registered backends, defined by each backend's source. */
 extern const rk_backend rk__cpu_backend;

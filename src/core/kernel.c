@@ -134,6 +134,7 @@ rk_status rk_kernel_launch(rk_runtime *rt, const rk_kernel_desc *desc, rk_kernel
         free_core(c);
         return s;
     }
+    rk__runtime_kernels_add(rt, 1);
     rk__log(RK_LOG_DEBUG, "kernel '%s' launched on %s (%s)", k->name, ctx->backend->name, rk_exec_mode_name(mode));
     *out = k;
     return RK_OK;
@@ -295,6 +296,7 @@ rk_status rk_kernel_terminate(rk_kernel *k, uint64_t timeout_ns) {
 rk_status rk_kernel_destroy(rk_kernel *k) {
     if (!k) return rk__fail(RK_NULL_ARGUMENT, "rk_kernel_destroy: k is NULL");
     rk__kernel_core *c = rk__core_of(k);
+    bool failed_before = atomic_load(&k->state) == RK_KERNEL_FAILED;
     /* Wait as long as the kernel makes progress; give up after a few seconds
      * without any (a handler stuck in a loop), and let the backend stop it as
      * best it can. A kernel that has already failed cannot drain: no wait. */
@@ -314,7 +316,13 @@ rk_status rk_kernel_destroy(rk_kernel *k) {
     }
     if (!atomic_load(&c->backend_terminated))
         rk__log(RK_LOG_WARN, "kernel '%s' did not terminate; stopping it forcibly", k->name);
-    k->ring->destroy(k);
+    rk_status s = k->ring->destroy(k);
+    /* A handler found stuck while this call waited (the watchdog fired) is
+     * reported like one the backend had to stop. */
+    if (s == RK_OK && !failed_before && atomic_load(&c->failure) == RK_HUNG)
+        s = rk__kernel_fail_failed(c, "rk_kernel_destroy");
+    rk_runtime *rt = k->runtime;
     free_core(c);
-    return RK_OK;
+    rk__runtime_kernels_add(rt, -1);
+    return s;
 }

@@ -48,4 +48,8 @@ rk_status rk__kernel_hold_replies(rk__kernel_core *c);
 /* Replies waiting in the held buffer. */
 size_t rk__kernel_held_pending(rk__kernel_core *c);
 
+/* Counts the runtime's live kernels (launch +1, destroy -1), so
+ * rk_runtime_destroy can refuse while any is alive. */
+void rk__runtime_kernels_add(rk_runtime *rt, int delta);
+
 #endif

@@ -2,6 +2,7 @@
 #include "kernel_wait.h"
 
 #include <sched.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "backend_impl.h"
@@ -43,4 +44,13 @@ bool rk__backoff_wait(rk__backoff *b) {
     nanosleep(&ts, NULL);
     if (b->sleep_ns < RK__BACKOFF_SLEEP_MAX_NS) b->sleep_ns *= 2;
     return true;
+}
+
+uint64_t rk__watchdog_ns(const char *env) {
+    const char *text = getenv(env);
+    char *end = NULL;
+    unsigned long long ms = text && *text ? strtoull(text, &end, 10) : 0;
+    /* Nonsense (not a number, 0, or so large it overflows) means the default. */
+    if (!end || *end || ms == 0 || ms > UINT64_MAX / 1000000u) ms = 10000;
+    return (uint64_t)ms * 1000000u;
 }

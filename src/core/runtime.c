@@ -1,12 +1,21 @@
 /* rk_runtime: a selected backend and device with an open context. */
+#include <stdatomic.h>
 #include <stdlib.h>
 
-#include "backend_impl.h"
+#include "kernel_internal.h"
 
 struct rk_runtime {
     const rk_backend *backend;
     rk_context *ctx;
+    _Atomic unsigned kernels; /* launched and not yet destroyed */
 };
+
+void rk__runtime_kernels_add(rk_runtime *rt, int delta) {
+    if (delta > 0)
+        atomic_fetch_add(&rt->kernels, (unsigned)delta);
+    else
+        atomic_fetch_sub(&rt->kernels, (unsigned)-delta);
+}
 
 const char *rk_version(void) { return "0.1.0"; }
 
@@ -31,6 +40,13 @@ rk_status rk_runtime_create(const rk_runtime_desc *desc, rk_runtime **out) {
 
 rk_status rk_runtime_destroy(rk_runtime *rt) {
     if (!rt) return rk__fail(RK_NULL_ARGUMENT, "rk_runtime_destroy: rt is NULL");
+    /* Kernels use the context until they are destroyed: refuse rather than
+     * free it under them. */
+    unsigned alive = atomic_load(&rt->kernels);
+    if (alive)
+        return rk__fail(RK_BAD_STATE,
+                        "rk_runtime_destroy: %u kernel%s of this runtime %s still alive; rk_kernel_destroy %s first",
+                        alive, alive == 1 ? "" : "s", alive == 1 ? "is" : "are", alive == 1 ? "it" : "them");
     rk_context_destroy(rt->ctx);
     free(rt);
     return RK_OK;

@@ -67,6 +67,10 @@ void rk__cpu_fiber_destroy(rk__cpu_fiber_ctx *fiber);
  * switches back to from. leaving_forever (from will never run again) lets
  * ASan drop from's fake stack. */
 void rk__cpu_fiber_switch(rk__cpu_fiber_ctx *from, rk__cpu_fiber_ctx *to, bool leaving_forever);
+/* On the thread's own stack again after a fiber of it was unwound by a
+ * cancellation (no switch happened): brings the sanitizers' view along.
+ * live_frame: an address in the deepest frame the unwinding kept. */
+void rk__cpu_fiber_abandoned(rk__cpu_fiber_ctx *thread, const void *live_frame);
 /* First thing a fiber's fn calls, with its own context: completes the switch that started it. */
 void rk__cpu_fiber_started(rk__cpu_fiber_ctx *self);
 /* "x86_64 assembly", "aarch64 assembly" or "ucontext". */
@@ -129,6 +133,10 @@ typedef struct rk__cpu_executor rk__cpu_executor;
 rk_status rk__cpu_executor_create(rk__cpu_executor **out);
 /* Must be called on the thread that ran the executor's blocks. */
 void rk__cpu_executor_destroy(rk__cpu_executor *ex);
+/* The same, from a cancellation cleanup on that thread: the block that was
+ * running is abandoned with its fibers. live_frame: an address in the
+ * deepest frame the unwinding kept (see rk__cpu_fiber_abandoned). */
+void rk__cpu_executor_destroy_cancelled(rk__cpu_executor *ex, const void *live_frame);
 /* Runs every thread of one block. On a fault (divergent barrier) returns
  * RK_DEVICE_FAULT with a message in error (RK_CPU_ERROR_TEXT bytes). */
 rk_status rk__cpu_run_block(rk__cpu_executor *ex, const rk__cpu_call *call, uint64_t block_linear, char *error);

@@ -340,6 +340,19 @@ void rk__cpu_executor_destroy(rk__cpu_executor *ex) {
     free(ex);
 }
 
+void rk__cpu_executor_destroy_cancelled(rk__cpu_executor *ex, const void *live_frame) {
+    if (!ex) return;
+    fiber *running = current_fiber;
+    current_fiber = NULL;
+    rk__cpu_fiber_abandoned(&ex->thread, live_frame);
+    block_state *b = &ex->block;
+    drop_waiters(&b->runnable);
+    drop_waiters(&b->barrier);
+    for (uint32_t i = 0; i < b->warp_count; i++) drop_waiters(&b->warps[i].waiters);
+    if (running) free_fiber(running);
+    rk__cpu_executor_destroy(ex);
+}
+
 /* ---- the kernel's side: rk__dsl_runtime ------------------------------------ */
 
 /* What self() returns outside a block (a host thread calling a DSL function):

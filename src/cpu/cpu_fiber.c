@@ -264,3 +264,23 @@ void rk__cpu_fiber_switch(rk__cpu_fiber_ctx *from, rk__cpu_fiber_ctx *to, bool l
 #endif
     finish_switch(from);
 }
+
+void rk__cpu_fiber_abandoned(rk__cpu_fiber_ctx *thread, const void *live_frame) {
+    /* The thread is back on its own stack without a switch (its fiber was
+     * unwound by cancellation): tell the sanitizers, which track the stack. */
+#ifdef RK_FIBER_ASAN
+    __sanitizer_start_switch_fiber(NULL, thread->stack_bottom, thread->stack_size);
+    __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+    /* The frames the unwinding skipped (it jumps, as longjmp does, but
+     * without telling ASan) left their redzones poisoned below the frame
+     * that is still live; ours are among them, and lose their checks. */
+    const char *bottom = thread->stack_bottom, *live = live_frame;
+    if (bottom && live > bottom && live < bottom + thread->stack_size)
+        __asan_unpoison_memory_region(thread->stack_bottom, (size_t)(live - bottom));
+#endif
+#ifdef RK_FIBER_TSAN
+    __tsan_switch_to_fiber(thread->tsan_fiber, 0);
+#endif
+    (void)thread;
+    (void)live_frame;
+}

@@ -15,6 +15,10 @@ extern const rk__ring_iface rk__cpu_ring_iface;
  * valid until the module is destroyed. RK_NOT_FOUND names the symbol. */
 rk_status rk__cpu_module_symbol(rk_module *module, const char *name, void (**fn)(void));
 
+/* Whether ops queued on a CPU stream are still running: synchronize
+ * without waiting. */
+bool rk__cpu_stream_busy(rk_stream *stream);
+
 /* Host pointer behind a CPU buffer (CPU device memory is host memory). */
 void *rk__cpu_buffer_data(rk_buffer *buffer);
 

@@ -35,12 +35,23 @@ static uint64_t request_id(const unsigned char *request) {
     return h.id;
 }
 
-void rk__cpu_ring_fault_batch(const rk__cpu_batch *b, uint32_t reply_size) {
+void rk__cpu_ring_fault_batch(const rk__cpu_batch *b, uint32_t reply_size, int32_t status) {
     for (uint32_t i = 0; i < b->count; i++) {
         unsigned char *reply = rk__cpu_slot_at(&b->out, i);
-        write_reply_header(reply, request_id(rk__cpu_slot_at(&b->in, i)), RK_DEVICE_FAULT);
+        write_reply_header(reply, request_id(rk__cpu_slot_at(&b->in, i)), status);
         memset(reply + RK_CPU_SLOT_HEADER, 0, reply_size);
     }
+}
+
+int32_t rk__cpu_ring_failure_reply(rk__cpu_ring *r) {
+    int failure = atomic_load_explicit(&r->failure, memory_order_acquire);
+    return failure == RK_HUNG ? RK_HUNG : RK_DEVICE_FAULT;
+}
+
+/* Makes the first done replies of b visible (a publishing batch). */
+static void publish(const rk__cpu_batch *b, uint32_t done) {
+    if (b->publish) rk_queue_commit(b->publish, done);
+    if (b->release) rk_queue_release(b->release, done);
 }
 
 bool rk__cpu_ring_run_batch(rk__cpu_ring *r, rk__cpu_guard *g, const rk__cpu_batch *b, void *state,
@@ -51,6 +62,7 @@ bool rk__cpu_ring_run_batch(rk__cpu_ring *r, rk__cpu_guard *g, const rk__cpu_bat
     if (g) {
         if (RK__CPU_GUARD_CATCH(g) != 0) {
             rk__cpu_guard_recover(g);
+            if (b->cancellable) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
             uint32_t at = i;
             const unsigned char *request = rk__cpu_slot_at(&b->in, at);
             rk__cpu_ring_set_failure(r, RK_DEVICE_FAULT,
@@ -61,15 +73,22 @@ bool rk__cpu_ring_run_batch(rk__cpu_ring *r, rk__cpu_guard *g, const rk__cpu_bat
             rest.in.first += at;
             rest.out.first += at;
             rest.count = b->count - at;
-            rk__cpu_ring_fault_batch(&rest, r->reply_size);
+            rk__cpu_ring_fault_batch(&rest, r->reply_size, RK_DEVICE_FAULT);
             *processed += at;
             *errors += errs + 1;
+            if (b->progress) atomic_store_explicit(b->progress, *processed, memory_order_release);
+            if (b->error_progress) atomic_store_explicit(b->error_progress, *errors, memory_order_relaxed);
+            publish(b, rest.count);
             return false;
         }
         rk__cpu_guard_arm(g);
     }
     rk_handler_fn handler = r->handler;
     uint32_t reply_size = r->reply_size;
+    uint64_t before = *processed;
+    /* A stuck handler can be cancelled from here on (see cpu_ring_cancel.c):
+     * everything below up to the disable is the handler's or a plain store. */
+    if (b->cancellable) pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
     for (; i < b->count; i++) {
         const unsigned char *request = rk__cpu_slot_at(&b->in, i);
         unsigned char *reply = rk__cpu_slot_at(&b->out, i);
@@ -77,8 +96,16 @@ bool rk__cpu_ring_run_batch(rk__cpu_ring *r, rk__cpu_guard *g, const rk__cpu_bat
         memset(reply + RK_CPU_SLOT_HEADER, 0, reply_size);
         int rc = handler(request + RK_CPU_SLOT_HEADER, reply + RK_CPU_SLOT_HEADER, state);
         write_reply_header(reply, request_id(request), rc);
-        if (rc < 0) errs++;
+        if (rc < 0) {
+            errs++;
+            if (b->error_progress) atomic_store_explicit(b->error_progress, *errors + errs, memory_order_relaxed);
+        }
+        /* Counted, then published, each reply as soon as it exists: a later
+         * handler that never returns does not take it along. */
+        if (b->progress) atomic_store_explicit(b->progress, before + i + 1, memory_order_release);
+        publish(b, 1);
     }
+    if (b->cancellable) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
     if (g) rk__cpu_guard_disarm(g);
     *processed += b->count;
     *errors += errs;
@@ -167,6 +194,7 @@ static rk_status start(rk_kernel *k) {
     r->state_size = k->desc.state_size;
     r->capacity = k->desc.queue_capacity;
     r->workers = k->desc.workers ? k->desc.workers : 1;
+    r->watchdog_ns = rk__watchdog_ns("RK_CPU_WATCHDOG_MS");
     atomic_init(&r->is_active, false);
     atomic_init(&r->should_terminate, false);
     atomic_init(&r->failure_claimed, false);
@@ -229,13 +257,14 @@ static rk_status poll(rk_kernel *k, rk__control *out) {
     return RK_OK;
 }
 
-static void destroy(rk_kernel *k) {
+static rk_status destroy(rk_kernel *k) {
     rk__cpu_ring *r = ring_of(k);
-    if (!r) return;
+    if (!r) return RK_OK;
     atomic_store(&r->should_terminate, true);
     r->ops->wake(r);
-    r->ops->destroy(r);
+    rk_status s = r->ops->destroy(r);
     k->impl = NULL;
+    return s;
 }
 
 void rk__cpu_ring_free(rk__cpu_ring *r) { free_ring(r); }

@@ -174,6 +174,17 @@ void rk__cpu_guard_uninstall(rk__cpu_guard *g) {
     pthread_mutex_unlock(&install_lock);
 }
 
+void rk__cpu_guard_abandon(rk__cpu_guard *g) {
+    if (!g->attached) return;
+    /* The thread is gone, and with it its alternate stack registration and
+     * thread_guard: only the reference and the memory are left. */
+    g->armed = 0;
+    rk__cpu_guard_uninstall(g);
+    free(g->alt_stack);
+    g->alt_stack = NULL;
+    g->attached = false;
+}
+
 void rk__cpu_guard_arm(rk__cpu_guard *g) {
     g->signal = 0;
     g->armed = 1;

@@ -4,6 +4,7 @@
  *   cpu_ring_persistent.c   worker threads polling their own pair of queues
  *   cpu_ring_traditional.c  one device-layer launch per batch of messages
  *   cpu_ring_guard.c        catching a crashing handler on the thread running it
+ *   cpu_ring_cancel.c       stopping a thread stuck in a handler (the watchdog, destroy)
  *
  * Queue slots (both modes):
  *   request: [id u64][reserved u64][message_size bytes]
@@ -63,6 +64,9 @@ void rk__cpu_guard_detach(rk__cpu_guard *g);
  * stays attached. */
 rk_status rk__cpu_guard_install(rk__cpu_guard *g);
 void rk__cpu_guard_uninstall(rk__cpu_guard *g);
+/* For a guard whose thread ended without detaching (it was cancelled):
+ * drops its handler reference and frees its stack, from another thread. */
+void rk__cpu_guard_abandon(rk__cpu_guard *g);
 void rk__cpu_guard_arm(rk__cpu_guard *g);
 void rk__cpu_guard_disarm(rk__cpu_guard *g);
 /* After a catch: unblocks the signal (the jump left it blocked). */
@@ -87,7 +91,9 @@ typedef struct rk__cpu_ring_ops {
                              size_t *received);
     void (*wake)(rk__cpu_ring *r); /* after is_active / should_terminate changed */
     void (*poll)(rk__cpu_ring *r, rk__control *out);
-    void (*destroy)(rk__cpu_ring *r); /* the mode's part; cpu_ring.c frees the rest */
+    /* The mode's part, then rk__cpu_ring_free. RK_HUNG when a handler had to
+     * be cancelled (or could not be: then the ring is kept, not freed). */
+    rk_status (*destroy)(rk__cpu_ring *r);
 } rk__cpu_ring_ops;
 
 struct rk__cpu_ring {
@@ -100,6 +106,7 @@ struct rk__cpu_ring {
     rk_buffer *state_buffer;       /* state_size zeroed bytes of device memory; NULL when 0 */
     void *state;                   /* its host address (CPU device memory is host memory) */
     uint32_t message_size, reply_size, state_size, capacity, workers;
+    uint64_t watchdog_ns;          /* no progress this long inside a handler: RK_HUNG */
 
     /* Written by the host, read by the workers. */
     _Alignas(64) _Atomic bool is_active;
@@ -140,18 +147,40 @@ static inline rk__cpu_slots rk__cpu_queue_slots(const rk_queue *q, uint64_t firs
 typedef struct rk__cpu_batch {
     rk__cpu_slots in, out;
     uint32_t count;
+    /* Optional, after each reply is written: publish it (commit one slot of
+     * publish and release one of release: the queues `out` and `in` are
+     * in), and store the number of requests answered so far with release. */
+    rk_queue *publish, *release;
+    _Atomic uint64_t *progress;       /* requests answered (the caller's *processed + those of this batch) */
+    _Atomic uint64_t *error_progress; /* the same for *errors */
+    /* Asynchronous cancellation is enabled around the handler calls (the
+     * thread's cancel type must be asynchronous already). */
+    bool cancellable;
 } rk__cpu_batch;
 
-/* Runs the handler on each request and writes each reply in place (the
- * caller commits and releases). Crash-guarded when g is not NULL. Adds to
- * *processed and *errors. Returns false when a handler crashed: the kernel
- * is then failed, and the crashed request and those after it were answered
- * with RK_DEVICE_FAULT. */
+/* Runs the handler on each request and writes each reply in place. Crash-
+ * guarded when g is not NULL. Adds to *processed and *errors. Returns false
+ * when a handler crashed: the kernel is then failed, and the crashed request
+ * and those after it were answered with RK_DEVICE_FAULT (and published, when
+ * the batch publishes). */
 bool rk__cpu_ring_run_batch(rk__cpu_ring *r, rk__cpu_guard *g, const rk__cpu_batch *b, void *state,
                             uint64_t *processed, uint64_t *errors);
-/* Answers n requests with RK_DEVICE_FAULT without running the handler (a
- * failed kernel drains this way). */
-void rk__cpu_ring_fault_batch(const rk__cpu_batch *b, uint32_t reply_size);
+/* Answers n requests with the given status (RK_HUNG, RK_DEVICE_FAULT)
+ * without running the handler (a failed kernel drains this way). */
+void rk__cpu_ring_fault_batch(const rk__cpu_batch *b, uint32_t reply_size, int32_t status);
+/* The status a failed kernel answers its remaining requests with. */
+int32_t rk__cpu_ring_failure_reply(rk__cpu_ring *r);
+
+/* ---- stopping a stuck thread (cpu_ring_cancel.c) --------------------------- */
+
+/* Sets up the calling thread for rk__cpu_batch.cancellable: cancellation
+ * disabled, type asynchronous. */
+void rk__cpu_cancel_prepare_thread(void);
+/* Cancels thread (its cancellation is enabled only inside handler calls)
+ * and waits up to the grace period for it to end. True when joined. */
+bool rk__cpu_cancel_and_join(pthread_t thread);
+/* How long a thread may take to act on its cancellation. */
+#define RK_CPU_CANCEL_GRACE_NS 2000000000ull
 
 /* Copies up to max replies out of q into the caller's arrays. */
 size_t rk__cpu_ring_pop_replies(rk_queue *q, uint32_t reply_size, unsigned char *replies, size_t stride,

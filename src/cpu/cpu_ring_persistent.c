@@ -9,7 +9,14 @@
  * The worker reads the counter before its last look for work and again
  * after saying it sleeps; all four accesses are seq_cst, so either the
  * worker sees the kick (and does not sleep) or the host sees it sleeping
- * (and signals it). */
+ * (and signals it).
+ *
+ * Each reply is published as soon as the handler returns, so reply k of a
+ * worker's output queue always answers request k of its input queue. The
+ * watchdog (in poll) uses that: a worker that stays inside a batch without
+ * finishing a request for watchdog_ns fails the kernel with RK_HUNG and is
+ * cancelled (cpu_ring_cancel.c); the host then answers every request the
+ * worker left, from its output queue's tail on, with RK_HUNG. */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +24,7 @@
 #include <time.h>
 
 #include "core/kernel_wait.h"
+#include "ringkernel/queue.h"
 #include "cpu_ring_internal.h"
 
 enum {
@@ -38,9 +46,17 @@ typedef struct worker {
     rk__cpu_guard guard;            /* worker thread only */
 
     /* Written by the worker, read by the host. */
-    _Alignas(64) _Atomic uint64_t processed;
+    _Alignas(64) _Atomic uint64_t processed; /* stored after each request */
     _Atomic uint64_t errors;
     _Atomic bool terminated;
+    _Atomic bool busy;                       /* inside a batch of handler calls */
+
+    /* Host only (poll, destroy; the core serializes them). */
+    _Atomic bool stop;                       /* written by the host: leave now */
+    bool seen_busy;                          /* the watchdog's last look */
+    uint64_t seen_processed, seen_since_ns;
+    bool stopped;                            /* cancelled and joined: the host answers its requests */
+    bool lost;                               /* would not end even when cancelled */
 
     /* The doorbell. */
     _Alignas(64) _Atomic uint64_t kicks; /* bumped by the host */
@@ -62,6 +78,7 @@ static persistent *impl_of(rk__cpu_ring *r) { return (persistent *)r->mode_impl;
 
 /* Would the loop make progress now? Read after announcing sleep. */
 static bool has_work(worker *w, rk__cpu_ring *r) {
+    if (atomic_load(&w->stop)) return true;
     bool terminating = atomic_load(&r->should_terminate);
     uint32_t waiting = rk_queue_depth(w->in);
     if (waiting == 0) return terminating;
@@ -118,8 +135,10 @@ static void *worker_main(void *arg) {
             rk__cpu_guard_detach(&w->guard);
         }
     }
+    rk__cpu_cancel_prepare_thread();
     uint64_t processed = 0, errors = 0, idle_since = 0;
     for (;;) {
+        if (atomic_load_explicit(&w->stop, memory_order_relaxed)) break;
         uint64_t in_first;
         uint32_t n = rk_queue_peek(w->in, BATCH, &in_first);
         /* Flags are read after the peek: a request published after the host
@@ -146,15 +165,21 @@ static void *worker_main(void *arg) {
             .count = room,
         };
         if (failed) {
-            rk__cpu_ring_fault_batch(&b, r->reply_size);
-        } else {
-            rk__cpu_ring_run_batch(r, g, &b, r->state, &processed, &errors);
+            rk__cpu_ring_fault_batch(&b, r->reply_size, rk__cpu_ring_failure_reply(r));
+            rk_queue_commit(w->out, room);
+            rk_queue_release(w->in, room);
+            continue;
         }
-        /* Counters before the replies: a host that has a reply sees it counted. */
-        atomic_store_explicit(&w->processed, processed, memory_order_relaxed);
-        atomic_store_explicit(&w->errors, errors, memory_order_relaxed);
-        rk_queue_commit(w->out, room);
-        rk_queue_release(w->in, room);
+        /* The handler publishes each reply; processed is stored before each
+         * commit, so a host that has a reply sees it counted. */
+        b.publish = w->out;
+        b.release = w->in;
+        b.progress = &w->processed;
+        b.error_progress = &w->errors;
+        b.cancellable = true;
+        atomic_store_explicit(&w->busy, true, memory_order_relaxed);
+        rk__cpu_ring_run_batch(r, g, &b, r->state, &processed, &errors);
+        atomic_store_explicit(&w->busy, false, memory_order_relaxed);
     }
     if (g) {
         rk__cpu_guard_uninstall(g);
@@ -236,13 +261,83 @@ static void p_wake(rk__cpu_ring *r) {
     }
 }
 
+/* Stops w for good: asks it to leave, cancels it in case it is inside a
+ * handler, joins it. Afterwards the host owns both of its queues. */
+static void stop_worker(rk__cpu_ring *r, worker *w) {
+    if (w->stopped || w->lost || !w->started) return;
+    atomic_store(&w->stop, true);
+    ring_doorbell(w);
+    if (!rk__cpu_cancel_and_join(w->thread)) {
+        w->lost = true;
+        rk__log(RK_LOG_ERROR, "cpu: kernel '%s': worker %u did not end even when cancelled; it is left running",
+                r->name, w->index);
+        return;
+    }
+    w->started = false;
+    w->stopped = true;
+    /* Ended inside a batch: its guard was never detached. */
+    rk__cpu_guard_abandon(&w->guard);
+}
+
+/* Answers, with the kernel's failure, every request of a stopped worker
+ * that has no reply: those from its output queue's tail on (reply k answers
+ * request k). Runs again on each poll, for sends that were in flight. */
+static void answer_for_stopped(rk__cpu_ring *r, worker *w) {
+    uint64_t next = atomic_load_explicit(&w->out->tail, memory_order_relaxed);
+    uint64_t last = atomic_load_explicit(&w->in->tail, memory_order_acquire);
+    uint64_t out_first = 0;
+    uint32_t n = last > next ? rk_queue_reserve(w->out, (uint32_t)(last - next), &out_first) : 0;
+    if (n) {
+        rk__cpu_batch b = {.in = rk__cpu_queue_slots(w->in, next), .out = rk__cpu_queue_slots(w->out, out_first),
+                           .count = n};
+        rk__cpu_ring_fault_batch(&b, r->reply_size, rk__cpu_ring_failure_reply(r));
+        rk_queue_commit(w->out, n);
+    }
+    /* The worker may have published replies without releasing their requests. */
+    atomic_store_explicit(&w->in->head, next + n, memory_order_release);
+}
+
+/* The watchdog: a worker seen inside a batch twice, watchdog_ns apart,
+ * without finishing a request in between, is stuck. */
+static void watch(rk__cpu_ring *r, worker *w, uint64_t now) {
+    bool busy = atomic_load_explicit(&w->busy, memory_order_relaxed);
+    uint64_t processed = atomic_load_explicit(&w->processed, memory_order_relaxed);
+    if (!busy) {
+        w->seen_busy = false;
+        return;
+    }
+    if (!w->seen_busy || processed != w->seen_processed) {
+        w->seen_busy = true;
+        w->seen_processed = processed;
+        w->seen_since_ns = now;
+        return;
+    }
+    if (now - w->seen_since_ns < r->watchdog_ns) return;
+    /* The stuck request is the one after the last reply; its slot stays
+     * put until the worker releases it. */
+    rk__cpu_request_header h = {0};
+    uint64_t stuck = atomic_load_explicit(&w->out->tail, memory_order_acquire);
+    if (atomic_load_explicit(&w->in->tail, memory_order_acquire) > stuck)
+        memcpy(&h, rk_queue_consumer_slot(w->in, stuck), sizeof h);
+    rk__cpu_ring_set_failure(r, RK_HUNG,
+                             "handler of kernel '%s' made no progress for %llu ms on request id %llu "
+                             "(RK_CPU_WATCHDOG_MS sets the limit); its worker thread was cancelled",
+                             r->name, (unsigned long long)((now - w->seen_since_ns) / 1000000u),
+                             (unsigned long long)h.id);
+    stop_worker(r, w);
+}
+
 static void p_poll(rk__cpu_ring *r, rk__control *out) {
     persistent *p = impl_of(r);
     bool all_terminated = true;
+    uint64_t now = rk__now_ns();
     for (unsigned i = 0; i < p->count; i++) {
         worker *w = &p->workers[i];
+        if (w->started && !atomic_load_explicit(&w->terminated, memory_order_acquire)) watch(r, w, now);
+        if (w->stopped) answer_for_stopped(r, w);
         /* terminated first (acquire), so the counters read after it are final. */
-        if (!atomic_load_explicit(&w->terminated, memory_order_acquire)) all_terminated = false;
+        bool ended = w->stopped || atomic_load_explicit(&w->terminated, memory_order_acquire);
+        if (!ended) all_terminated = false;
         out->messages_processed += atomic_load_explicit(&w->processed, memory_order_relaxed);
         out->errors_encountered += atomic_load_explicit(&w->errors, memory_order_relaxed);
         out->input_depth += rk_queue_depth(w->in);
@@ -264,33 +359,50 @@ static void free_workers(persistent *p) {
     free(p);
 }
 
-/* Joins every worker that has stopped. A worker still inside a handler
- * after the grace period is left running, detached, and everything it
- * might touch is leaked rather than freed under it. */
-static void p_destroy(rk__cpu_ring *r) {
+/* Joins every worker that has stopped. One still inside a handler after the
+ * grace period is cancelled (RK_HUNG); one that does not end even then is
+ * left running, and everything it might touch is kept rather than freed
+ * under it. */
+static rk_status p_destroy(rk__cpu_ring *r) {
     persistent *p = impl_of(r);
     uint64_t give_up = rk__now_ns() + 200u * 1000u * 1000u;
-    bool all_stopped = true;
+    unsigned cancelled = 0, lost = 0;
     for (unsigned i = 0; i < p->count; i++) {
         worker *w = &p->workers[i];
-        if (!w->started) continue;
+        if (!w->started) {
+            if (w->lost) lost++;
+            continue;
+        }
         while (!atomic_load(&w->terminated) && rk__now_ns() < give_up) {
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
         }
         if (atomic_load(&w->terminated)) {
             pthread_join(w->thread, NULL);
-        } else {
-            pthread_detach(w->thread);
-            all_stopped = false;
+            w->started = false;
+            continue;
         }
+        stop_worker(r, w);
+        if (w->lost)
+            lost++;
+        else
+            cancelled++;
     }
-    if (!all_stopped) {
-        rk__log(RK_LOG_WARN, "cpu: kernel '%s' has a worker stuck in its handler; leaving it running", r->name);
-        return;
-    }
+    if (lost)
+        return rk__fail(RK_HUNG,
+                        "rk_kernel_destroy: kernel '%s': %u worker thread%s stuck in the handler did not end even "
+                        "when cancelled; %s left running and the kernel's memory is kept",
+                        r->name, lost, lost == 1 ? "" : "s", lost == 1 ? "it is" : "they are");
     free_workers(p);
+    char name[sizeof r->name];
+    memcpy(name, r->name, sizeof name);
     rk__cpu_ring_free(r);
+    if (cancelled)
+        return rk__fail(RK_HUNG,
+                        "rk_kernel_destroy: kernel '%s': %u worker thread%s stuck in the handler; cancelled (the "
+                        "handler did not return), everything is freed",
+                        name, cancelled, cancelled == 1 ? " was" : "s were");
+    return RK_OK;
 }
 
 static const rk__cpu_ring_ops persistent_ops = {

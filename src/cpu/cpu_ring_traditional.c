@@ -1,32 +1,61 @@
 /* Traditional CPU ring kernels: no thread of their own. Requests wait in an
  * input queue; each batch goes through the device layer like any GPU
  * command would: copy the requests into a device buffer, launch a kernel
- * that runs the handler over them, synchronize, copy the replies out. The
- * host drives it from try_send, try_receive and poll, so the persistent and
- * the launch-per-batch patterns can be compared on the same handler. */
+ * that runs the handler over them (on the kernel's stream thread), copy the
+ * replies out. So the persistent and the launch-per-batch patterns can be
+ * compared on the same handler.
+ *
+ * The host drives it from try_send, try_receive and poll, and never waits
+ * for a launch there: pump starts one when none is in flight and finishes it
+ * once the stream is idle, so every call returns within its own timeout and
+ * no handler runs on the caller's thread.
+ *
+ * The watchdog (in pump): a launch in flight that finishes no request for
+ * watchdog_ns fails the kernel with RK_HUNG; the stream thread running the
+ * handler is cancelled (cpu_ring_cancel.c). The replies the launch had
+ * finished are taken from the device buffer (CPU device memory is host
+ * memory), the rest of its requests are answered with RK_HUNG. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cpu_ring_internal.h"
+
+typedef struct traditional traditional;
 
 /* What the batch kernel reads and writes besides the slots. In device memory
  * (host memory on the CPU, so it may point at the ring). */
 typedef struct batch_params {
     rk__cpu_ring *ring;
+    traditional *mode;
     uint32_t in_stride, out_stride;
     uint64_t processed, errors; /* written by the kernel for each launch */
 } batch_params;
 
-typedef struct traditional {
+struct traditional {
     rk_queue *in, *out;
     pthread_mutex_t pump_lock;  /* one pump at a time; it is the consumer of in and producer of out */
     rk_module *module;
     rk_function *function;
     rk_stream *stream;
     rk_buffer *in_buffer, *out_buffer, *params;
+
+    /* The launch in flight; under pump_lock. */
+    bool in_flight;
+    uint64_t in_first, out_first;
+    uint32_t count;
+    uint64_t seen_done, seen_since_ns; /* the watchdog's last look */
+    bool abandoned;                    /* its thread did not end when cancelled: keep the memory */
+
+    /* Written by the batch kernel on the stream thread. */
+    _Alignas(64) _Atomic uint64_t done; /* requests of the launch in flight answered */
+    _Atomic bool in_handler;            /* the kernel runs handlers on runner */
+    pthread_t runner;
+    rk__cpu_guard guard;
+
     _Atomic uint64_t launches, processed, errors;
     _Atomic bool terminated;
-} traditional;
+};
 
 static traditional *impl_of(rk__cpu_ring *r) { return (traditional *)r->mode_impl; }
 
@@ -34,22 +63,30 @@ static traditional *impl_of(rk__cpu_ring *r) { return (traditional *)r->mode_imp
 
 static void ring_batch_kernel(unsigned char *in, unsigned char *out, batch_params *params, uint32_t count) {
     rk__cpu_ring *r = params->ring;
+    traditional *t = params->mode;
     rk__cpu_batch b = {
         .in = {.base = in, .first = 0, .mask = UINT64_MAX, .stride = params->in_stride},
         .out = {.base = out, .first = 0, .mask = UINT64_MAX, .stride = params->out_stride},
         .count = count,
+        .progress = &t->done,
+        .cancellable = true,
     };
     /* The executor's thread is not ours: guard just this launch. */
-    rk__cpu_guard guard;
     rk__cpu_guard *g = NULL;
-    if (rk__cpu_guard_supported() && rk__cpu_guard_attach(&guard) == RK_OK) {
-        if (rk__cpu_guard_install(&guard) == RK_OK)
-            g = &guard;
+    if (rk__cpu_guard_supported() && rk__cpu_guard_attach(&t->guard) == RK_OK) {
+        if (rk__cpu_guard_install(&t->guard) == RK_OK)
+            g = &t->guard;
         else
-            rk__cpu_guard_detach(&guard);
+            rk__cpu_guard_detach(&t->guard);
     }
+    t->runner = pthread_self();
+    atomic_store(&t->in_handler, true);
+    int type = 0;
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
     uint64_t processed = 0, errors = 0;
     rk__cpu_ring_run_batch(r, g, &b, r->state, &processed, &errors);
+    pthread_setcanceltype(type, NULL);
+    atomic_store(&t->in_handler, false);
     if (g) {
         rk__cpu_guard_uninstall(g);
         rk__cpu_guard_detach(g);
@@ -81,11 +118,30 @@ static rk_status copy_slots(rk_context *ctx, rk_stream *stream, rk_queue *q, uin
     return RK_OK;
 }
 
-static rk_status launch_batch(rk__cpu_ring *r, traditional *t, uint64_t in_first, uint64_t out_first, uint32_t n) {
+/* Commits the launch's count replies and releases its requests. */
+static void complete(traditional *t) {
+    rk_queue_commit(t->out, t->count);
+    rk_queue_release(t->in, t->count);
+    t->in_flight = false;
+}
+
+/* Answers the last n requests of the launch in flight with the kernel's
+ * failure, in place of the replies the kernel would have written. */
+static void fault_tail(rk__cpu_ring *r, traditional *t, uint32_t from) {
+    rk__cpu_batch b = {
+        .in = rk__cpu_queue_slots(t->in, t->in_first + from),
+        .out = rk__cpu_queue_slots(t->out, t->out_first + from),
+        .count = t->count - from,
+    };
+    rk__cpu_ring_fault_batch(&b, r->reply_size, rk__cpu_ring_failure_reply(r));
+}
+
+static rk_status start_launch(rk__cpu_ring *r, traditional *t) {
     rk_context *ctx = r->ctx;
-    rk_status s = copy_slots(ctx, t->stream, t->in, in_first, n, t->in_buffer, true);
+    rk_status s = copy_slots(ctx, t->stream, t->in, t->in_first, t->count, t->in_buffer, true);
     if (s != RK_OK) return s;
-    rk_arg args[] = {RK_ARG_BUF(t->in_buffer), RK_ARG_BUF(t->out_buffer), RK_ARG_BUF(t->params), RK_ARG_UINT(n)};
+    rk_arg args[] = {RK_ARG_BUF(t->in_buffer), RK_ARG_BUF(t->out_buffer), RK_ARG_BUF(t->params),
+                     RK_ARG_UINT(t->count)};
     rk_launch_desc launch = {
         .grid = RK_DIM3(1, 1, 1),
         .block = RK_DIM3(1, 1, 1),
@@ -93,11 +149,19 @@ static rk_status launch_batch(rk__cpu_ring *r, traditional *t, uint64_t in_first
         .args = args,
         .arg_count = sizeof args / sizeof args[0],
     };
+    atomic_store(&t->done, 0);
+    t->seen_done = 0;
+    t->seen_since_ns = rk__now_ns();
     s = rk_launch(t->function, &launch);
-    if (s == RK_OK) s = rk_stream_synchronize(t->stream);
     atomic_fetch_add(&t->launches, 1);
-    if (s != RK_OK) return s;
-    s = copy_slots(ctx, t->stream, t->out, out_first, n, t->out_buffer, false);
+    return s;
+}
+
+/* The stream is idle: the launch has finished. */
+static rk_status finish_launch(rk__cpu_ring *r, traditional *t) {
+    rk_context *ctx = r->ctx;
+    rk_status s = rk_stream_synchronize(t->stream);
+    if (s == RK_OK) s = copy_slots(ctx, t->stream, t->out, t->out_first, t->count, t->out_buffer, false);
     batch_params results;
     if (s == RK_OK) s = rk_copy_to_host(ctx, &results, t->params, 0, sizeof results, t->stream);
     if (s == RK_OK) s = rk_stream_synchronize(t->stream);
@@ -107,46 +171,121 @@ static rk_status launch_batch(rk__cpu_ring *r, traditional *t, uint64_t in_first
     return RK_OK;
 }
 
-/* Runs every batch that can run now: the kernel must be active (or
- * draining, or failed: then requests are answered with RK_DEVICE_FAULT) and
- * the output queue must have room. Whoever finds the pump busy skips it. */
+/* Waits up to wait_ns for the launch in flight to end. True when it did. */
+static bool stream_idle_within(traditional *t, uint64_t wait_ns) {
+    uint64_t give_up = rk__now_ns() + wait_ns;
+    while (rk__cpu_stream_busy(t->stream)) {
+        if (rk__now_ns() > give_up) return false;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return true;
+}
+
+/* Cancels the stream thread if it is inside the handler and waits for the
+ * stream to go idle. False when it does not. */
+static bool stop_runner(traditional *t) {
+    if (atomic_load(&t->in_handler)) pthread_cancel(t->runner);
+    if (!stream_idle_within(t, RK_CPU_CANCEL_GRACE_NS)) return false;
+    if (atomic_load(&t->in_handler)) {
+        /* Cancelled inside the kernel: it never put its guard away. */
+        rk__cpu_guard_abandon(&t->guard);
+        atomic_store(&t->in_handler, false);
+    }
+    rk_stream_synchronize(t->stream); /* the cancelled launch's RK_HUNG */
+    return true;
+}
+
+/* The launch in flight is stuck (the watchdog, or destroy): stops it and
+ * answers its requests, the finished ones with their replies. */
+static void abandon_launch(rk__cpu_ring *r, traditional *t) {
+    if (!stop_runner(t)) {
+        t->abandoned = true;
+        rk__log(RK_LOG_ERROR, "cpu: kernel '%s': the thread running its handler did not end even when cancelled",
+                r->name);
+    }
+    /* Replies [0, done) are complete in the device buffer and no longer
+     * written to; the kernel stored done with release after each. */
+    uint64_t done = atomic_load_explicit(&t->done, memory_order_acquire);
+    const unsigned char *device = rk__cpu_buffer_data(t->out_buffer);
+    uint32_t stride = t->out->slot_stride;
+    for (uint32_t i = 0; i < done; i++)
+        memcpy(rk_queue_producer_slot(t->out, t->out_first + i), device + (size_t)i * stride, stride);
+    fault_tail(r, t, (uint32_t)done);
+    atomic_store(&t->processed, atomic_load(&t->processed) + done);
+    complete(t);
+}
+
+static void watch(rk__cpu_ring *r, traditional *t) {
+    uint64_t done = atomic_load_explicit(&t->done, memory_order_relaxed), now = rk__now_ns();
+    if (done != t->seen_done) {
+        t->seen_done = done;
+        t->seen_since_ns = now;
+        return;
+    }
+    if (now - t->seen_since_ns < r->watchdog_ns) return;
+    rk__cpu_request_header h;
+    memcpy(&h, rk_queue_consumer_slot(t->in, t->in_first + done), sizeof h);
+    rk__cpu_ring_set_failure(r, RK_HUNG,
+                             "handler of kernel '%s' made no progress for %llu ms on request id %llu "
+                             "(RK_CPU_WATCHDOG_MS sets the limit); the thread running it was cancelled",
+                             r->name, (unsigned long long)((now - t->seen_since_ns) / 1000000u),
+                             (unsigned long long)h.id);
+    abandon_launch(r, t);
+}
+
+/* Moves things along without waiting: finishes the launch in flight if the
+ * stream is idle (else runs the watchdog), then starts the next one if the
+ * kernel may run (active, draining, or failed: then requests are answered
+ * with its failure) and the output queue has room. Whoever finds the pump
+ * busy skips it. */
 static void pump(rk__cpu_ring *r, traditional *t) {
     if (pthread_mutex_trylock(&t->pump_lock) != 0) return;
     for (;;) {
+        if (t->in_flight) {
+            if (rk__cpu_stream_busy(t->stream)) {
+                watch(r, t);
+                if (t->in_flight) break;
+                continue;
+            }
+            rk_status s = finish_launch(r, t);
+            if (s != RK_OK) {
+                rk__cpu_ring_set_failure(r, s, "the batch kernel of '%s' failed: %s", r->name, rk_last_error());
+                fault_tail(r, t, 0);
+            }
+            /* A handler that crashed in this batch: the kernel answered the
+             * rest with RK_DEVICE_FAULT already. */
+            complete(t);
+        }
+        if (t->abandoned) break;
         bool terminating = atomic_load(&r->should_terminate);
         bool failed = rk__cpu_ring_failed(r);
         bool go = terminating || failed || atomic_load(&r->is_active);
-        uint64_t in_first = 0, out_first = 0;
-        uint32_t n = go ? rk_queue_peek(t->in, r->capacity, &in_first) : 0;
+        uint32_t n = go ? rk_queue_peek(t->in, r->capacity, &t->in_first) : 0;
         if (n == 0) {
             /* No send is in flight once should_terminate is set. */
-            if (terminating && rk_queue_peek(t->in, 1, &in_first) == 0) atomic_store(&t->terminated, true);
+            if (terminating && rk_queue_peek(t->in, 1, &t->in_first) == 0) atomic_store(&t->terminated, true);
             break;
         }
-        n = rk_queue_reserve(t->out, n, &out_first);
+        n = rk_queue_reserve(t->out, n, &t->out_first);
         if (n == 0) break;
-        if (!failed) {
-            rk_status s = launch_batch(r, t, in_first, out_first, n);
-            if (s != RK_OK) {
-                rk__cpu_ring_set_failure(r, s, "launching the batch kernel of '%s' failed: %s", r->name,
-                                         rk_last_error());
-                failed = true;
-            } else if (rk__cpu_ring_failed(r)) {
-                /* The handler crashed in this batch: the kernel answered the
-                 * rest with RK_DEVICE_FAULT already. */
-                failed = false;
-            }
-        }
+        t->count = n;
+        t->in_flight = true;
         if (failed) {
-            rk__cpu_batch b = {
-                .in = rk__cpu_queue_slots(t->in, in_first),
-                .out = rk__cpu_queue_slots(t->out, out_first),
-                .count = n,
-            };
-            rk__cpu_ring_fault_batch(&b, r->reply_size);
+            fault_tail(r, t, 0);
+            complete(t);
+            continue;
         }
-        rk_queue_commit(t->out, n);
-        rk_queue_release(t->in, n);
+        rk_status s = start_launch(r, t);
+        if (s != RK_OK) {
+            rk__cpu_ring_set_failure(r, s, "launching the batch kernel of '%s' failed: %s", r->name,
+                                     rk_last_error());
+            rk_stream_synchronize(t->stream);
+            fault_tail(r, t, 0);
+            complete(t);
+            continue;
+        }
+        break; /* it runs on the stream thread; a later pump finishes it */
     }
     pthread_mutex_unlock(&t->pump_lock);
 }
@@ -194,13 +333,31 @@ static void free_traditional(traditional *t) {
     free(t);
 }
 
-static void t_destroy(rk__cpu_ring *r) {
+static rk_status t_destroy(rk__cpu_ring *r) {
     traditional *t = impl_of(r);
-    /* A launch still in flight finishes before its stream is destroyed. */
+    /* No call pumps any more; a launch still in flight gets a moment to end. */
     pthread_mutex_lock(&t->pump_lock);
+    bool cancelled = false;
+    if (t->in_flight && !t->abandoned) {
+        cancelled = !stream_idle_within(t, 200u * 1000u * 1000u);
+        if (cancelled) abandon_launch(r, t);
+    }
     pthread_mutex_unlock(&t->pump_lock);
+    if (t->abandoned)
+        return rk__fail(RK_HUNG,
+                        "rk_kernel_destroy: kernel '%s': the thread running its handler did not end even when "
+                        "cancelled; it is left running and the kernel's memory is kept",
+                        r->name);
+    char name[sizeof r->name];
+    memcpy(name, r->name, sizeof name);
     free_traditional(t);
     rk__cpu_ring_free(r);
+    if (cancelled)
+        return rk__fail(RK_HUNG,
+                        "rk_kernel_destroy: kernel '%s': its handler did not return; the thread running it was "
+                        "cancelled, everything is freed",
+                        name);
+    return RK_OK;
 }
 
 static const rk__cpu_ring_ops traditional_ops = {
@@ -215,6 +372,8 @@ rk_status rk__cpu_traditional_start(rk__cpu_ring *r) {
     traditional *t = calloc(1, sizeof *t);
     if (!t) return rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
     pthread_mutex_init(&t->pump_lock, NULL);
+    atomic_init(&t->done, 0);
+    atomic_init(&t->in_handler, false);
     rk_context *ctx = r->ctx;
     rk_status s = rk_queue_create(r->capacity, RK_CPU_SLOT_HEADER + r->message_size, &t->in);
     if (s == RK_OK) s = rk_queue_create(r->capacity, RK_CPU_SLOT_HEADER + r->reply_size, &t->out);
@@ -231,7 +390,7 @@ rk_status rk__cpu_traditional_start(rk__cpu_ring *r) {
     if (s == RK_OK) s = rk_buffer_alloc(ctx, (size_t)r->capacity * t->out->slot_stride, &t->out_buffer);
     if (s == RK_OK) s = rk_buffer_alloc(ctx, sizeof(batch_params), &t->params);
     if (s == RK_OK) {
-        batch_params params = {.ring = r, .in_stride = t->in->slot_stride, .out_stride = t->out->slot_stride};
+        batch_params params = {.ring = r, .mode = t, .in_stride = t->in->slot_stride, .out_stride = t->out->slot_stride};
         s = rk_copy_to_device(ctx, t->params, 0, &params, sizeof params, t->stream);
         if (s == RK_OK) s = rk_stream_synchronize(t->stream);
     }

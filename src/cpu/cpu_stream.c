@@ -2,7 +2,12 @@
  * thread (started on first use). A launch always queues, so it is
  * asynchronous to the host; a copy on an idle stream runs at once on the
  * caller's thread, which keeps the order and saves a thread hop. A failure is
- * kept and reported by the next synchronize. */
+ * kept and reported by the next synchronize.
+ *
+ * The stream thread keeps cancellation disabled. A CPU ring kernel's batch
+ * enables it around its handler calls, so a handler that never returns can
+ * be cancelled (cpu_ring_cancel.c): the launch then ends with RK_HUNG and the
+ * thread with it; the next op starts a new one. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +36,7 @@ struct rk__cpu_stream {
     bool busy;                 /* an op is running (on the stream thread or a caller) */
     atomic_uint outstanding;   /* ops queued or running; written under lock, polled without */
     bool stopping, has_thread;
+    bool thread_cancelled;     /* the thread ended in a cancelled launch; join it */
     pthread_t thread;
     rk_status error;           /* first failure since the last synchronize */
     char error_text[RK_CPU_ERROR_TEXT];
@@ -88,10 +94,33 @@ static bool spin_until_outstanding(rk__cpu_stream *s, bool want_zero) {
     }
 }
 
+/* What a cancelled launch leaves to clean up (see the top of the file):
+ * the op running, if any, and the thread's executor. */
+typedef struct stream_thread {
+    rk__cpu_stream *s;
+    rk__cpu_executor *ex;
+    stream_op *running;
+} stream_thread;
+
+static void on_cancel(void *arg) {
+    stream_thread *t = arg;
+    rk__cpu_executor_destroy_cancelled(t->ex, t); /* t lives in stream_main's frame */
+    t->ex = NULL;
+    if (!t->running) return; /* cancellation is only ever enabled inside an op */
+    free_op(t->running);
+    pthread_mutex_lock(&t->s->lock);
+    t->s->thread_cancelled = true;
+    finish_op(t->s, RK_HUNG, "cpu: a launch was cancelled: its kernel did not return");
+    pthread_mutex_unlock(&t->s->lock);
+}
+
 static void *stream_main(void *arg) {
-    rk__cpu_stream *s = arg;
-    rk__cpu_executor *ex = NULL;
+    /* Registered once (it costs a setjmp), not per op. */
+    stream_thread t = {.s = arg};
+    rk__cpu_stream *s = t.s;
     char error[RK_CPU_ERROR_TEXT];
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    pthread_cleanup_push(on_cancel, &t);
     pthread_mutex_lock(&s->lock);
     for (;;) {
         if (s->head && !s->busy) {
@@ -101,7 +130,9 @@ static void *stream_main(void *arg) {
             s->busy = true;
             pthread_mutex_unlock(&s->lock);
             error[0] = '\0';
-            rk_status st = run_op(s, &ex, op, error);
+            t.running = op;
+            rk_status st = run_op(s, &t.ex, op, error);
+            t.running = NULL;
             free_op(op);
             pthread_mutex_lock(&s->lock);
             finish_op(s, st, error);
@@ -118,17 +149,31 @@ static void *stream_main(void *arg) {
         }
     }
     pthread_mutex_unlock(&s->lock);
-    rk__cpu_executor_destroy(ex);
+    pthread_cleanup_pop(0);
+    rk__cpu_executor_destroy(t.ex);
     return NULL;
 }
 
-/* Queues op; the caller holds s->lock. */
-static rk_status enqueue_locked(rk__cpu_stream *s, stream_op *op) {
+/* A thread for the queued ops, after the last one ended in a cancelled
+ * launch. The caller holds s->lock. */
+static rk_status start_thread_locked(rk__cpu_stream *s) {
+    if (s->thread_cancelled) {
+        /* It unlocked s->lock in its cleanup and only ends now. */
+        pthread_join(s->thread, NULL);
+        s->has_thread = s->thread_cancelled = false;
+    }
     if (!s->has_thread) {
         int e = pthread_create(&s->thread, NULL, stream_main, s);
         if (e != 0) return rk__fail(RK_IO_ERROR, "cpu: cannot start a stream thread: %s", strerror(e));
         s->has_thread = true;
     }
+    return RK_OK;
+}
+
+/* Queues op; the caller holds s->lock. */
+static rk_status enqueue_locked(rk__cpu_stream *s, stream_op *op) {
+    rk_status st = start_thread_locked(s);
+    if (st != RK_OK) return st;
     op->next = NULL;
     atomic_fetch_add(&s->outstanding, 1);
     if (s->tail)
@@ -187,6 +232,11 @@ rk_status rk__cpu_stream_launch(rk_context *ctx, rk_stream *stream, rk__cpu_call
 static rk_status wait_idle(rk__cpu_stream *s) {
     spin_until_outstanding(s, true);
     pthread_mutex_lock(&s->lock);
+    /* Ops queued behind a cancelled launch need a new thread. */
+    if (s->head && s->thread_cancelled && start_thread_locked(s) != RK_OK) {
+        pthread_mutex_unlock(&s->lock);
+        return RK_IO_ERROR;
+    }
     while (s->head || s->busy) pthread_cond_wait(&s->changed, &s->lock);
     rk_status st = s->error;
     char text[RK_CPU_ERROR_TEXT];
@@ -241,6 +291,10 @@ rk_status rk__cpu_stream_create(rk_context *ctx, rk_stream **out) {
 }
 
 rk_status rk__cpu_stream_synchronize(rk_stream *stream) { return wait_idle((rk__cpu_stream *)stream); }
+
+bool rk__cpu_stream_busy(rk_stream *stream) {
+    return atomic_load(&((rk__cpu_stream *)stream)->outstanding) != 0;
+}
 
 void rk__cpu_stream_destroy(rk_stream *stream) {
     rk__cpu_stream *s = (rk__cpu_stream *)stream;

@@ -68,12 +68,7 @@ void rk__cuda_ring_fault(CUresult r, const char *where, rk_status *failure, char
     snprintf(reason, reason_size, "%s: %s (%s)", where, rk__cuda_error_name(r), text ? text : "no description");
 }
 
-uint64_t rk__cuda_watchdog_ns(void) {
-    const char *env = getenv("RK_CUDA_WATCHDOG_MS");
-    uint64_t ms = env && *env ? strtoull(env, NULL, 10) : 10000;
-    if (ms == 0) ms = 10000;
-    return ms * 1000000u;
-}
+uint64_t rk__cuda_watchdog_ns(void) { return rk__watchdog_ns("RK_CUDA_WATCHDOG_MS"); }
 
 static rk_status start(rk_kernel *k) {
     rk_status s = rk__cuda_bind(rk__cuda_ctx(k->ctx));
@@ -96,7 +91,7 @@ static rk_status request_terminate(rk_kernel *k) { return ops_of(k)->request_ter
 
 static rk_status poll(rk_kernel *k, rk__control *out) { return ops_of(k)->poll(k, out); }
 
-static void destroy(rk_kernel *k) { ops_of(k)->destroy(k); }
+static rk_status destroy(rk_kernel *k) { return ops_of(k)->destroy(k); }
 
 const rk__ring_iface rk__cuda_ring_iface = {
     .resolve_mode = resolve_mode,

@@ -310,12 +310,13 @@ static rk_status poll(rk_kernel *k, rk__control *out) {
     return RK_OK;
 }
 
-static void destroy(rk_kernel *k) {
+static rk_status destroy(rk_kernel *k) {
     batch_ring *r = ring_of(k);
-    if (!r) return;
+    if (!r) return RK_OK;
     if (rk__cuda_bind(r->ctx) == RK_OK && r->failure == RK_OK) rk__cuda.cuStreamSynchronize(r->stream);
     free_ring(r);
     k->impl = NULL;
+    return RK_OK;
 }
 
 const rk__ring_iface rk__cuda_batch_ops = {

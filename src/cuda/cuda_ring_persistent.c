@@ -378,9 +378,10 @@ static void unlist(persistent_ring *r) {
     pthread_mutex_unlock(&pause_lock);
 }
 
-static void destroy(rk_kernel *k) {
+static rk_status destroy(rk_kernel *k) {
     persistent_ring *r = ring_of(k);
-    if (!r) return;
+    if (!r) return RK_OK;
+    rk_status s = RK_OK;
     unlist(r);
     if (rk__cuda_bind(r->ctx) == RK_OK) {
         if (!r->terminate_requested) {
@@ -398,12 +399,14 @@ static void destroy(rk_kernel *k) {
             pthread_mutex_lock(&r->ctx->lock);
             r->ctx->stuck_kernels++;
             pthread_mutex_unlock(&r->ctx->lock);
-            rk__log(RK_LOG_WARN, "kernel '%s': the persistent kernel is still running; its memory is left in place",
-                    k->name);
+            s = rk__fail(RK_HUNG, "rk_kernel_destroy: kernel '%s': the persistent kernel is still running (a handler "
+                                  "that does not return); its memory is left in place", k->name);
+            rk__log(RK_LOG_WARN, "%s", rk_last_error());
         }
     }
     free_ring(r);
     k->impl = NULL;
+    return s;
 }
 
 const rk__ring_iface rk__cuda_persistent_ops = {

@@ -512,19 +512,25 @@ static rk_status poll(rk_kernel *k, rk__control *out) {
     return RK_OK;
 }
 
-static void destroy(rk_kernel *k) {
+static rk_status destroy(rk_kernel *k) {
     wg_ring *r = ring_of(k);
-    if (!r) return;
+    if (!r) return RK_OK;
     pthread_mutex_lock(&r->mu);
     r->stop = true;
     /* Not terminated: the core has given up waiting (a handler that does
      * not finish). Stop waiting for the dispatch in flight. */
-    if (!r->has_terminated && r->failure == RK_OK) atomic_store(&r->abort, true);
+    bool abandoned = !r->has_terminated && r->failure == RK_OK;
+    if (abandoned) atomic_store(&r->abort, true);
     pthread_cond_signal(&r->cv);
     pthread_mutex_unlock(&r->mu);
     if (r->worker_started) pthread_join(r->worker, NULL);
+    bool wedged = r->c && r->c->wedged;
     free_ring(r);
     k->impl = NULL;
+    if (abandoned && wedged)
+        return rk__fail(RK_HUNG, "rk_kernel_destroy: kernel '%s': a dispatch did not finish (a handler that does not "
+                                 "return); it was abandoned and the device is left behind", k->name);
+    return RK_OK;
 }
 
 const rk__ring_iface rk__webgpu_ring_iface = {

@@ -1,7 +1,8 @@
 /* A handler that never returns: the watchdog in poll reports RK_HUNG
- * (RK_CUDA_WATCHDOG_MS is set low here) instead of waiting forever. The
- * stuck kernel cannot be stopped, so the process ends without tearing the
- * context down. */
+ * (RK_CUDA_WATCHDOG_MS is set low here) instead of waiting forever, and
+ * destroying the kernel says so (RK_HUNG: it is left running). The stuck
+ * kernel cannot be stopped, so the process ends without tearing the context
+ * down. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,9 @@ int main(void) {
     printf("receive from the stuck kernel: %s: %s\n", rk_status_name(s), rk_last_error());
     CHECK_EQ(s, RK_HUNG);
     CHECK_EQ(rk_kernel_get_state(k), RK_KERNEL_FAILED);
+    s = rk_kernel_destroy(k);
+    printf("destroy of the stuck kernel: %s: %s\n", rk_status_name(s), rk_last_error());
+    CHECK_EQ(s, RK_HUNG);
     fflush(stdout);
     _Exit(0);
 }
