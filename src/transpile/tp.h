@@ -159,7 +159,7 @@ char *rk__tp_render_diagnostics(tp_ctx *ctx);
 tp_file *rk__tp_new_file(tp_ctx *ctx, const char *name, const char *dir, const char *text, size_t size,
                          bool builtin);
 /* Finds an #include target: NULL when not found (no diagnostic). */
-tp_file *rk__tp_find_include(tp_ctx *ctx, const char *name, bool angled, const tp_file *from);
+tp_file *rk__tp_find_include(tp_ctx *ctx, const char *name, bool angled, const tp_file *from, const tp_token *where);
 tp_file *rk__tp_builtin_header(tp_ctx *ctx, const char *name);
 /* Reads the main file; NULL with errno set when it cannot be read. */
 tp_file *rk__tp_load_main(tp_ctx *ctx, const char *path);
