@@ -1,6 +1,7 @@
 /* Inputs that used to hang, mislead or stick, one per test case (argv[1]):
  * transpiler includes of a FIFO, /dev/zero and a directory, a NUL byte in
- * source, rk_last_error() after successful calls, and the state_size bound. */
+ * source, rk_last_error() after successful calls, the state_size bound, and
+ * a CPU compile that includes <ringkernel/dsl_stencil.h> with no -I. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "ringkernel/device.h"
 #include "ringkernel/transpile.h"
 
 static char work[64];
@@ -156,6 +158,42 @@ static void case_state_size_bound(void) {
     CHECK_OK(rk_runtime_destroy(rt));
 }
 
+/* The CPU compile finds the project's headers with no include dir (issue 21). */
+static void case_stencil_header(void) {
+    static const char src[] = "#include <ringkernel/dsl_stencil.h>\n"
+                              "RK_KERNEL void twice(const float *in, float *out, rk_grid_pos p) {\n"
+                              "    out[rk_pos_idx(p)] = rk_east(p, in) + in[rk_pos_idx(p)];\n"
+                              "}\n"
+                              "RK_KERNEL void run(const float *in, float *out, int n) {\n"
+                              "    rk_stencil_for_each(p, n, 1, 1) twice(in, out, p);\n"
+                              "}\n";
+    rk_runtime *rt = NULL;
+    rk_runtime_desc cpu = {.backend = "cpu"};
+    CHECK_OK(rk_runtime_create(&cpu, &rt));
+    rk_context *ctx = rk_runtime_context(rt);
+    rk_module *m = NULL;
+    rk_function *fn = NULL;
+    CHECK_OK(rk_module_compile(ctx, src, NULL, &m));
+    CHECK_OK(rk_module_get_function(m, "run", &fn));
+    float in[3] = {1, 2, 4}, out[3] = {0};
+    rk_buffer *bin = NULL, *bout = NULL;
+    CHECK_OK(rk_buffer_alloc(ctx, sizeof in, &bin));
+    CHECK_OK(rk_buffer_alloc(ctx, sizeof out, &bout));
+    CHECK_OK(rk_copy_to_device(ctx, bin, 0, in, sizeof in, NULL));
+    rk_arg args[] = {RK_ARG_BUF(bin), RK_ARG_BUF(bout), RK_ARG_INT(3)};
+    rk_launch_desc d = {.grid = RK_DIM3(1, 1, 1), .block = RK_DIM3(1, 1, 1), .args = args, .arg_count = 3};
+    CHECK_OK(rk_launch(fn, &d));
+    CHECK_OK(rk_copy_to_host(ctx, out, bout, 0, sizeof out, NULL));
+    CHECK_OK(rk_context_synchronize(ctx));
+    CHECK_FLOAT_NEAR(out[0], 3.0f, 0.0);
+    CHECK_FLOAT_NEAR(out[1], 6.0f, 0.0);
+    CHECK_FLOAT_NEAR(out[2], 8.0f, 0.0); /* the east edge reads itself */
+    CHECK_OK(rk_buffer_free(bin));
+    CHECK_OK(rk_buffer_free(bout));
+    CHECK_OK(rk_module_destroy(m));
+    CHECK_OK(rk_runtime_destroy(rt));
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -163,6 +201,7 @@ static const struct {
     {"fifo-include", case_fifo_include},       {"dev-zero-include", case_dev_zero_include},
     {"directory-include", case_directory_include}, {"nul-byte", case_nul_byte},
     {"last-error-cleared", case_last_error_cleared}, {"state-size-bound", case_state_size_bound},
+    {"stencil-header", case_stencil_header},
 };
 
 int main(int argc, char **argv) {
