@@ -137,27 +137,15 @@ static rk_status compiler_words(rk__strv *argv) {
 /* Hashes where the compiler binary is and which build it is (size, mtime), so an
  * upgraded compiler does not reuse old objects, without running it on a hit. */
 static void hash_compiler_identity(rk__sha256 *h, const char *prog) {
-    char path[4096] = "";
+    char *path = rk__find_program(prog);
     struct stat st;
-    bool found = false;
-    if (strchr(prog, '/')) {
-        snprintf(path, sizeof path, "%s", prog);
-        found = stat(path, &st) == 0;
-    } else {
-        const char *dirs = getenv("PATH");
-        if (!dirs) dirs = "/usr/bin:/bin";
-        for (const char *p = dirs; *p && !found;) {
-            size_t n = strcspn(p, ":");
-            snprintf(path, sizeof path, "%.*s/%s", (int)n, p, prog);
-            found = stat(path, &st) == 0 && S_ISREG(st.st_mode);
-            p += n + (p[n] == ':');
-        }
-    }
-    rk__sha256_update(h, path, strlen(path) + 1);
-    if (found) {
+    const char *shown = path ? path : prog;
+    rk__sha256_update(h, shown, strlen(shown) + 1);
+    if (path && stat(path, &st) == 0) {
         long long facts[3] = {(long long)st.st_size, (long long)st.st_mtim.tv_sec, (long long)st.st_mtim.tv_nsec};
         rk__sha256_update(h, facts, sizeof facts);
     }
+    free(path);
 }
 
 /* The compiler's words and the flags that decide what is built (hashed), without

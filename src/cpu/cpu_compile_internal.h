@@ -70,6 +70,11 @@ typedef struct rk__compile_limits {
 /* The limits from RK_COMPILE_SECONDS and RK_COMPILE_MEMORY_MB (defaults 120 s, 4096 MiB). */
 rk_status rk__compile_limits_get(rk__compile_limits *out);
 
+/* name as execve needs it: as given when it has a slash, else the first
+ * executable match on $PATH (execvp is not async-signal-safe); malloc'ed,
+ * NULL when there is none. */
+char *rk__find_program(const char *name);
+
 /* Runs argv (argv[0] found on $PATH) in the directory workdir with stdin from
  * /dev/null, under the limits. A non-zero exit is RK_COMPILE_FAILED with the
  * compiler's output in the error text, naming a limit that was hit. */

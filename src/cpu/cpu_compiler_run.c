@@ -46,9 +46,7 @@ rk_status rk__compile_limits_get(rk__compile_limits *out) {
     return s;
 }
 
-/* argv[0] as execve needs it: as given when it has a slash, else the first
- * executable match on $PATH (execvp is not async-signal-safe). */
-static char *find_program(const char *name) {
+char *rk__find_program(const char *name) {
     if (strchr(name, '/')) return strdup(name);
     const char *dirs = getenv("PATH");
     if (!dirs || !*dirs) dirs = "/usr/local/bin:/usr/bin:/bin";
@@ -113,6 +111,8 @@ static bool drain(int fd, pid_t pid, uint64_t deadline_ns, captured *log) {
             in_time = false;
             kill(-pid, SIGKILL);
         }
+        /* Something that left the process group may hold the pipe: stop waiting for it. */
+        if (!in_time && now >= deadline_ns + 2000000000u) return false;
         int wait_ms = in_time ? (int)((deadline_ns - now) / 1000000u) + 1 : 1000;
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int r = poll(&p, 1, wait_ms);
@@ -129,7 +129,7 @@ static bool drain(int fd, pid_t pid, uint64_t deadline_ns, captured *log) {
 static bool mentions(const char *log, const char *what) { return log && strstr(log, what) != NULL; }
 
 rk_status rk__run_compiler(char *const argv[], int workdir, const rk__compile_limits *limits) {
-    char *prog = find_program(argv[0]);
+    char *prog = rk__find_program(argv[0]);
     if (!prog)
         return rk__fail(RK_COMPILE_FAILED, "cpu: cannot run the C compiler '%s': not found on PATH (set CC to a C "
                         "compiler)", argv[0]);
