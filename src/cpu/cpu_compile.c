@@ -263,7 +263,14 @@ static rk_status hash_preprocessed(rk__sha256 *h, build_dir *b, const rk__strv *
     rk_status st = build_dir_make(b, source);
     if (st == RK_OK) st = run_in(b, flags, extra, limits);
     if (st == RK_OK) st = read_output(b, PREPROCESSED_NAME, MAX_PREPROCESSED_SIZE, &text, &size);
-    if (st == RK_OK) rk__sha256_update(h, text, size);
+    /* Line markers ("# 1 "/build-x3f.../"" with -g) name the build directory,
+     * which differs every time: hash the text without them. */
+    for (size_t i = 0; st == RK_OK && i < size;) {
+        const unsigned char *nl = memchr(text + i, '\n', size - i);
+        size_t end = nl ? (size_t)(nl - text) + 1 : size;
+        if (text[i] != '#') rk__sha256_update(h, text + i, end - i);
+        i = end;
+    }
     free(text);
     return st;
 }

@@ -226,6 +226,17 @@ static void test_cache(rk_context *ctx, const char *tmp) {
     CHECK_EQ(st.st_size, 8);
     CHECK_OK(rk_module_destroy(m1));
 
+    /* with include dirs and debug info: the preprocessor runs each time (its
+     * output is hashed), the compiler only the first time */
+    const char *dirs[] = {tmp};
+    rk_compile_options inc = {.include_dirs = dirs, .include_dir_count = 1, .debug_info = true};
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(rk_module_compile(ctx, src, &inc, &m1));
+        CHECK_OK(rk_module_destroy(m1));
+    }
+    CHECK_EQ(stat(counter, &st), 0);
+    CHECK_EQ(st.st_size, 8 + 3 * 4);
+
     if (saved) {
         setenv("CC", saved, 1);
         free(saved);
