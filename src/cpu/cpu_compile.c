@@ -17,7 +17,7 @@
  * before is compiled or included. A cached entry is reused only if it is a
  * regular file of ours that nobody else can write, belongs to this key, and
  * its object's bytes hash to what the header says; those verified bytes are
- * what gets loaded (from an in-memory file), so the entry cannot change
+ * what gets loaded (from a fresh private copy), so the entry cannot change
  * between the check and dlopen. An entry that fails any of this, or fails to
  * load, is removed and the source compiled once more. */
 #include <dlfcn.h>
@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,27 +92,19 @@ static rk_status store_entry(int dirfd, const char *name, const char key[65], co
     return st;
 }
 
-/* dlopens exactly these bytes: an in-memory copy nobody else can reach. */
-static rk_status load_object(const unsigned char *object, size_t size, void **handle) {
-    int fd = memfd_create("ringkernel-module", MFD_CLOEXEC);
-    if (fd < 0) return rk__fail(RK_IO_ERROR, "cpu: memfd_create for a compiled module: %s", strerror(errno));
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = write(fd, object + done, size - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            rk_status st = rk__fail(RK_IO_ERROR, "cpu: writing a compiled module to memory: %s", strerror(errno));
-            close(fd);
-            return st;
-        }
-        done += (size_t)n;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+/* dlopens exactly these bytes: a fresh private copy under a random name in
+ * the cache directory, reached through its descriptor and removed once loaded.
+ * The name must never repeat: dlopen returns an already loaded object whose
+ * name matches without opening the file. */
+static rk_status load_object(int cache_fd, const unsigned char *object, size_t size, void **handle) {
+    char name[64], path[128];
+    rk_status st = rk__cpu_random_name(name, sizeof name, "load-", ".so");
+    if (st == RK_OK) st = rk__cpu_write_new(cache_fd, name, object, size);
+    if (st != RK_OK) return st;
+    snprintf(path, sizeof path, "/proc/self/fd/%d/%s", cache_fd, name);
     *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    rk_status st = *handle ? RK_OK
-                           : rk__fail(RK_COMPILE_FAILED, "cpu: cannot load the compiled module: %s", dlerror());
-    close(fd);
+    if (!*handle) st = rk__fail(RK_COMPILE_FAILED, "cpu: cannot load the compiled module: %s", dlerror());
+    unlinkat(cache_fd, name, 0);
     return st;
 }
 
@@ -300,7 +291,7 @@ static rk_status load_cached(int cache_fd, const char *cache_path, const char *n
         snprintf(reason, sizeof reason, "%s", rk_last_error());
     } else {
         const unsigned char *object = entry_object(entry, size, key, &object_size, &why);
-        if (object && (st = load_object(object, object_size, handle)) == RK_OK) {
+        if (object && (st = load_object(cache_fd, object, object_size, handle)) == RK_OK) {
             free(entry);
             rk__log(RK_LOG_DEBUG, "cpu: kernel cache hit %s/%s", cache_path, name);
             return RK_OK;
@@ -344,7 +335,7 @@ rk_status rk__cpu_compile_and_load(const char *source, const rk_compile_options 
         rk__log(RK_LOG_WARN, "cpu: the compiled module is not cached: %s", rk_last_error());
         rk__clear_error();
     }
-    st = load_object(object, object_size, handle);
+    st = load_object(b.cache_fd, object, object_size, handle);
 
 done:
     build_dir_remove(&b);

@@ -184,6 +184,20 @@ static void test_options(rk_context *ctx, const char *tmp) {
     rmdir(dir);
 }
 
+/* Modules of different sources loaded at the same time are different objects
+ * (each load has a name of its own: dlopen matches loaded objects by name). */
+static void test_two_modules(rk_context *ctx) {
+    rk_module *one = NULL, *two = NULL;
+    rk_function *fn = NULL;
+    CHECK_OK(rk_module_compile(ctx, "RK_KERNEL void first_fn(int *o) { o[0] = 1; }\n", NULL, &one));
+    CHECK_OK(rk_module_compile(ctx, "RK_KERNEL void second_fn(int *o) { o[0] = 2; }\n", NULL, &two));
+    CHECK_OK(rk_module_get_function(one, "first_fn", &fn));
+    CHECK_OK(rk_module_get_function(two, "second_fn", &fn));
+    CHECK_STATUS(rk_module_get_function(two, "first_fn", &fn), RK_NOT_FOUND);
+    CHECK_OK(rk_module_destroy(one));
+    CHECK_OK(rk_module_destroy(two));
+}
+
 /* The second compile of a source loads the cached object: the compiler (a
  * wrapper that counts its runs) is not started again. */
 static void test_cache(rk_context *ctx, const char *tmp) {
@@ -307,6 +321,7 @@ int main(void) {
     test_errors(ctx);
     test_options(ctx, tmp);
     test_cache(ctx, tmp);
+    test_two_modules(ctx);
     test_concurrent(ctx);
     CHECK_OK(rk_context_destroy(ctx));
     rmdir(tmp);
