@@ -88,7 +88,13 @@ typedef struct rk_kernel rk_kernel;
  * a negative value marks the message as failed: the reply is still delivered,
  * with that value in rk_reply_info.status, and errors_encountered counts it.
  * In DSL source write it as
- *     RK_HANDLER int name(const Req *req, Resp *resp, State *state) { ... }   */
+ *     RK_HANDLER int name(const Req *req, Resp *resp, State *state) { ... }
+ * On the CPU backend a handler is native code in the calling process (a host
+ * function, or DSL source compiled to a shared object): a handler that calls
+ * abort() or exit() ends the whole process, as any library code would (a
+ * crash is caught and fails the kernel with RK_DEVICE_FAULT, outside
+ * sanitizer builds). Keep such handlers out of processes that must survive
+ * them.   */
 typedef int (*rk_handler_fn)(const void *request, void *reply, void *state);
 
 typedef enum rk_exec_mode {
@@ -100,6 +106,10 @@ typedef enum rk_exec_mode {
 
 const char *rk_exec_mode_name(rk_exec_mode mode);
 
+/* The largest state_size rk_kernel_launch accepts (64 MiB): state is one
+ * device allocation per kernel; larger data belongs in a buffer. */
+#define RK_MAX_STATE_SIZE (64u << 20)
+
 typedef struct rk_kernel_desc {
     const char *name;            /* for logs and statistics; NULL = "kernel" */
     /* The handler: DSL source plus the function's name, or (CPU backend only)
@@ -110,7 +120,7 @@ typedef struct rk_kernel_desc {
     const rk_compile_options *compile_options; /* for handler_source; may be NULL */
     uint32_t message_size;       /* request bytes, 1 .. 65536 */
     uint32_t reply_size;         /* reply bytes, 0 .. 65536 */
-    uint32_t state_size;         /* per-kernel handler state, zeroed at launch */
+    uint32_t state_size;         /* per-kernel handler state, zeroed at launch; 0 .. RK_MAX_STATE_SIZE */
     uint32_t queue_capacity;     /* slots per queue: a non-zero power of two */
     rk_exec_mode mode;
     uint32_t workers;            /* CPU threads / GPU blocks; 0 = backend default */

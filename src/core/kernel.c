@@ -48,6 +48,9 @@ static rk_status validate_desc(const rk_kernel_desc *d) {
     if (d->reply_size > MAX_MESSAGE_SIZE)
         return rk__fail(RK_INVALID_ARGUMENT, "%s: reply_size is %u (must be 0 .. %u)", fn, d->reply_size,
                         MAX_MESSAGE_SIZE);
+    if (d->state_size > RK_MAX_STATE_SIZE)
+        return rk__fail(RK_INVALID_ARGUMENT, "%s: state_size is %u (must be 0 .. %u, RK_MAX_STATE_SIZE)", fn,
+                        d->state_size, RK_MAX_STATE_SIZE);
     uint32_t cap = d->queue_capacity;
     if (cap == 0 || (cap & (cap - 1)) != 0 || cap > RK_QUEUE_MAX_CAPACITY)
         return rk__fail(RK_BAD_CAPACITY, "%s: queue_capacity is %u (must be a power of two, 1 .. %u)", fn, cap,

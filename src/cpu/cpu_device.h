@@ -5,7 +5,8 @@
  *   cpu_stream.c   streams: FIFO of ops on a thread       cpu_launch.c  kernel calls (libffi)
  *   cpu_pool.c     worker threads sharing out blocks      cpu_exec.c    one block as fibers
  *   cpu_fiber.c    context switch + sanitizer notes       cpu_module.c  modules, functions
- *   cpu_compile.c  DSL C -> cached shared object          cpu_sha256.c  content hash
+ *   cpu_compile.c  DSL C -> cached shared object (cpu_compile_internal.h)
+ *   cpu_sha256.c   content hash
  *   cpu_call.c     calling a kernel with its arguments   cpu_grid.c    grid barrier (cooperative)
  */
 #ifndef RK_CPU_DEVICE_H
@@ -219,11 +220,6 @@ rk_status rk__cpu_module_from_host_kernels(rk_context *ctx, const rk_host_kernel
 void rk__cpu_module_destroy(rk_module *module);
 rk_status rk__cpu_module_get_function(rk_module *module, const char *name, rk_function **out);
 rk_status rk__cpu_launch(rk_function *function, const rk_launch_desc *desc);
-
-/* Compiles source into a cached shared object; *so_path is malloc'ed. */
-extern const char rk__cpu_dsl_header[];          /* include/ringkernel/dsl.h, embedded */
-extern const unsigned long rk__cpu_dsl_header_size;
-rk_status rk__cpu_compile_to_file(const char *source, const rk_compile_options *opts, char **so_path);
 
 /* SHA-256 of a sequence of pieces. */
 typedef struct rk__sha256 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_device.h"
+#include "cpu_compile_internal.h"
 #include "ringkernel/dsl.h"
 
 typedef struct cpu_module {
@@ -59,32 +59,24 @@ static rk_status module_new(rk_context *ctx, cpu_module **out) {
 
 rk_status rk__cpu_module_compile(rk_context *ctx, const char *source, const rk_compile_options *opts,
                                  rk_module **out) {
-    char *path = NULL;
-    rk_status st = rk__cpu_compile_to_file(source, opts, &path);
+    void *handle = NULL;
+    rk_status st = rk__cpu_compile_and_load(source, opts, &handle);
     if (st != RK_OK) return st;
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        st = rk__fail(RK_COMPILE_FAILED, "cpu: cannot load the compiled module %s: %s", path, dlerror());
-        free(path);
-        return st;
-    }
     cpu_module *m = NULL;
     st = module_new(ctx, &m);
     if (st == RK_OK) {
         m->handle = handle;
         if (dlinfo(handle, RTLD_DI_LINKMAP, &m->map) != 0)
-            st = rk__fail(RK_INTERNAL, "cpu: dlinfo on %s: %s", path, dlerror());
+            st = rk__fail(RK_INTERNAL, "cpu: dlinfo on a compiled module: %s", dlerror());
     }
     if (st == RK_OK) {
-        /* The object's own runtime pointer (dsl.h defines it under RK_CPU_MODULE).
-         * Atomic: two threads loading the same cached object write it together. */
+        /* The object's own runtime pointer (dsl.h defines it under RK_CPU_MODULE). */
         const rk_dsl_runtime **slot = dlsym(handle, "rk__dsl_runtime");
         if (slot)
             __atomic_store_n(slot, &rk__cpu_dsl_runtime_table, __ATOMIC_RELEASE);
         else
-            st = rk__fail(RK_INTERNAL, "cpu: %s has no rk__dsl_runtime (was it built against dsl.h?)", path);
+            st = rk__fail(RK_INTERNAL, "cpu: the compiled module has no rk__dsl_runtime (was it built against dsl.h?)");
     }
-    free(path);
     if (st != RK_OK) {
         if (m) {
             pthread_mutex_destroy(&m->lock);

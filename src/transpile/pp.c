@@ -706,7 +706,7 @@ static tp_token *directive_body(pp *pp, tp_token *hash) {
             rk__tp_error(ctx, tok, "empty file name in #include");
             return rest;
         }
-        tp_file *f = rk__tp_find_include(ctx, name, angled, tok->file);
+        tp_file *f = rk__tp_find_include(ctx, name, angled, tok->file, tok);
         if (!f) {
             const char *why = rk__tp_unavailable_header_reason(name);
             if (why)

@@ -2,9 +2,12 @@
  * headers that let kernels `#include <ringkernel/dsl.h>` with no compiler or
  * library headers installed. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tp.h"
 
@@ -192,31 +195,75 @@ static const char *dir_of(tp_ctx *ctx, const char *path) {
     return rk__tp_strndup(ctx, path, (size_t)(slash - path));
 }
 
-/* Reads a file from disk, once per compilation. */
-static tp_file *load_file(tp_ctx *ctx, const char *path) {
+enum { MAX_SOURCE_SIZE = 16 << 20 };
+
+/* A file that exists but cannot be source ends the compilation with
+ * RK_IO_ERROR: nothing after it would mean much. where is the #include (NULL
+ * for the main file). */
+static _Noreturn void refuse_file(tp_ctx *ctx, const char *path, const tp_token *where, const char *why) {
+    rk__tp_error(ctx, where, "cannot read '%s': %s", path, why);
+    ctx->fatal_status = RK_IO_ERROR;
+    rk__tp_fatal(ctx);
+}
+
+/* A NUL byte in source: an error at its line and column, and the end of the compilation. */
+static _Noreturn void report_nul(tp_ctx *ctx, tp_file *f, const char *text, size_t nul) {
+    tp_token at = {.file = f, .line = 1, .col = 1, .line_start = f->contents};
+    size_t line_start = 0;
+    for (size_t i = 0; i < nul; i++) {
+        if (text[i] == '\n') {
+            at.line++;
+            line_start = i + 1;
+        }
+    }
+    at.col = (int)(nul - line_start) + 1;
+    /* the spliced contents stop at the NUL; point into them at the same line */
+    const char *p = f->contents;
+    for (int l = 1; l < at.line && (p = strchr(p, '\n')) != NULL; l++) p++;
+    at.line_start = p ? p : f->contents;
+    rk__tp_error(ctx, &at, "a NUL byte in source text (is this a binary file?)");
+    ctx->fatal_status = RK_PARSE_ERROR;
+    rk__tp_fatal(ctx);
+}
+
+/* Reads a file from disk, once per compilation. Only regular files: the open
+ * does not block (a FIFO would wait for a writer forever) and fstat refuses
+ * pipes, devices and directories. NULL when the file is absent (errno says why). */
+static tp_file *load_file(tp_ctx *ctx, const char *path, const tp_token *where) {
     tp_file *cached = rk__tp_map_get(&ctx->files, path, (int)strlen(path));
     if (cached) return cached;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        refuse_file(ctx, path, where, "not a regular file");
+    }
+    if (st.st_size > MAX_SOURCE_SIZE) {
+        close(fd);
+        refuse_file(ctx, path, where, "larger than 16 MiB");
+    }
     tp_buf b;
     rk__tp_buf_init(&b, ctx);
     char chunk[8192];
-    size_t n;
-    bool too_big = false;
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
-        if (b.len + n > (16u << 20)) {
-            too_big = true;
+    ssize_t n;
+    bool failed = false;
+    while ((n = read(fd, chunk, sizeof chunk)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 || b.len + (size_t)n > MAX_SOURCE_SIZE) {
+            failed = true;
             break;
         }
-        rk__tp_buf_putn(&b, chunk, n);
+        rk__tp_buf_putn(&b, chunk, (size_t)n);
     }
-    bool failed = ferror(fp) != 0;
-    fclose(fp);
-    if (failed || too_big) return NULL;
-    if (memchr(b.data, '\0', b.len)) return NULL; /* a binary file, not source */
+    int read_errno = errno;
+    close(fd);
+    if (failed) refuse_file(ctx, path, where, n < 0 ? strerror(read_errno) : "larger than 16 MiB");
     tp_file *f = rk__tp_new_file(ctx, path, dir_of(ctx, path), b.data, b.len, false);
     const char *key = rk__tp_strdup(ctx, path);
     rk__tp_map_put(ctx, &ctx->files, key, (int)strlen(key), f);
+    const char *nul = b.len ? memchr(b.data, '\0', b.len) : NULL;
+    if (nul) report_nul(ctx, f, b.data, (size_t)(nul - b.data));
     return f;
 }
 
@@ -234,7 +281,7 @@ static tp_file *virtual_file(tp_ctx *ctx, const char *name) {
     return NULL;
 }
 
-tp_file *rk__tp_find_include(tp_ctx *ctx, const char *name, bool angled, const tp_file *from) {
+tp_file *rk__tp_find_include(tp_ctx *ctx, const char *name, bool angled, const tp_file *from, const tp_token *where) {
     /* The DSL headers are always the built-in ones, however they are named:
      * the real headers hold the CPU implementation, which is not kernel C. */
     if (ends_with(name, "/ringkernel/dsl.h")) return rk__tp_builtin_header(ctx, "ringkernel/dsl.h");
@@ -245,15 +292,15 @@ tp_file *rk__tp_find_include(tp_ctx *ctx, const char *name, bool angled, const t
     f = virtual_file(ctx, name);
     if (f) return f;
     if (ctx->desc->no_file_system) return NULL;
-    if (name[0] == '/') return load_file(ctx, name);
+    if (name[0] == '/') return load_file(ctx, name, where);
     if (!angled && from && from->dir) {
-        f = load_file(ctx, rk__tp_format(ctx, "%s/%s", from->dir, name));
+        f = load_file(ctx, rk__tp_format(ctx, "%s/%s", from->dir, name), where);
         if (f) return f;
     }
     for (size_t i = 0; i < ctx->desc->include_dir_count; i++) {
         const char *dir = ctx->desc->include_dirs[i];
         if (!dir) continue;
-        f = load_file(ctx, rk__tp_format(ctx, "%s/%s", dir, name));
+        f = load_file(ctx, rk__tp_format(ctx, "%s/%s", dir, name), where);
         if (f) return f;
     }
     return NULL;
@@ -261,7 +308,7 @@ tp_file *rk__tp_find_include(tp_ctx *ctx, const char *name, bool angled, const t
 
 tp_file *rk__tp_load_main(tp_ctx *ctx, const char *path) {
     errno = 0;
-    tp_file *f = load_file(ctx, path);
+    tp_file *f = load_file(ctx, path, NULL);
     if (!f && errno == 0) errno = EINVAL;
     return f;
 }

@@ -158,10 +158,13 @@ char *rk__tp_render_diagnostics(tp_ctx *ctx);
 
 tp_file *rk__tp_new_file(tp_ctx *ctx, const char *name, const char *dir, const char *text, size_t size,
                          bool builtin);
-/* Finds an #include target: NULL when not found (no diagnostic). */
-tp_file *rk__tp_find_include(tp_ctx *ctx, const char *name, bool angled, const tp_file *from);
+/* Finds an #include target: NULL when not found (no diagnostic). A file that
+ * is there but is not a regular file, or holds a NUL byte, is reported at
+ * where and ends the compilation. */
+tp_file *rk__tp_find_include(tp_ctx *ctx, const char *name, bool angled, const tp_file *from, const tp_token *where);
 tp_file *rk__tp_builtin_header(tp_ctx *ctx, const char *name);
-/* Reads the main file; NULL with errno set when it cannot be read. */
+/* Reads the main file; NULL with errno set when it cannot be opened (other
+ * refusals as for rk__tp_find_include). */
 tp_file *rk__tp_load_main(tp_ctx *ctx, const char *path);
 
 /* ---- lexer and preprocessor --------------------------------------------- */

@@ -92,6 +92,21 @@ bench-json)
     run 0 bench --json --quick
     json_check 'd["commit"] and d["date"] and d["build_type"] and len(d["results"]) > 0 and all("name" in r for r in d["results"])'
     ;;
+transpile-inputs)
+    # Only regular files are read: a FIFO include returns at once (docs/guarantees.md).
+    dir="$(mktemp -d)"
+    mkfifo "$dir/pipe"
+    printf '#include "%s/pipe"\n' "$dir" >"$dir/main.c"
+    timeout 20 "$rk" transpile "$dir/main.c" >"$out" 2>"$err"
+    got=$?
+    rm -rf "$dir"
+    [[ $got == 1 ]] || fail "rk transpile with a FIFO include exited $got, expected 1"
+    contains "$err" "not a regular file"
+    printf 'int x;\0\n' | timeout 20 "$rk" transpile - >"$out" 2>"$err"
+    got=$?
+    [[ $got == 1 ]] || fail "rk transpile - with a NUL byte exited $got, expected 1"
+    contains "$err" "<stdin>:1:7: error: a NUL byte"
+    ;;
 *)
     echo "unknown case '$case_name'" >&2
     exit 1

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build into a temporary prefix and builds a small consumer
 # against it twice: with CMake's find_package(ringkernel) and with
-# pkg-config. Both consumers must run and open the CPU backend.
+# pkg-config. Both consumers must run, open the CPU backend and compile a
+# stencil kernel that includes <ringkernel/dsl_stencil.h> without -I, with a
+# fresh kernel cache so the compiler really runs from the installed library.
 #   install_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 
@@ -22,6 +24,8 @@ libdir="$(dirname "$(find "$prefix" -name 'libringkernel.so' | head -n1)")"
 LD_LIBRARY_PATH="$libdir" "$prefix/bin/rk" info >"$work/info.txt" || { echo "FAIL: installed rk info"; exit 1; }
 grep -q cpu "$work/info.txt" || { echo "FAIL: installed rk info does not list cpu"; exit 1; }
 
+export RK_CACHE_DIR="$work/cache"
+
 # 1. CMake package.
 cmake -S "$src_dir/tests/cli/consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
     >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; echo "FAIL: find_package(ringkernel)"; exit 1; }
@@ -34,4 +38,6 @@ flags="$(pkg-config --cflags --libs ringkernel)" || { echo "FAIL: pkg-config rin
 # shellcheck disable=SC2086 # flags are words on purpose
 cc -std=c11 -Wall -Wextra -Werror "$src_dir/tests/cli/consumer/main.c" -o "$work/pc-consumer" $flags
 LD_LIBRARY_PATH="$libdir" "$work/pc-consumer" || { echo "FAIL: pkg-config consumer"; exit 1; }
-echo "PASS: install, find_package and pkg-config"
+rm -rf "$RK_CACHE_DIR" # the second consumer compiles afresh too
+LD_LIBRARY_PATH="$libdir" "$work/pc-consumer" || { echo "FAIL: pkg-config consumer, second run"; exit 1; }
+echo "PASS: install, find_package and pkg-config, stencil kernels from the installed prefix"

@@ -184,6 +184,20 @@ static void test_options(rk_context *ctx, const char *tmp) {
     rmdir(dir);
 }
 
+/* Modules of different sources loaded at the same time are different objects
+ * (each load has a name of its own: dlopen matches loaded objects by name). */
+static void test_two_modules(rk_context *ctx) {
+    rk_module *one = NULL, *two = NULL;
+    rk_function *fn = NULL;
+    CHECK_OK(rk_module_compile(ctx, "RK_KERNEL void first_fn(int *o) { o[0] = 1; }\n", NULL, &one));
+    CHECK_OK(rk_module_compile(ctx, "RK_KERNEL void second_fn(int *o) { o[0] = 2; }\n", NULL, &two));
+    CHECK_OK(rk_module_get_function(one, "first_fn", &fn));
+    CHECK_OK(rk_module_get_function(two, "second_fn", &fn));
+    CHECK_STATUS(rk_module_get_function(two, "first_fn", &fn), RK_NOT_FOUND);
+    CHECK_OK(rk_module_destroy(one));
+    CHECK_OK(rk_module_destroy(two));
+}
+
 /* The second compile of a source loads the cached object: the compiler (a
  * wrapper that counts its runs) is not started again. */
 static void test_cache(rk_context *ctx, const char *tmp) {
@@ -225,6 +239,17 @@ static void test_cache(rk_context *ctx, const char *tmp) {
     CHECK_EQ(stat(counter, &st), 0);
     CHECK_EQ(st.st_size, 8);
     CHECK_OK(rk_module_destroy(m1));
+
+    /* with include dirs and debug info: the preprocessor runs each time (its
+     * output is hashed), the compiler only the first time */
+    const char *dirs[] = {tmp};
+    rk_compile_options inc = {.include_dirs = dirs, .include_dir_count = 1, .debug_info = true};
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(rk_module_compile(ctx, src, &inc, &m1));
+        CHECK_OK(rk_module_destroy(m1));
+    }
+    CHECK_EQ(stat(counter, &st), 0);
+    CHECK_EQ(st.st_size, 8 + 3 * 4);
 
     if (saved) {
         setenv("CC", saved, 1);
@@ -296,6 +321,7 @@ int main(void) {
     test_errors(ctx);
     test_options(ctx, tmp);
     test_cache(ctx, tmp);
+    test_two_modules(ctx);
     test_concurrent(ctx);
     CHECK_OK(rk_context_destroy(ctx));
     rmdir(tmp);

@@ -22,8 +22,8 @@ enum {
 typedef enum cli_opt_kind {
     CLI_FLAG,   /* bool: present or not */
     CLI_STRING, /* const char *, points into argv */
-    CLI_UINT,   /* uint64_t */
-    CLI_DOUBLE, /* double, >= 0 */
+    CLI_UINT,   /* uint64_t: decimal digits only */
+    CLI_DOUBLE, /* double: finite, >= 0 */
 } cli_opt_kind;
 
 typedef struct cli_opt {
@@ -33,6 +33,9 @@ typedef struct cli_opt {
     void *out;           /* bool*, const char**, uint64_t* or double* */
     const char *metavar; /* "N", "NAME"; ignored for flags */
     const char *help;
+    /* Numbers: the accepted range, both ends included; min = max = 0 means
+     * any finite value >= 0. A value outside it is a usage error (exit 2). */
+    double min, max;
 } cli_opt;
 
 typedef struct cli_command_spec {

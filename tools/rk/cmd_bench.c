@@ -42,10 +42,10 @@ int rk_cmd_bench(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "seed-table") == 0) return rk_bench_seed_table_cmd(argc - 1, argv + 1);
     bench_config cfg = {0};
     const cli_opt opts[] = {
-        {"json", 0, CLI_FLAG, &cfg.json, NULL, "print one JSON object instead of a table"},
-        {"backend", 'b', CLI_STRING, &cfg.backend, "NAME", "backend for the kernel group (default: cpu, or RK_BACKEND)"},
-        {"messages", 'n', CLI_UINT, &cfg.messages, "N", "messages per throughput benchmark (default: each one's own)"},
-        {"quick", 0, CLI_FLAG, &cfg.quick, NULL, "small counts: checks that everything runs; figures mean little"},
+        {"json", 0, CLI_FLAG, &cfg.json, NULL, "print one JSON object instead of a table", 0, 0},
+        {"backend", 'b', CLI_STRING, &cfg.backend, "NAME", "backend for the kernel group (default: cpu, or RK_BACKEND)", 0, 0},
+        {"messages", 'n', CLI_UINT, &cfg.messages, "N", "messages per throughput benchmark (default: each one's own)", 0, 1e12},
+        {"quick", 0, CLI_FLAG, &cfg.quick, NULL, "small counts: checks that everything runs; figures mean little", 0, 0},
     };
     const cli_command_spec spec = {
         .name = "bench",

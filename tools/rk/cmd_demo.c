@@ -183,16 +183,16 @@ int rk_cmd_demo(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "wave") == 0) return rk_demo_wave(argc - 1, argv + 1); /* demo_wave.c */
     demo_options opt = {.seconds = 3.0, .batch = 256, .queue = 4096, .mode = "default"};
     const cli_opt opts[] = {
-        {"backend", 'b', CLI_STRING, &opt.backend, "NAME", "cpu, cuda, cuda:1, webgpu, ... (default: RK_BACKEND, else the best)"},
-        {"seconds", 's', CLI_DOUBLE, &opt.seconds, "S", "how long to send messages (default 3)"},
-        {"messages", 'n', CLI_UINT, &opt.messages, "N", "stop after N messages (default: no limit)"},
-        {"batch", 0, CLI_UINT, &opt.batch, "N", "messages per send/receive call (default 256)"},
-        {"queue", 0, CLI_UINT, &opt.queue, "N", "queue capacity, a power of two (default 4096)"},
+        {"backend", 'b', CLI_STRING, &opt.backend, "NAME", "cpu, cuda, cuda:1, webgpu, ... (default: RK_BACKEND, else the best)", 0, 0},
+        {"seconds", 's', CLI_DOUBLE, &opt.seconds, "S", "how long to send messages (default 3)", 0.001, 31536000},
+        {"messages", 'n', CLI_UINT, &opt.messages, "N", "stop after N messages (default: no limit)", 0, 0},
+        {"batch", 0, CLI_UINT, &opt.batch, "N", "messages per send/receive call (default 256)", 1, 65536},
+        {"queue", 0, CLI_UINT, &opt.queue, "N", "queue capacity, a power of two (default 4096)", 1, DEMO_SEEN_BITS / 2},
         {"mode", 0, CLI_STRING, &opt.mode, "MODE", "default (persistent where the backend has it), persistent,\n"
-         "                             traditional or graph"},
-        {"workers", 0, CLI_UINT, &opt.workers, "N", "CPU worker threads / GPU blocks (default: backend's choice)"},
-        {"json", 0, CLI_FLAG, &opt.json, NULL, "print the summary as JSON (no progress line)"},
-        {"quiet", 'q', CLI_FLAG, &opt.quiet, NULL, "no progress line"},
+         "                             traditional or graph", 0, 0},
+        {"workers", 0, CLI_UINT, &opt.workers, "N", "CPU worker threads / GPU blocks (default: backend's choice)", 0, 65536},
+        {"json", 0, CLI_FLAG, &opt.json, NULL, "print the summary as JSON (no progress line)", 0, 0},
+        {"quiet", 'q', CLI_FLAG, &opt.quiet, NULL, "no progress line", 0, 0},
     };
     const cli_command_spec spec = {
         .name = "demo",
@@ -213,10 +213,6 @@ int rk_cmd_demo(int argc, char **argv) {
     }
     rk_exec_mode mode;
     if (!parse_mode(opt.mode, &mode)) return cli_usage_error("demo", "--mode: unknown mode '%s'", opt.mode);
-    if (opt.batch == 0 || opt.batch > 65536) return cli_usage_error("demo", "--batch must be 1 .. 65536");
-    if (opt.queue == 0 || opt.queue > DEMO_SEEN_BITS / 2)
-        return cli_usage_error("demo", "--queue must be 1 .. %d", DEMO_SEEN_BITS / 2);
-    if (opt.workers > 65536) return cli_usage_error("demo", "--workers must be at most 65536");
     if (opt.batch > opt.queue) opt.batch = opt.queue;
 
     rk_kernel_desc kdesc = {

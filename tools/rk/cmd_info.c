@@ -67,7 +67,7 @@ static void print_device_json(json_writer *j, uint32_t index, const rk_device_in
 int rk_cmd_info(int argc, char **argv) {
     bool as_json = false;
     const cli_opt opts[] = {
-        {"json", 0, CLI_FLAG, &as_json, NULL, "print one JSON object instead of text"},
+        {"json", 0, CLI_FLAG, &as_json, NULL, "print one JSON object instead of text", 0, 0},
     };
     const cli_command_spec spec = {
         .name = "info",

@@ -82,7 +82,7 @@ static bool parse_kind(const char *s, rk_transpile_kind *kind) {
     return false;
 }
 
-static char *read_stream(FILE *f) {
+static char *read_stream(FILE *f, size_t *size) {
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     if (!buf) return NULL;
@@ -100,7 +100,24 @@ static char *read_stream(FILE *f) {
         }
     }
     buf[len] = '\0';
+    *size = len;
     return buf;
+}
+
+/* Source text ends at its first NUL byte: say where it is rather than drop the rest. */
+static bool report_nul(const char *text, size_t size, const char *name) {
+    const char *nul = memchr(text, '\0', size);
+    if (!nul) return false;
+    int line = 1;
+    const char *line_start = text;
+    for (const char *p = text; p < nul; p++)
+        if (*p == '\n') {
+            line++;
+            line_start = p + 1;
+        }
+    fprintf(stderr, "%s:%d:%d: error: a NUL byte in source text (is this a binary file?)\n", name, line,
+            (int)(nul - line_start) + 1);
+    return true;
 }
 
 static int write_output(const char *path, const char *text, size_t size) {
@@ -218,9 +235,14 @@ int rk_cmd_transpile(int argc, char **argv) {
 
     char *text = NULL;
     if (strcmp(input, "-") == 0) {
-        text = read_stream(stdin);
+        size_t size = 0;
+        text = read_stream(stdin, &size);
         if (!text) {
             fprintf(stderr, "rk transpile: cannot read standard input\n");
+            return EXIT_DIAGNOSTICS;
+        }
+        if (report_nul(text, size, "<stdin>")) {
+            free(text);
             return EXIT_DIAGNOSTICS;
         }
         desc.source = text;

@@ -1,6 +1,7 @@
 /* Command-line option parsing shared by every rk command, and the help text
  * generated from the same option table so the two never disagree. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,8 +63,20 @@ static const cli_opt *find_short(const cli_command_spec *spec, char c) {
     return NULL;
 }
 
+static bool has_range(const cli_opt *o) { return o->min != 0 || o->max != 0; }
+
+/* A usage error for a number that parsed but is outside the option's range. */
+static bool out_of_range(const cli_command_spec *spec, const cli_opt *o, const char *value) {
+    if (has_range(o))
+        cli_usage_error(spec->name, "--%s: %s is out of range (%.15g to %.15g)", o->name, value, o->min, o->max);
+    else
+        cli_usage_error(spec->name, "--%s: %s is out of range for a non-negative %s", o->name, value,
+                        o->kind == CLI_UINT ? "64-bit integer" : "number");
+    return false;
+}
+
 /* Stores value into the option's variable; false (after printing why) if it
- * does not parse. */
+ * does not parse or is out of range. */
 static bool store(const cli_command_spec *spec, const cli_opt *o, const char *value) {
     char *end = NULL;
     errno = 0;
@@ -71,15 +84,25 @@ static bool store(const cli_command_spec *spec, const cli_opt *o, const char *va
     case CLI_FLAG: *(bool *)o->out = true; return true;
     case CLI_STRING: *(const char **)o->out = value; return true;
     case CLI_UINT: {
-        if (value[0] == '-' || value[0] == '\0') break;
+        /* digits only: strtoull alone takes " -1" as 2^64 - 1 */
+        if (value[0] < '0' || value[0] > '9') break;
         unsigned long long v = strtoull(value, &end, 10);
-        if (errno || *end) break;
+        if (*end) break;
+        if (errno == ERANGE || (has_range(o) && ((double)v < o->min || (double)v > o->max)))
+            return out_of_range(spec, o, value);
         *(uint64_t *)o->out = v;
         return true;
     }
     case CLI_DOUBLE: {
+        /* decimal only: strtod also takes "0x1p3", "infinity" and "nan(...)" */
+        if (value[strspn(value, "0123456789.eE+-")] != '\0') break;
         double v = strtod(value, &end);
-        if (errno || *end || end == value || !(v >= 0)) break;
+        if (end == value || *end) break;
+        if (!isfinite(v)) {
+            cli_usage_error(spec->name, "--%s: '%s' is not a finite number", o->name, value);
+            return false;
+        }
+        if (errno == ERANGE || v < 0 || (has_range(o) && (v < o->min || v > o->max))) return out_of_range(spec, o, value);
         *(double *)o->out = v;
         return true;
     }
