@@ -60,7 +60,7 @@ static rk_status validate_desc(const rk_kernel_desc *d) {
         return rk__fail(RK_NULL_ARGUMENT, "%s: handler_source is set but handler_name is NULL", fn);
     if ((int)d->mode < (int)RK_MODE_DEFAULT || (int)d->mode > (int)RK_MODE_GRAPH)
         return rk__fail(RK_INVALID_ARGUMENT, "%s: unknown execution mode %d", fn, (int)d->mode);
-    return RK_OK;
+    return rk__clients_validate_desc(d);
 }
 
 static char *copy_string(const char *s) {
@@ -73,6 +73,7 @@ static char *copy_string(const char *s) {
 
 static void free_core(rk__kernel_core *c) {
     rk_kernel *k = &c->k;
+    rk__clients_free(c);
     pthread_mutex_destroy(&c->lifecycle_lock);
     pthread_mutex_destroy(&c->receive_lock);
     pthread_mutex_destroy(&c->poll_lock);
@@ -200,6 +201,7 @@ rk_status rk_kernel_stats_get(rk_kernel *k, rk_kernel_stats *out) {
     out->input_depth = ctl.input_depth;
     out->output_depth = ctl.output_depth + (uint32_t)rk__kernel_held_pending(c);
     out->failure = (rk_status)atomic_load(&c->failure);
+    rk__clients_fill_stats(c, out);
     return RK_OK;
 }
 
