@@ -254,11 +254,23 @@ static bool settled(const rk_call *call) {
     return atomic_load_explicit(&call->state, memory_order_acquire) != CALL_PENDING;
 }
 
-/* Leaves the leader's seat and wakes one sleeping waiter to take it. */
+/* With the seat empty, wakes one sleeper whose reply has not come, to take
+ * it (one whose reply came is about to leave anyway). Under the lock. */
+static void wake_next_leader(rk__clients *cl) {
+    if (cl->leader) return;
+    for (rk_call *s = cl->sleepers; s; s = s->sleep_next) {
+        if (!settled(s)) {
+            pthread_cond_signal(&s->cond);
+            return;
+        }
+    }
+}
+
+/* Leaves the leader's seat and wakes a sleeping waiter to take it. */
 static void resign(rk__clients *cl) {
     pthread_mutex_lock(&cl->lock);
     cl->leader = false;
-    if (cl->sleepers) pthread_cond_signal(&cl->sleepers->cond);
+    wake_next_leader(cl);
     pthread_mutex_unlock(&cl->lock);
 }
 
@@ -320,6 +332,9 @@ static void wait_turn(rk__clients *cl, rk_call *call, uint64_t deadline) {
         pthread_cond_timedwait(&call->cond, &cl->lock, &ts);
         sleep_pop(cl, call);
     }
+    /* Leaving (reply came, or time is up) while the seat is empty: the
+     * wake-up meant for a new leader may have been this one. Pass it on. */
+    if (settled(call) || rk__now_ns() >= deadline) wake_next_leader(cl);
     pthread_mutex_unlock(&cl->lock);
 }
 
