@@ -136,6 +136,7 @@ rk_status rk_kernel_launch(rk_runtime *rt, const rk_kernel_desc *desc, rk_kernel
         return s;
     }
     rk__log(RK_LOG_DEBUG, "kernel '%s' launched on %s (%s)", k->name, ctx->backend->name, rk_exec_mode_name(mode));
+    rk__kernel_check_cores(c, 1); /* the launching thread */
     *out = k;
     return RK_OK;
 }

@@ -56,6 +56,7 @@ typedef struct rk__clients {
     size_t mask;
     rk_call *free_list, *all;
     rk_call *sleepers;          /* waiters asleep: the next leader comes from here */
+    _Atomic unsigned waiters;   /* threads inside a wait, for the cores warning */
     uint64_t discarded;
     /* The leader's scratch space. */
     unsigned char *batch;
@@ -420,6 +421,8 @@ static rk_status wait_call(rk_call *call, const char *fn, void *reply, size_t ca
     if (atomic_exchange_explicit(&call->waiting, true, memory_order_acquire))
         return rk__fail(RK_BAD_STATE, "%s: another thread is waiting on call %llu of kernel '%s'", fn,
                         (unsigned long long)call->id, k->name);
+    unsigned waiters = atomic_fetch_add_explicit(&cl->waiters, 1, memory_order_relaxed) + 1;
+    if (waiters > 1) rk__kernel_check_cores(cl->core, waiters);
     uint64_t deadline = deadline_of(timeout_ns);
     /* At least one turn: with RK_NO_WAIT a free leader's seat still means
      * one look at the kernel. */
@@ -442,6 +445,7 @@ static rk_status wait_call(rk_call *call, const char *fn, void *reply, size_t ca
         s = rk__fail(RK_TIMEOUT, "%s: no reply to request %llu from kernel '%s' within %llu ns", fn,
                      (unsigned long long)call->id, k->name, (unsigned long long)timeout_ns);
     }
+    atomic_fetch_sub_explicit(&cl->waiters, 1, memory_order_relaxed);
     atomic_store_explicit(&call->waiting, false, memory_order_release);
     return s;
 }

@@ -37,6 +37,7 @@ typedef struct rk__kernel_core {
     _Atomic bool sender_busy;        /* a raw send is running: a second at once is refused */
     _Atomic(struct rk__clients *) clients; /* set by the first call; raw receive is then refused */
     rk__latency latency;
+    _Atomic bool cores_warned;       /* kernel_cores.c warned once */
 } rk__kernel_core;
 
 static inline rk__kernel_core *rk__core_of(rk_kernel *k) { return (rk__kernel_core *)k; }
@@ -63,6 +64,9 @@ rk_status rk__kernel_take_replies(rk__kernel_core *c, unsigned char *replies, si
  * statistics it keeps. */
 void rk__clients_free(rk__kernel_core *c);
 void rk__clients_fill_stats(rk__kernel_core *c, rk_kernel_stats *out);
+/* kernel_cores.c: warns once per kernel when its persistent CPU workers and
+ * `callers` threads using it outnumber the cores. */
+void rk__kernel_check_cores(rk__kernel_core *c, unsigned callers);
 /* Refuses what a kernel desc asks of calls and ordering (launch). */
 rk_status rk__clients_validate_desc(const rk_kernel_desc *d);
 

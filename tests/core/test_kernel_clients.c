@@ -5,6 +5,7 @@
  * are in use, calls racing terminate, and the latency statistics. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <unistd.h>
 
 #include "kernel_test.h"
 
@@ -319,6 +320,69 @@ static void test_calls_across_terminate(rk_runtime *rt, rk_exec_mode mode) {
     CHECK_OK(rk_kernel_destroy(k));
 }
 
+/* The raw path is sampled too: ids 1, 17, 33, ... */
+static void test_raw_latency_sampled(rk_runtime *rt) {
+    rk_kernel *k = launch(rt, RK_MODE_PERSISTENT, 64, true);
+    CHECK_U64_EQ(test_stats(k).latency_samples, 0);
+    CHECK_U64_EQ(test_stats(k).latency_p50_ns, 0);
+    for (unsigned i = 0; i < 40; i++) {
+        test_request q = request_for(0, i);
+        test_reply r;
+        CHECK_OK(rk_kernel_send(k, &q, sizeof q, SECONDS(1), NULL));
+        CHECK_OK(rk_kernel_receive(k, &r, sizeof r, NULL, SECONDS(10)));
+    }
+    test_request batch[40];
+    for (unsigned i = 0; i < 40; i++) batch[i] = request_for(1, i);
+    size_t sent = 0, got = 0;
+    CHECK_OK(rk_kernel_send_batch(k, batch, sizeof batch[0], 40, SECONDS(1), &sent, NULL));
+    test_reply replies[40];
+    while (got < 40) {
+        size_t n = 0;
+        CHECK_OK(rk_kernel_receive_batch(k, replies, sizeof replies[0], NULL, 40 - got, SECONDS(10), &n));
+        got += n;
+    }
+    rk_kernel_stats st = test_stats(k);
+    CHECK_U64_EQ(st.latency_samples, 5); /* 1, 17, 33, then 49, 65 in the batch of 41 .. 80 */
+    CHECK_GT(st.latency_p50_ns, 0);
+    CHECK_LE(st.latency_p99_ns, st.latency_max_ns);
+    CHECK_OK(rk_kernel_destroy(k));
+}
+
+/* ---- the cores warning ------------------------------------------------------------------ */
+
+static _Atomic unsigned warnings;
+static char last_warning[512];
+
+static void capture_log(rk_log_level level, const char *line, void *user) {
+    (void)user;
+    if (level != RK_LOG_WARN || !strstr(line, "share")) return;
+    if (atomic_fetch_add(&warnings, 1) == 0) snprintf(last_warning, sizeof last_warning, "%s", line);
+}
+
+static void test_cores_warning(rk_runtime *rt) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores >= 64) return; /* workers + 1 cannot exceed them */
+    rk_set_log_callback(capture_log, NULL);
+    rk_kernel_desc d = test_desc(RK_MODE_TRADITIONAL, 64);
+    rk_kernel *k = NULL;
+    CHECK_OK(rk_kernel_launch(rt, &d, &k)); /* no polling thread: no warning */
+    CHECK_OK(rk_kernel_destroy(k));
+    CHECK_EQ(atomic_load(&warnings), 0);
+    d = test_desc(RK_MODE_PERSISTENT, 64);
+    d.workers = (uint32_t)cores; /* plus the launching thread: one more than the cores */
+    CHECK_OK(rk_kernel_launch(rt, &d, &k));
+    CHECK_EQ(atomic_load(&warnings), 1);
+    CHECK_STR_CONTAINS(last_warning, "persistent worker thread");
+    CHECK_STR_CONTAINS(last_warning, "1 calling thread share");
+    CHECK_OK(rk_kernel_activate(k));
+    test_request q = request_for(0, 0);
+    test_reply r;
+    CHECK_OK(rk_kernel_call(k, &q, sizeof q, &r, sizeof r, NULL, SECONDS(10)));
+    CHECK_OK(rk_kernel_destroy(k));
+    CHECK_EQ(atomic_load(&warnings), 1); /* once per kernel */
+    rk_set_log_callback(NULL, NULL);
+}
+
 static void test_ordered_needs_one_worker(rk_runtime *rt) {
     rk_kernel_desc d = test_desc(RK_MODE_PERSISTENT, 64);
     d.ordered = true;
@@ -339,6 +403,8 @@ int main(void) {
     test_second_waiter_refused(rt);
     test_calls_across_terminate(rt, RK_MODE_PERSISTENT);
     test_calls_across_terminate(rt, RK_MODE_TRADITIONAL);
+    test_raw_latency_sampled(rt);
+    test_cores_warning(rt);
     test_ordered_needs_one_worker(rt);
     CHECK_OK(rk_runtime_destroy(rt));
     return 0;
