@@ -229,7 +229,8 @@ uint64_t rk_call_id(const rk_call *call);
 
 /* Gives the handle back. A pending call's reply is discarded when it comes
  * (replies_discarded). The handle must not be used afterwards. Handles not
- * released before rk_kernel_destroy are freed by it. */
+ * released before rk_kernel_destroy are freed by it; no thread may be inside
+ * a call, submit or wait on the kernel while it is destroyed. */
 rk_status rk_call_release(rk_call *call);
 
 /* ---- Ordering -------------------------------------------------------------------
