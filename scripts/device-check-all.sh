@@ -46,4 +46,7 @@ mkdir -p "$work/webgpu"; rm -rf "$root/build-webgpu-check"; ln -s "$build" "$roo
 OUT=$work/webgpu stage webgpu 100 bash "$root/scripts/webgpu-device-check.sh" run
 stage latency-1-block 40 "$build/bench/bench_cuda" --latency-only --workers 1
 OUT=$work/cuda stage cuda-bench 150 "$root/scripts/cuda-device-check.sh" "$build" info cli bench
+# Many clients on one kernel (issue 25): the host's many cores give the uncontended figures.
+stage clients-bench-cpu 120 "$build/tools/rk/rk" bench kernel
+stage clients-bench-cuda 90 "$build/tools/rk/rk" bench kernel --backend cuda --quick
 grep -h -E "tests passed|Failed|FAILED|p50|msg/s" "$work"/*.log "$work"/*/*.log 2>/dev/null | head -80 >> "$out/summary.log"

@@ -10,6 +10,8 @@
  * Threading: one thread at a time may send to a kernel and one thread at a
  * time may receive from it (the queues are single-producer/single-consumer);
  * they may be different threads. Lifecycle calls may come from either.
+ * Any number of threads may use rk_kernel_call / rk_kernel_submit on one
+ * kernel; see "Many clients" and "Ordering" at the end of this header.
  *
  * Promises (docs/guarantees.md says how each is tested):
  * - Timeouts: every call that takes timeout_ns returns within it (plus
@@ -124,6 +126,7 @@ typedef struct rk_kernel_desc {
     uint32_t queue_capacity;     /* slots per queue: a non-zero power of two */
     rk_exec_mode mode;
     uint32_t workers;            /* CPU threads / GPU blocks; 0 = backend default */
+    bool ordered;                /* handlers run one at a time in send order: see "Ordering" */
 } rk_kernel_desc;
 
 typedef enum rk_kernel_state {
@@ -156,6 +159,16 @@ typedef struct rk_kernel_stats {
     uint64_t launches;            /* kernel launches so far (1 for persistent) */
     uint32_t input_depth, output_depth; /* messages waiting in each queue */
     rk_status failure;            /* why the kernel is FAILED, else RK_OK */
+    /* Latency, sampled: one request in 16 (ids 1, 17, 33, ...) is timed from
+     * send accepting it to its reply being taken off the kernel (by receive,
+     * or by whichever caller reaps replies for rk_kernel_call). Includes
+     * queueing on both sides, not the time a reply waits in a call's handle.
+     * Approximate to about 6 %; 0 while latency_samples is 0. */
+    uint64_t latency_samples;
+    uint64_t latency_p50_ns, latency_p99_ns, latency_max_ns;
+    /* Replies nobody will take: late replies of calls that timed out or were
+     * released, and replies to raw sends on a kernel that serves calls. */
+    uint64_t replies_discarded;
 } rk_kernel_stats;
 
 /* Builds the handler, allocates the queues and launches the kernel, inactive.
@@ -205,6 +218,104 @@ rk_status rk_kernel_receive_batch(rk_kernel *k, void *replies, size_t stride, rk
 
 rk_status rk_kernel_stats_get(rk_kernel *k, rk_kernel_stats *out);
 rk_kernel_state rk_kernel_get_state(rk_kernel *k);
+
+/* ---- many clients per kernel --------------------------------------------------
+ *
+ * Any number of threads may call these on one kernel at once. Each request
+ * gets its own reply, routed by request id to the caller that asked (as
+ * io_uring's user_data does): no router thread, no mailbox, no client id in
+ * the payload. Whichever waiting caller finds nobody collecting replies
+ * becomes the collector ("leader"): it takes replies off the kernel in
+ * batches and hands each to its owner; the others sleep until their reply
+ * is handed to them, or until the leader leaves and one of them takes over.
+ * A single client thus pays about what a raw send + receive pays.
+ *
+ * Mixing with the raw calls: the first rk_kernel_call / rk_kernel_submit
+ * switches the kernel to serving calls, for good. From then on
+ * rk_kernel_receive and rk_kernel_receive_batch return RK_BAD_STATE (they
+ * would take other callers' replies); rk_kernel_send still works, as
+ * fire-and-forget: its reply is dropped and counted in replies_discarded.
+ * Do not start calls while another thread is inside a raw receive.
+ *
+ * Raw sends are single-producer: two threads inside rk_kernel_send /
+ * rk_kernel_send_batch at the same moment are detected, and the second
+ * returns RK_BAD_STATE without queueing anything (one atomic exchange per
+ * send).
+ *
+ * Handler failures are not call failures: as with receive, the call returns
+ * RK_OK and the handler's value is in info->status. */
+
+typedef struct rk_call rk_call;
+
+/* Sends one request (size <= message_size, shorter ones zero-padded) and
+ * waits for its own reply: reply_size bytes into reply (capacity bytes).
+ * timeout_ns covers both waiting for room in the input queue and for the
+ * reply. RK_TIMEOUT before the request was queued: nothing was sent. After:
+ * the request stays queued and is processed; its late reply is discarded
+ * when it arrives (counted in replies_discarded), never given to another
+ * caller. Use rk_kernel_submit to keep waiting instead. RK_TERMINATED when
+ * the kernel was terminating before the request was queued. info may be
+ * NULL. */
+rk_status rk_kernel_call(rk_kernel *k, const void *request, size_t size, void *reply, size_t capacity,
+                         rk_reply_info *info, uint64_t timeout_ns);
+
+/* Queues one request and returns at once with a handle for its reply.
+ * Waits up to timeout_ns only for room in the input queue (RK_TIMEOUT or,
+ * with RK_NO_WAIT, RK_WOULD_BLOCK: nothing queued, *out is NULL). Every
+ * handle must be given back with rk_call_release. */
+rk_status rk_kernel_submit(rk_kernel *k, const void *request, size_t size, uint64_t timeout_ns, rk_call **out);
+
+/* Waits up to timeout_ns for the handle's reply and copies it out (reply
+ * may be NULL when reply_size is 0; info may be NULL). RK_TIMEOUT leaves the
+ * handle pending: wait again later, from any thread, and the reply is there
+ * (it is kept in the handle, not lost). Once it came, every wait returns it
+ * again until release. Handles may be waited in any order. RK_TERMINATED or
+ * the kernel's failure status when no reply can come (a failed kernel).
+ * One thread at a time waits on a handle: a second returns RK_BAD_STATE. */
+rk_status rk_call_wait(rk_call *call, void *reply, size_t capacity, rk_reply_info *info, uint64_t timeout_ns);
+
+/* The request id of a submitted call (the id its rk_reply_info carries). */
+uint64_t rk_call_id(const rk_call *call);
+
+/* Gives the handle back. A pending call's reply is discarded when it comes
+ * (replies_discarded). The handle must not be used afterwards. Handles not
+ * released before rk_kernel_destroy are freed by it; no thread may be inside
+ * a call, submit or wait on the kernel while it is destroyed. */
+rk_status rk_call_release(rk_call *call);
+
+/* ---- Ordering -------------------------------------------------------------------
+ *
+ * Send order is the order in which the kernel accepted requests: their ids
+ * (1, 2, 3, ...). Requests from one thread are accepted in that thread's
+ * program order; concurrent callers are accepted in some interleaving, and
+ * a caller that needs a PUT to come before its GET waits for the PUT's
+ * reply (or submits both from one thread, on an ordered kernel).
+ *
+ * Handler execution, per backend and mode:
+ *  - CPU, persistent, workers = 1 (the default): one thread runs every
+ *    handler, in send order. workers > 1: requests are dealt to the workers
+ *    in chunks of 64 and run concurrently, in no defined order; the state
+ *    is shared, so the handler must not rely on it without atomics.
+ *  - CPU, traditional: one batch at a time, each in send order.
+ *  - CUDA, persistent: one GPU lane per message, many at once: no defined
+ *    execution order. Traditional / graph: one thread per message.
+ *  - WebGPU (relaunch per batch): a handler with state runs one invocation
+ *    over the batch in send order, batches in send order; a stateless
+ *    handler runs one invocation per message, in parallel.
+ * Replies: raw receive sees them in send order on CUDA, WebGPU and on the
+ * CPU with one worker; with several CPU workers, in order per worker only.
+ * Calls are unaffected: each caller gets its own reply whatever the order.
+ *
+ * ordered = true in rk_kernel_desc asks for handlers to run one at a time,
+ * in send order, each seeing the state the previous one left (an order
+ * book, a per-account ledger). It needs workers 0 or 1 (refused with
+ * RK_INVALID_ARGUMENT otherwise). CPU: what workers = 1 already does.
+ * WebGPU: the sequential invocation even for a stateless handler. CUDA:
+ * one warp taking one message at a time (persistent mode only; traditional
+ * and graph refuse it with RK_UNSUPPORTED). It gives up the device's
+ * parallelism for this kernel: leave it off for handlers that don't care.
+ * Tested on the CPU and WebGPU backends in CI (tests/core/
+ * test_kernel_ordering.c), on CUDA where a GPU is present. */
 
 #ifdef __cplusplus
 }

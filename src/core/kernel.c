@@ -63,7 +63,7 @@ static rk_status validate_desc(const rk_kernel_desc *d) {
         return rk__fail(RK_NULL_ARGUMENT, "%s: handler_source is set but handler_name is NULL", fn);
     if ((int)d->mode < (int)RK_MODE_DEFAULT || (int)d->mode > (int)RK_MODE_GRAPH)
         return rk__fail(RK_INVALID_ARGUMENT, "%s: unknown execution mode %d", fn, (int)d->mode);
-    return RK_OK;
+    return rk__clients_validate_desc(d);
 }
 
 static char *copy_string(const char *s) {
@@ -76,6 +76,7 @@ static char *copy_string(const char *s) {
 
 static void free_core(rk__kernel_core *c) {
     rk_kernel *k = &c->k;
+    rk__clients_free(c);
     pthread_mutex_destroy(&c->lifecycle_lock);
     pthread_mutex_destroy(&c->receive_lock);
     pthread_mutex_destroy(&c->poll_lock);
@@ -139,6 +140,7 @@ rk_status rk_kernel_launch(rk_runtime *rt, const rk_kernel_desc *desc, rk_kernel
     }
     rk__runtime_kernels_add(rt, 1);
     rk__log(RK_LOG_DEBUG, "kernel '%s' launched on %s (%s)", k->name, ctx->backend->name, rk_exec_mode_name(mode));
+    rk__kernel_check_cores(c, 1); /* the launching thread */
     *out = k;
     return RK_OK;
 }
@@ -204,6 +206,7 @@ rk_status rk_kernel_stats_get(rk_kernel *k, rk_kernel_stats *out) {
     out->input_depth = ctl.input_depth;
     out->output_depth = ctl.output_depth + (uint32_t)rk__kernel_held_pending(c);
     out->failure = (rk_status)atomic_load(&c->failure);
+    rk__clients_fill_stats(c, out);
     return RK_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "backend_impl.h"
+#include "kernel_latency.h"
 
 typedef struct rk__kernel_core {
     struct rk_kernel k; /* first: a backend's rk_kernel * is our pointer */
@@ -31,6 +32,12 @@ typedef struct rk__kernel_core {
     char failure_reason[256];
 
     unsigned char *pad;              /* sender only: a short message padded to message_size */
+
+    /* Many clients (kernel_client.c) and latency (kernel_latency.c). */
+    _Atomic bool sender_busy;        /* a raw send is running: a second at once is refused */
+    _Atomic(struct rk__clients *) clients; /* set by the first call; raw receive is then refused */
+    rk__latency latency;
+    _Atomic bool cores_warned;       /* kernel_cores.c warned once */
 } rk__kernel_core;
 
 static inline rk__kernel_core *rk__core_of(rk_kernel *k) { return (rk__kernel_core *)k; }
@@ -51,5 +58,19 @@ size_t rk__kernel_held_pending(rk__kernel_core *c);
 /* Counts the runtime's live kernels (launch +1, destroy -1), so
  * rk_runtime_destroy can refuse while any is alive. */
 void rk__runtime_kernels_add(rk_runtime *rt, int delta);
+/* Takes up to max replies without waiting (held ones first), counting them
+ * and sampling latency. The one way replies leave the kernel. */
+rk_status rk__kernel_take_replies(rk__kernel_core *c, unsigned char *replies, size_t stride, rk_reply_info *infos,
+                                  size_t max, size_t *taken);
+
+/* kernel_client.c: frees the call machinery (kernel destroy); fills the
+ * statistics it keeps. */
+void rk__clients_free(rk__kernel_core *c);
+void rk__clients_fill_stats(rk__kernel_core *c, rk_kernel_stats *out);
+/* kernel_cores.c: warns once per kernel when its persistent CPU workers and
+ * `callers` threads using it outnumber the cores. */
+void rk__kernel_check_cores(rk__kernel_core *c, unsigned callers);
+/* Refuses what a kernel desc asks of calls and ordering (launch). */
+rk_status rk__clients_validate_desc(const rk_kernel_desc *d);
 
 #endif

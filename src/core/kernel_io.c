@@ -28,6 +28,7 @@ static rk_status try_send_once(rk__kernel_core *c, const char *fn, const unsigne
     } else {
         s = k->ring->try_send(k, messages, stride, count, k->next_id, accepted);
         if (*accepted) {
+            rk__latency_on_send(&c->latency, k->next_id, *accepted);
             k->next_id += *accepted;
             atomic_fetch_add(&k->messages_sent, *accepted);
         }
@@ -77,6 +78,18 @@ static rk_status send_common(rk__kernel_core *c, const char *fn, const unsigned 
     return s;
 }
 
+/* Raw sends are single-producer: a second thread arriving while one is
+ * inside is refused rather than racing on next_id and the queue. */
+static rk_status sender_enter(rk__kernel_core *c, const char *fn) {
+    if (!atomic_exchange_explicit(&c->sender_busy, true, memory_order_acquire)) return RK_OK;
+    return rk__fail(RK_BAD_STATE,
+                    "%s: another thread is sending to kernel '%s' at this moment; raw sends must come from one "
+                    "thread at a time (many threads: rk_kernel_call or rk_kernel_submit)",
+                    fn, c->k.name);
+}
+
+static void sender_leave(rk__kernel_core *c) { atomic_store_explicit(&c->sender_busy, false, memory_order_release); }
+
 rk_status rk_kernel_send(rk_kernel *k, const void *message, size_t size, uint64_t timeout_ns, uint64_t *id) {
     static const char fn[] = "rk_kernel_send";
     if (!k) return rk__fail(RK_NULL_ARGUMENT, "%s: k is NULL", fn);
@@ -86,6 +99,8 @@ rk_status rk_kernel_send(rk_kernel *k, const void *message, size_t size, uint64_
     if (size > message_size)
         return rk__fail(RK_MESSAGE_TOO_LARGE, "%s: message of %zu bytes is larger than kernel '%s' message_size %u",
                         fn, size, k->name, message_size);
+    rk_status s = sender_enter(c, fn);
+    if (s != RK_OK) return s;
     const unsigned char *src = message;
     if (size < message_size) {
         if (size) memcpy(c->pad, message, size);
@@ -94,7 +109,8 @@ rk_status rk_kernel_send(rk_kernel *k, const void *message, size_t size, uint64_
     }
     size_t sent = 0;
     uint64_t first = 0;
-    rk_status s = send_common(c, fn, src, message_size, 1, timeout_ns, &sent, &first);
+    s = send_common(c, fn, src, message_size, 1, timeout_ns, &sent, &first);
+    sender_leave(c);
     if (s == RK_OK && id) *id = first;
     return s;
 }
@@ -104,15 +120,18 @@ rk_status rk_kernel_send_batch(rk_kernel *k, const void *messages, size_t stride
     static const char fn[] = "rk_kernel_send_batch";
     if (sent) *sent = 0;
     if (!k) return rk__fail(RK_NULL_ARGUMENT, "%s: k is NULL", fn);
-    if (first_id) *first_id = k->next_id;
-    if (count == 0) return RK_OK;
-    if (!messages) return rk__fail(RK_NULL_ARGUMENT, "%s: messages is NULL", fn);
-    if (stride < k->desc.message_size)
+    if (first_id) *first_id = 0;
+    if (count && !messages) return rk__fail(RK_NULL_ARGUMENT, "%s: messages is NULL", fn);
+    if (count && stride < k->desc.message_size)
         return rk__fail(RK_INVALID_ARGUMENT, "%s: stride %zu is smaller than kernel '%s' message_size %u", fn, stride,
                         k->name, k->desc.message_size);
+    rk__kernel_core *c = rk__core_of(k);
+    rk_status s = sender_enter(c, fn);
+    if (s != RK_OK) return s;
     size_t n = 0;
-    uint64_t first = 0;
-    rk_status s = send_common(rk__core_of(k), fn, messages, stride, count, timeout_ns, &n, &first);
+    uint64_t first = k->next_id;
+    if (count) s = send_common(c, fn, messages, stride, count, timeout_ns, &n, &first);
+    sender_leave(c);
     if (sent) *sent = n;
     if (first_id) *first_id = first;
     return s;
@@ -165,8 +184,8 @@ rk_status rk__kernel_hold_replies(rk__kernel_core *c) {
 
 /* Takes up to max replies without waiting: held ones first, then the
  * backend's. */
-static rk_status take_replies(rk__kernel_core *c, unsigned char *replies, size_t stride, rk_reply_info *infos,
-                              size_t max, size_t *taken) {
+rk_status rk__kernel_take_replies(rk__kernel_core *c, unsigned char *replies, size_t stride, rk_reply_info *infos,
+                                  size_t max, size_t *taken) {
     rk_kernel *k = &c->k;
     size_t rsize = k->desc.reply_size, n = 0;
     rk_status s = RK_OK;
@@ -183,6 +202,7 @@ static rk_status take_replies(rk__kernel_core *c, unsigned char *replies, size_t
         size_t want = infos ? max - n : (max - n < INFO_CHUNK ? max - n : INFO_CHUNK);
         size_t got = 0;
         s = k->ring->try_receive(k, replies + n * stride, stride, dst, want, &got);
+        rk__latency_on_take(&c->latency, dst, got);
         n += got;
         if (got < want) break;
     }
@@ -198,9 +218,14 @@ static rk_status receive_common(rk__kernel_core *c, const char *fn, unsigned cha
     rk__backoff b;
     bool waiting = false;
     *received = 0;
+    if (atomic_load_explicit(&c->clients, memory_order_acquire))
+        return rk__fail(RK_BAD_STATE,
+                        "%s: kernel '%s' serves calls (rk_kernel_call / rk_kernel_submit were used), which route "
+                        "every reply to its caller; raw receive is refused on it",
+                        fn, k->name);
     for (;;) {
         size_t n = 0;
-        rk_status s = take_replies(c, replies, stride, infos, max, &n);
+        rk_status s = rk__kernel_take_replies(c, replies, stride, infos, max, &n);
         if (n) {
             *received = n;
             return RK_OK;
@@ -219,7 +244,7 @@ static rk_status receive_common(rk__kernel_core *c, const char *fn, unsigned cha
         if (polled && st == RK_KERNEL_FAILED && ctl.input_depth == 0 && ctl.output_depth == 0 &&
             rk__kernel_held_pending(c) == 0) {
             n = 0;
-            s = take_replies(c, replies, stride, infos, max, &n); /* one last look, ordered after the poll */
+            s = rk__kernel_take_replies(c, replies, stride, infos, max, &n); /* one last look, ordered after the poll */
             if (n) {
                 *received = n;
                 return RK_OK;

@@ -76,6 +76,11 @@ static void free_ring(batch_ring *r) {
 }
 
 static rk_status start(rk_kernel *k) {
+    if (k->desc.ordered)
+        return rk__fail(RK_UNSUPPORTED,
+                        "rk_kernel_launch: kernel '%s' is ordered, but CUDA %s mode runs one thread per message; use "
+                        "persistent mode",
+                        k->name, rk_exec_mode_name(k->mode));
     rk__cuda_context *ctx = rk__cuda_ctx(k->ctx);
     batch_ring *r = calloc(1, sizeof *r);
     if (!r) return rk__fail(RK_OUT_OF_MEMORY, "out of memory");

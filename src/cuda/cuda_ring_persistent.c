@@ -92,6 +92,7 @@ static void free_ring(persistent_ring *r) {
 /* Messages per warp pass and whether staging fits in shared memory. */
 static void choose_chunk(persistent_ring *r, const rk_kernel *k, size_t *per_warp, bool *shared) {
     uint32_t chunk = r->capacity < RK_CUDA_MAX_CHUNK ? r->capacity : RK_CUDA_MAX_CHUNK;
+    if (k->desc.ordered) chunk = 1; /* one warp, one message per pass: send order */
     const size_t pair = (size_t)r->l.in_stage + r->l.out_stage;
     while (chunk > 1 && chunk * pair > 256 * 1024) chunk /= 2;
     r->chunk = chunk;
@@ -101,6 +102,7 @@ static void choose_chunk(persistent_ring *r, const rk_kernel *k, size_t *per_war
     /* More warps than chunks in the ring would only poll each other's slots. */
     uint64_t chunks = r->capacity / chunk;
     if (warps > chunks) warps = chunks;
+    if (k->desc.ordered) warps = 1;
     r->worker_warps = (uint32_t)warps;
     r->blocks = (uint32_t)((warps + RK_CUDA_WARPS_PER_BLOCK - 1) / RK_CUDA_WARPS_PER_BLOCK);
     *shared = RK_CUDA_WARPS_PER_BLOCK * *per_warp <= RK_CUDA_SHARED_STAGING;

@@ -384,7 +384,7 @@ static rk_status start(rk_kernel *k) {
     r->req_words = (d->message_size + 3u) / 4u;
     r->resp_words = (d->reply_size + 3u) / 4u;
     r->state_words = d->state_size ? (d->state_size + 3u) / 4u : 1u;
-    r->sequential = d->state_size > 0;
+    r->sequential = d->state_size > 0 || d->ordered;
     r->max_batch = r->cap < MAX_BATCH ? r->cap : MAX_BATCH;
     uint64_t binding_max = r->c->limits.maxStorageBufferBindingSize;
     while (r->max_batch > 1 && (4u + (uint64_t)r->max_batch * r->req_words * 4u > binding_max ||
@@ -407,7 +407,7 @@ static rk_status start(rk_kernel *k) {
     bool uses_state = true;
     rk_status s = handler_wgsl(k, &handler, &entry, &uses_state);
     /* Handlers that keep no state run one invocation per message. */
-    if (!uses_state) r->sequential = false;
+    if (!uses_state && !d->ordered) r->sequential = false;
     if (s == RK_OK && !(code = ring_source(r, handler, entry)))
         s = rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
     if (s == RK_OK) {

@@ -133,6 +133,8 @@ int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requeste
         int r = run_kernel_case(cfg, rep, rt, backend, &cases[i]);
         if (r != RK_EXIT_OK) rc = r;
     }
+    int r = bench_clients_rows(cfg, rep, rt, backend);
+    if (r != RK_EXIT_OK) rc = r;
     rk_runtime_destroy(rt);
     return rc;
 }

@@ -53,5 +53,9 @@ int bench_group_queue(const bench_config *cfg, bench_report *rep, bool requested
 int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requested);
 int bench_group_cuda(const bench_config *cfg, bench_report *rep, bool requested);
 int bench_group_transpile(const bench_config *cfg, bench_report *rep, bool requested);
+/* Rows of the kernel group: many client threads calling one kernel, beside
+ * one thread's raw send + receive (bench_group_clients.c). */
+typedef struct rk_runtime rk_runtime;
+int bench_clients_rows(const bench_config *cfg, bench_report *rep, rk_runtime *rt, const char *backend);
 
 #endif
