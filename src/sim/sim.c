@@ -75,13 +75,9 @@ static rk_status allocate_state(rk_sim *sim, const rk_sim_desc *d) {
 static rk_status compile(rk_sim *sim, const rk_sim_desc *d) {
     TRY(rk__sim_source(d, &sim->source));
     rk_compile_options opts = {.defines = d->defines, .define_count = d->define_count};
-    /* On CUDA a module load waits for resident kernels: pause this
-     * device's persistent simulations around it (sim_registry.h). */
-    rk__sim_registry_pause(sim->ctx, NULL);
+    /* On CUDA the load pauses the device's running simulations (sim_registry.h). */
     rk_status s = rk_module_compile(sim->ctx, sim->source, &opts, &sim->module);
-    rk_status r = rk__sim_registry_resume(sim->ctx);
     if (s != RK_OK) return rk__fail(s, "rk_sim: the simulation's source did not compile:\n%s", rk_last_error());
-    if (r != RK_OK) return r;
     TRY_LIB(rk_module_get_function(sim->module, "rk_sim_persistent", &sim->persistent_fn), "finding the kernels");
     TRY_LIB(rk_module_get_function(sim->module, "rk_sim_step", &sim->step_fn), "finding the kernels");
     TRY_LIB(rk_module_get_function(sim->module, "rk_sim_command", &sim->command_fn), "finding the kernels");
@@ -186,11 +182,7 @@ rk_status rk_sim_destroy(rk_sim *sim) {
     if (sim->scalars) rk_buffer_free(sim->scalars);
     if (sim->board) rk_buffer_free(sim->board);
     if (sim->mailbox_buf) rk_buffer_free(sim->mailbox_buf);
-    if (sim->module) {
-        rk__sim_registry_pause(sim->ctx, sim);
-        rk_module_destroy(sim->module);
-        rk__sim_registry_resume(sim->ctx);
-    }
+    if (sim->module) rk_module_destroy(sim->module); /* pauses the others on CUDA (sim_registry.h) */
     if (sim->ctx) rk_context_destroy(sim->ctx);
     free(sim->source);
     free(sim);

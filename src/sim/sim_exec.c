@@ -78,9 +78,16 @@ rk_status rk__sim_launch_persistent(rk_sim *sim) {
 
 /* Command t has completed: its slot's done word carries t or a later
  * command, compared in the 32-bit space the kernels count in. */
-static bool completed(const rk_sim *sim, rk_sim_ticket t) {
-    uint64_t d = __atomic_load_n(&sim->mb->done[t & (RK_SIM_SLOTS - 1u)], __ATOMIC_ACQUIRE);
+static bool reached(const uint64_t *words, rk_sim_ticket t) {
+    uint64_t d = __atomic_load_n(&words[t & (RK_SIM_SLOTS - 1u)], __ATOMIC_ACQUIRE);
     return (int32_t)((uint32_t)d - (uint32_t)t) >= 0;
+}
+
+static bool completed(const rk_sim *sim, rk_sim_ticket t) { return reached(sim->mb->done, t); }
+
+/* Persistent: every block has read command t, too (sim_protocol.h, taken). */
+static bool slot_free(const rk_sim *sim, rk_sim_ticket t) {
+    return completed(sim, t) && (sim->pattern != RK_SIM_PERSISTENT || reached(sim->mb->taken, t));
 }
 
 /* Why nothing can complete any more, or RK_OK. */
@@ -102,11 +109,12 @@ static bool advance(rk_sim *sim) {
     return sim->seen_done != before;
 }
 
-rk_status rk__sim_wait(rk_sim *sim, rk_sim_ticket t) {
-    if (t <= sim->seen_done) return RK_OK;
+/* Waits until command t has completed (or, with for_slot, its slot is free). */
+static rk_status wait_for(rk_sim *sim, rk_sim_ticket t, bool for_slot) {
+    if (!for_slot && t <= sim->seen_done) return RK_OK;
     uint64_t since = rk__now_ns();
     for (unsigned i = 0;; i++) {
-        if (completed(sim, t)) {
+        if (for_slot ? slot_free(sim, t) : completed(sim, t)) {
             advance(sim);
             return RK_OK;
         }
@@ -125,6 +133,8 @@ rk_status rk__sim_wait(rk_sim *sim, rk_sim_ticket t) {
         }
     }
 }
+
+rk_status rk__sim_wait(rk_sim *sim, rk_sim_ticket t) { return wait_for(sim, t, false); }
 
 /* Traditional: the launches of command t, whose words are in the ring. */
 static rk_status launch_traditional(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg,
@@ -161,9 +171,9 @@ rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end,
     rk_status s = dead(sim);
     if (s != RK_OK) return s;
     rk_sim_ticket t = sim->sent + 1;
-    /* The slot last held command t - SLOTS: it must have completed. */
+    /* The slot last held command t - SLOTS: it must have completed and been read. */
     if (t > RK_SIM_SLOTS) {
-        s = rk__sim_wait(sim, t - RK_SIM_SLOTS);
+        s = wait_for(sim, t - RK_SIM_SLOTS, true);
         if (s != RK_OK) return s;
     }
     uint32_t fields[RK_SIM_CMD_WORDS] = {0};

@@ -1,20 +1,16 @@
-/* sim_registry.h: a list of running persistent simulations, and a pause
- * around module loads on backends that wait for running kernels. */
-#include <string.h>
-
+/* sim_registry.h: a list of running persistent simulations, and the pause
+ * and resume the CUDA backend calls around module loads (core/resident.h). */
 #include "sim/sim_registry.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t pause_lock = PTHREAD_MUTEX_INITIALIZER;
 static rk_sim *running_list;
 
-/* Only CUDA waits for running kernels when it loads or unloads a module. */
-static bool loads_wait(const rk_context *ctx) {
-    const rk_backend *b = rk_context_backend(ctx);
-    return b && strcmp(rk_backend_name(b), "cuda") == 0;
-}
+static const rk__resident_hooks hooks = {rk__sim_registry_pause, rk__sim_registry_resume};
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+static void register_hooks(void) { rk__resident_register(&hooks); }
 
 void rk__sim_registry_add(rk_sim *sim) {
+    pthread_once(&hooks_once, register_hooks);
     pthread_mutex_lock(&lock);
     sim->next = running_list;
     running_list = sim;
@@ -33,17 +29,16 @@ void rk__sim_registry_remove(rk_sim *sim) {
     pthread_mutex_unlock(&lock);
 }
 
-void rk__sim_registry_pause(rk_context *ctx, const rk_sim *except) {
-    if (!loads_wait(ctx)) return;
-    pthread_mutex_lock(&pause_lock);
-    const rk_backend *backend = rk_context_backend(ctx);
-    rk_device_info info;
-    if (rk_context_device_info(ctx, &info) != RK_OK) return;
+static bool same_device(const rk_sim *s, const rk_context *ctx) {
+    return s->backend == ctx->backend && s->device_index == ctx->device;
+}
+
+void rk__sim_registry_pause(rk_context *ctx) {
     pthread_mutex_lock(&lock);
     for (rk_sim *s = running_list; s; s = s->next) {
         s->paused = false;
-        if (s == except || s->backend != backend || strcmp(s->info.name, info.name) != 0 || !s->running) continue;
-        /* A kernel that does not stop keeps the load waiting: it is marked failed instead. */
+        if (!same_device(s, ctx) || !s->running) continue;
+        /* A kernel that does not stop keeps the load waiting: it is marked failed. */
         rk_status st = rk__sim_stop(s);
         if (st == RK_OK) s->paused = true;
         else s->failed = st;
@@ -52,11 +47,10 @@ void rk__sim_registry_pause(rk_context *ctx, const rk_sim *except) {
 }
 
 rk_status rk__sim_registry_resume(rk_context *ctx) {
-    if (!loads_wait(ctx)) return RK_OK;
     rk_status first = RK_OK;
     pthread_mutex_lock(&lock);
     for (rk_sim *s = running_list; s; s = s->next) {
-        if (!s->paused) continue;
+        if (!s->paused || !same_device(s, ctx)) continue;
         s->paused = false;
         rk_status st = rk__sim_launch_persistent(s);
         if (st != RK_OK) {
@@ -65,6 +59,5 @@ rk_status rk__sim_registry_resume(rk_context *ctx) {
         }
     }
     pthread_mutex_unlock(&lock);
-    pthread_mutex_unlock(&pause_lock);
     return first;
 }

@@ -7,10 +7,10 @@
  * or unload by a simulation first stops the persistent simulations of its
  * device (each saves nothing: its state is in device memory and its place
  * is the next command's number) and launches them again after, where they
- * left off. Ring kernels (rk_kernel) pause themselves the same way inside
- * the CUDA backend, and that backend calls the pause hook here too
- * (rk__resident_pause in core/backend_impl.h), so a ring kernel can be
- * created beside a running simulation.
+ * left off. The CUDA backend pauses its ring kernels around every module
+ * load and unload and calls these hooks in the same section
+ * (core/resident.h), so a simulation's own module, another simulation's
+ * and a ring kernel's all load beside running simulations.
  *
  * A simulation is driven by one host thread; while another thread creates
  * or destroys a simulation on the same device, the paused ones must not be
@@ -18,16 +18,17 @@
 #ifndef RK_SIM_REGISTRY_H
 #define RK_SIM_REGISTRY_H
 
+#include "core/resident.h"
 #include "sim/sim_internal.h"
 
+/* A persistent simulation runs (registers the hooks on first use). */
 void rk__sim_registry_add(rk_sim *sim);
 void rk__sim_registry_remove(rk_sim *sim);
-/* Stops the running persistent simulations on ctx's device (but `except`),
- * when its backend waits for running kernels to load modules. Holds a lock
- * until rk__sim_registry_resume. */
-void rk__sim_registry_pause(rk_context *ctx, const rk_sim *except);
-/* Launches them again; RK_OK or the first failure (that simulation then
- * reports it from every call). */
+/* The hooks: stop the running persistent simulations on ctx's device, and
+ * launch them again where they left off (RK_OK or the first failure; that
+ * simulation then reports it from every call). Called by the CUDA backend
+ * with its pause lock held, so one pause at a time. */
+void rk__sim_registry_pause(rk_context *ctx);
 rk_status rk__sim_registry_resume(rk_context *ctx);
 
 #endif

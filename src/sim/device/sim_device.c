@@ -56,6 +56,16 @@ RK_DEVICE void rk_sim_read_(const rk_sim_mailbox *mb, uint32_t seq, uint32_t *wo
     sync_threads();
 }
 
+/* Thread 0 of each block, once it has read command seq: the last of the
+ * `blocks` to read it tells the host its slot may be written again. */
+RK_DEVICE void rk_sim_taken_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int blocks) {
+    const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
+    if (blocks == 1 || atomic_add_i32(&board->readers[slot], 1) == blocks - 1) {
+        if (blocks > 1) atomic_exch_i32(&board->readers[slot], 0);
+        store_release_u64(&mb->taken[slot], (uint64_t)seq);
+    }
+}
+
 /* The band's share of a region command's rows [begin, end): runs the
  * handler and adds thread 0's answer. */
 RK_DEVICE void rk_sim_region_command_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board,
@@ -120,6 +130,7 @@ RK_DEVICE void rk_sim_persistent_body_(const rk_sim_state *s, rk_sim_mailbox *mb
     for (;; seq++) {
         sync_threads(); /* everyone is done with the last command's words */
         rk_sim_read_(mb, seq, words, 1);
+        if (tid == 0) rk_sim_taken_(mb, board, seq, bands);
         const uint32_t op = words[RK_SIM_W_OP];
         if (op == RK_SIM_OP_STEP) {
             const uint32_t count = words[RK_SIM_W_ARG];

@@ -35,18 +35,25 @@ enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD
 /* BEGIN/END of a user command: its rows; END = 0 and BEGIN = 1 for a global one. */
 
 /* Host-mapped. done[seq % SLOTS] is seq once command seq has been applied,
- * answer[seq % SLOTS] its answer (written before done). */
+ * answer[seq % SLOTS] its answer (written before done). taken[seq % SLOTS]
+ * is seq once every block of the persistent kernel has read command seq:
+ * a region command completes when the bands it touches are done, maybe
+ * before the others have read it, and the host may write its slot again
+ * only after both. */
 typedef struct rk_sim_mailbox {
     uint64_t cmd[RK_SIM_SLOTS][RK_SIM_CMD_WORDS];
     uint64_t answer[RK_SIM_SLOTS];
     uint64_t done[RK_SIM_SLOTS];
+    uint64_t taken[RK_SIM_SLOTS];
 } rk_sim_mailbox;
 
 /* Device memory: the bands of a command add their answers in acc[] and
- * count themselves in arrived[]; the last one answers and sets both back. */
+ * count themselves in arrived[]; the last one answers and sets both back.
+ * readers[]: the blocks that have read a command (the last one says taken). */
 typedef struct rk_sim_board {
     uint64_t acc[RK_SIM_SLOTS];
     int arrived[RK_SIM_SLOTS];
+    int readers[RK_SIM_SLOTS];
 } rk_sim_board;
 
 /* Band b of `bands` owns rows RK_SIM_BAND_FIRST(b) up to the next band's
