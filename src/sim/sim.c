@@ -167,15 +167,16 @@ rk_status rk_sim_destroy(rk_sim *sim) {
         result = rk__sim_stop(sim);
     } else if (sim->sent) {
         result = rk_sim_finish(sim);
+        if (result != RK_HUNG) rk__sim_join_watcher(sim);
     }
-    if (sim->running) {
-        /* The kernel did not stop: its memory stays, rather than be freed under it. */
-        return rk__fail(result, "rk_sim_destroy: the persistent kernel did not stop (%s); its memory is left "
+    if (sim->running || result == RK_HUNG) {
+        /* A kernel still runs: its memory stays, rather than be freed under it. */
+        return rk__fail(result, "rk_sim_destroy: a kernel of the simulation did not finish (%s); its memory is left "
                                 "allocated: %s", rk_status_name(result), rk_last_error());
     }
     char why[512];
     snprintf(why, sizeof why, "%s", rk_last_error());
-    if (sim->stream) rk_stream_synchronize(sim->stream);
+    if (sim->stream && result == RK_OK) rk_stream_synchronize(sim->stream);
     if (sim->copy_stream) rk_stream_destroy(sim->copy_stream);
     if (sim->stream) rk_stream_destroy(sim->stream);
     for (size_t i = 0; i < sim->field_count; i++) rk_buffer_free(sim->fields[i].buffer);

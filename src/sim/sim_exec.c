@@ -90,17 +90,27 @@ static bool slot_free(const rk_sim *sim, rk_sim_ticket t) {
     return completed(sim, t) && (sim->pattern != RK_SIM_PERSISTENT || reached(sim->mb->taken, t));
 }
 
-/* Why nothing can complete any more, or RK_OK. */
+/* Why nothing can complete any more, or RK_OK. Persistent: the kernel's
+ * stream ran dry before a STOP, so the kernel died. Traditional: the
+ * watcher synchronized the stream (a wait took long) and the stream failed. */
 static rk_status dead(rk_sim *sim) {
     if (sim->failed != RK_OK) return sim->failed;
-    if (sim->pattern != RK_SIM_PERSISTENT || !sim->watching || !__atomic_load_n(&sim->watch_state, __ATOMIC_ACQUIRE))
-        return RK_OK;
-    join_watcher(sim);
+    if (!sim->watching || !__atomic_load_n(&sim->watch_state, __ATOMIC_ACQUIRE)) return RK_OK;
+    rk_status w = join_watcher(sim);
+    if (sim->pattern == RK_SIM_TRADITIONAL && w == RK_OK) return RK_OK;
     sim->running = false;
     sim->failed = RK_DEVICE_FAULT;
-    return rk__fail(RK_DEVICE_FAULT, "rk_sim: the persistent kernel stopped on its own (%s%s%s)",
+    return rk__fail(RK_DEVICE_FAULT, "rk_sim: the %s (%s%s%s)",
+                    sim->pattern == RK_SIM_PERSISTENT ? "persistent kernel stopped on its own" : "kernels' stream failed",
                     rk_status_name(sim->watch_status), sim->watch_error[0] ? ": " : "", sim->watch_error);
 }
+
+/* Traditional: a wait that takes long hands the stream to the watcher, so
+ * that a fault is seen while the host keeps polling (and a hang is not a
+ * blocked host). */
+enum { WATCH_AFTER_NS = 5000000 };
+
+rk_status rk__sim_join_watcher(rk_sim *sim) { return join_watcher(sim); }
 
 /* Every command up to seen_done has completed: move it past those that have since. */
 static bool advance(rk_sim *sim) {
@@ -124,6 +134,10 @@ static rk_status wait_for(rk_sim *sim, rk_sim_ticket t, bool for_slot) {
         rk_status s = dead(sim);
         if (s != RK_OK) return s;
         uint64_t now = rk__now_ns();
+        if (sim->pattern == RK_SIM_TRADITIONAL && !sim->watching && now - since > WATCH_AFTER_NS) {
+            s = start_watcher(sim);
+            if (s != RK_OK) return s;
+        }
         if (advance(sim)) {
             since = now;
         } else if (now - since > sim->hang_ns) {

@@ -44,7 +44,7 @@ static const rk_sim_command commands[] = {
 static rk_sim_desc base(rk_sim_pattern pattern) {
     return (rk_sim_desc){.device = device, .pattern = pattern, .source = source, .source_name = "errors.c",
                          .fields = fields, .field_count = 1, .scalars = scalars, .scalar_count = 1, .rows = 10,
-                         .step = "tick", .commands = commands, .command_count = 3, .hang_timeout_ms = 200};
+                         .step = "tick", .commands = commands, .command_count = 3};
 }
 
 static void bad_descriptions(void) {
@@ -145,6 +145,7 @@ static void bad_commands(rk_sim_pattern pattern) {
 static void hang(rk_sim_pattern pattern) {
     rk_sim *sim = NULL;
     rk_sim_desc d = base(pattern);
+    d.hang_timeout_ms = 200;
     CHECK_OK(rk_sim_create(&d, &sim));
     uint32_t rounds = cpu ? 400000000u : 4000000000u;
     rk_sim_ticket t = 0;
