@@ -133,8 +133,10 @@ typedef uint64_t rk_sim_ticket; /* 1, 2, 3, ... in the order sent */
  * allocates zeroed fields and, persistent, launches the kernel. */
 rk_status rk_sim_create(const rk_sim_desc *desc, rk_sim **out);
 /* Stops the kernel and frees everything; NULL is fine. Commands still in
- * flight are first completed (waited for, bounded by the hang timeout);
- * the status says if some could not be (RK_HUNG, RK_DEVICE_FAULT). */
+ * flight are first completed (waited for, bounded by the hang timeout, at
+ * least 5 s without progress); the status says if some could not be:
+ * RK_DEVICE_FAULT (freed), RK_HUNG (a kernel still runs: its memory is
+ * left allocated rather than freed under it). */
 rk_status rk_sim_destroy(rk_sim *sim);
 
 /* Sends command `id` with its payload (size must equal the command's

@@ -11,6 +11,8 @@ _Static_assert(RK_SIM_SLOTS == RK_SIM_RING_SLOTS, "the ring's length is public")
 _Static_assert(RK_SIM_PAYLOAD_WORDS * 4 == RK_SIM_MAX_PAYLOAD, "the payload fits the command's words");
 _Static_assert(RK_SIM_W_PAYLOAD + RK_SIM_PAYLOAD_WORDS == RK_SIM_CMD_WORDS, "a command is its words");
 
+#define DESTROY_MIN_WAIT_NS 5000000000ull
+
 #define TRY(call)                              \
     do {                                       \
         rk_status s_ = (call);                 \
@@ -161,6 +163,8 @@ rk_status rk_sim_create(const rk_sim_desc *desc, rk_sim **out) {
 
 rk_status rk_sim_destroy(rk_sim *sim) {
     if (!sim) return RK_OK;
+    /* Commands in flight complete first: give a loaded machine some time. */
+    if (sim->hang_ns < DESTROY_MIN_WAIT_NS) sim->hang_ns = DESTROY_MIN_WAIT_NS;
     rk_status result = RK_OK;
     if (sim->pattern == RK_SIM_PERSISTENT) {
         rk__sim_registry_remove(sim);
@@ -169,13 +173,13 @@ rk_status rk_sim_destroy(rk_sim *sim) {
         result = rk_sim_finish(sim);
         if (result != RK_HUNG) rk__sim_join_watcher(sim);
     }
+    char why[512];
+    snprintf(why, sizeof why, "%s", result == RK_OK ? "" : rk_last_error());
     if (sim->running || result == RK_HUNG) {
         /* A kernel still runs: its memory stays, rather than be freed under it. */
-        return rk__fail(result, "rk_sim_destroy: a kernel of the simulation did not finish (%s); its memory is left "
-                                "allocated: %s", rk_status_name(result), rk_last_error());
+        return rk__fail(result, "rk_sim_destroy: a kernel of the simulation did not finish, so its memory is left "
+                                "allocated: %s", why);
     }
-    char why[512];
-    snprintf(why, sizeof why, "%s", rk_last_error());
     if (sim->stream && result == RK_OK) rk_stream_synchronize(sim->stream);
     if (sim->copy_stream) rk_stream_destroy(sim->copy_stream);
     if (sim->stream) rk_stream_destroy(sim->stream);
@@ -187,7 +191,7 @@ rk_status rk_sim_destroy(rk_sim *sim) {
     if (sim->ctx) rk_context_destroy(sim->ctx);
     free(sim->source);
     free(sim);
-    return result == RK_OK ? RK_OK : rk__fail(result, "%s", why);
+    return result == RK_OK ? RK_OK : rk__fail(result, "rk_sim_destroy: %s", why);
 }
 
 /* ---- commands ------------------------------------------------------------------ */
