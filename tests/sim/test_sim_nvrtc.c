@@ -28,7 +28,7 @@ int main(void) {
         snprintf(want, sizeof want, ".entry %s", entry);
         CHECK_STR_CONTAINS(ptx, want);
     }
-    CHECK_STR_CONTAINS(ptx, "ld.acquire.sys"); /* command words from the host's ring */
+    CHECK_STR_CONTAINS(ptx, "ld.relaxed.sys.u64"); /* tagged command words from the host's ring */
     CHECK_STR_CONTAINS(ptx, "st.release.sys"); /* answers the host polls */
     if (log && *log) printf("NVRTC log:\n%s\n", log);
     free(ptx);

@@ -12,7 +12,7 @@
 /* Answers command seq (thread 0 of the block that completes it). */
 RK_DEVICE void rk_sim_answer_(rk_sim_mailbox *mb, uint32_t seq, uint64_t value) {
     const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
-    store_release_u64(&mb->answer[slot], value);
+    store_relaxed_u64(&mb->answer[slot], value);        /* ordered before done by its release */
     store_release_u64(&mb->done[slot], (uint64_t)seq);
 }
 
@@ -45,7 +45,8 @@ RK_DEVICE void rk_sim_read_(const rk_sim_mailbox *mb, uint32_t seq, uint32_t *wo
     if (tid < 32) {
         const uint64_t *slot = mb->cmd[seq & (RK_SIM_SLOTS - 1u)];
         for (;;) {
-            const uint64_t w = tid < RK_SIM_CMD_WORDS ? load_acquire_u64(&slot[tid]) : (uint64_t)seq << 32;
+            /* Relaxed: each word carries its own tag, and the loads of all lanes are in flight at once. */
+            const uint64_t w = tid < RK_SIM_CMD_WORDS ? load_relaxed_u64(&slot[tid]) : (uint64_t)seq << 32;
             if (warp_all((uint32_t)(w >> 32) == seq) || !wait) {
                 if (tid < RK_SIM_CMD_WORDS) words[tid] = (uint32_t)w;
                 break;
