@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/resident.h"
 #include "cuda/cuda_ring.h"
 #include "cuda/cuda_ring_codec.h"
 
@@ -432,6 +433,7 @@ static bool running(persistent_ring *r) {
 
 rk_status rk__cuda_pause_all(rk__cuda_context *ctx) {
     pthread_mutex_lock(&pause_lock);
+    rk__resident_pause(&ctx->base); /* persistent simulations (core/resident.h) */
     persistent_ring *list = running_list;
     if (!list) return RK_OK;
     for (persistent_ring *r = list; r; r = r->next_running) {
@@ -485,5 +487,6 @@ void rk__cuda_resume_all(rk__cuda_context *ctx) {
         }
         atomic_store(&r->pausing, false);
     }
+    rk__resident_resume(&ctx->base);
     pthread_mutex_unlock(&pause_lock);
 }

@@ -1,0 +1,211 @@
+/* Persistent simulations: state that lives on a device, a step function
+ * over it, and the user's own typed commands, driven asynchronously from
+ * the host with tickets. One DSL source serves every backend (compiled by
+ * the system C compiler on the CPU, by NVRTC on CUDA).
+ *
+ * What the user writes (docs/simulations.md walks through one):
+ *
+ *   - The state layout: fields (device arrays of float, int32 or uint32)
+ *     and scalars (32-bit values, read by every thread). The library
+ *     generates, in front of the user's source,
+ *
+ *         typedef struct rk_sim_scalars { float <name>; ... } rk_sim_scalars;
+ *         typedef struct rk_sim_state {
+ *             float *<field>; ...;          one pointer per field, its type
+ *             rk_sim_scalars *scalars;      in device memory
+ *             int rows;                     the partition's extent
+ *         } rk_sim_state;
+ *         typedef struct rk_sim_region {
+ *             int row_begin, row_end;       rows this call owns (row_end excluded)
+ *             int tid, threads;             this thread and the threads sharing the rows
+ *             uint64_t step;                steps completed before this call
+ *         } rk_sim_region;
+ *
+ *   - The partition: `rows` units (rows of a 2-D grid, planes of a 3-D
+ *     grid, slots of particles...). The library splits them into bands,
+ *     one per block; every call gets a region of rows.
+ *
+ *   - A step function: RK_DEVICE void step(const rk_sim_state *s,
+ *     const rk_sim_region *r) advances the rows [row_begin, row_end) by one
+ *     step, split among r->threads threads. It may read any row of the
+ *     state as it was after the previous step (every step is separated
+ *     from the next, and from commands, by a grid-wide barrier) and writes
+ *     only its own rows. Double buffering: use r->step & 1.
+ *
+ *   - Commands: RK_DEVICE uint64_t handler(const rk_sim_state *s,
+ *     const rk_sim_region *r, const payload_type *p) for each command id,
+ *     with a payload of up to RK_SIM_MAX_PAYLOAD bytes. A region command
+ *     names the rows it touches when it is sent; the handler is called
+ *     once per band that the rows reach, with r restricted to that band's
+ *     share, by every thread of the band; it must write only those rows.
+ *     The answer is the sum (uint64, wrapping) over those calls of thread
+ *     0's return value: one band's value for a region inside one band, a
+ *     count for a count. A global command (RK_SIM_GLOBAL) runs once, on
+ *     all rows, with every other band waiting at a barrier: it may change
+ *     scalars and any row.
+ *     rk_sim_answer_f32(float) / rk_sim_answer_i32(int) make answers.
+ *
+ * Ordering: every command and step sees the effect of every one sent
+ * before it, in both patterns. Region commands wait only for the bands
+ * they touch (a barrier only after a step or a global command).
+ *
+ * Patterns, same results bit for bit (the arithmetic per cell does not
+ * depend on the partition; answers are integer sums):
+ *   RK_SIM_PERSISTENT   one cooperative launch for the simulation's life;
+ *                       commands are tagged words in a ring in host-mapped
+ *                       memory, answers tagged words written back.
+ *   RK_SIM_TRADITIONAL  launches per command on one stream.
+ *
+ * One host thread drives a simulation. Several may be open at once, on one
+ * device or several.
+ */
+#ifndef RINGKERNEL_SIM_H
+#define RINGKERNEL_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ringkernel/device.h"
+#include "ringkernel/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RK_SIM_MAX_PAYLOAD 48u  /* bytes of a command's payload */
+#define RK_SIM_MAX_FIELDS 16u
+#define RK_SIM_MAX_SCALARS 16u
+#define RK_SIM_MAX_COMMANDS 64u
+#define RK_SIM_MAX_COMMAND_ID 0xffffu /* ids are 1 .. this */
+#define RK_SIM_RING_SLOTS 64u   /* commands in flight at most; an answer stays readable this long */
+
+typedef enum rk_sim_pattern { RK_SIM_PERSISTENT = 0, RK_SIM_TRADITIONAL = 1 } rk_sim_pattern;
+typedef enum rk_sim_type { RK_SIM_F32 = 0, RK_SIM_I32 = 1, RK_SIM_U32 = 2 } rk_sim_type;
+
+typedef struct rk_sim_field {
+    const char *name; /* a C identifier: a member of rk_sim_state */
+    rk_sim_type type;
+    size_t count;     /* elements, >= 1; zero at creation */
+} rk_sim_field;
+
+typedef struct rk_sim_scalar {
+    const char *name; /* a member of rk_sim_scalars */
+    rk_sim_type type;
+    double initial;   /* converted to the type */
+} rk_sim_scalar;
+
+enum { RK_SIM_REGION = 0, RK_SIM_GLOBAL = 1 };
+
+typedef struct rk_sim_command {
+    uint32_t id;              /* 1 .. RK_SIM_MAX_COMMAND_ID, unique */
+    const char *handler;      /* the DSL function's name */
+    const char *payload_type; /* the DSL type its payload points to; NULL = "void" */
+    uint32_t payload_size;    /* bytes the host sends, <= RK_SIM_MAX_PAYLOAD */
+    int scope;                /* RK_SIM_REGION or RK_SIM_GLOBAL */
+} rk_sim_command;
+
+typedef struct rk_sim_desc {
+    const char *device;        /* rk_select_device spec; NULL = "cpu" */
+    rk_sim_pattern pattern;
+    const char *source;        /* DSL: types, the step function, the handlers */
+    const char *source_name;   /* for compiler messages; NULL = "sim.c" */
+    const rk_sim_field *fields;
+    size_t field_count;
+    const rk_sim_scalar *scalars;
+    size_t scalar_count;
+    int rows;                  /* the partition's extent, >= 1 */
+    const char *step;          /* the step function's name */
+    const rk_sim_command *commands;
+    size_t command_count;
+    uint32_t blocks;           /* bands (persistent) or blocks per launch; 0 = one per multiprocessor but
+                                * one on a GPU, per core on the CPU; never more than rows */
+    uint32_t threads;          /* per block, a multiple of 32; 0 = 256 on GPUs, 32 on the CPU */
+    const char *const *defines; /* passed to the compiler, "NAME=VALUE" */
+    size_t define_count;
+    uint32_t hang_timeout_ms;  /* a wait that sees no progress this long is RK_HUNG; 0 = 60 s */
+} rk_sim_desc;
+
+typedef struct rk_sim rk_sim;
+typedef uint64_t rk_sim_ticket; /* 1, 2, 3, ... in the order sent */
+
+/* Checks the description, generates and compiles the kernels (a compile
+ * error is RK_COMPILE_FAILED with the compiler's log in rk_last_error()),
+ * allocates zeroed fields and, persistent, launches the kernel. */
+rk_status rk_sim_create(const rk_sim_desc *desc, rk_sim **out);
+/* Stops the kernel and frees everything; NULL is fine. Commands still in
+ * flight are first completed (waited for, bounded by the hang timeout, at
+ * least 5 s without progress); the status says if some could not be:
+ * RK_DEVICE_FAULT (freed), RK_HUNG (a kernel still runs: its memory is
+ * left allocated rather than freed under it). */
+rk_status rk_sim_destroy(rk_sim *sim);
+
+/* Sends command `id` with its payload (size must equal the command's
+ * payload_size) over rows [first_row, first_row + row_count) (ignored for
+ * global commands). Returns at once unless RK_SIM_RING_SLOTS commands are
+ * in flight. ticket may be NULL. Refused with nothing sent: an unknown id
+ * (RK_NOT_FOUND), a payload of the wrong size (RK_MESSAGE_TOO_LARGE if over
+ * the limit, else RK_INVALID_ARGUMENT), rows outside [0, rows)
+ * (RK_OUT_OF_RANGE), a simulation that has failed (its status). */
+rk_status rk_sim_send(rk_sim *sim, uint32_t id, const void *payload, size_t size, int first_row, int row_count,
+                      rk_sim_ticket *ticket);
+/* Sends `count` steps (count 0 is a no-op command). */
+rk_status rk_sim_step(rk_sim *sim, uint32_t count, rk_sim_ticket *ticket);
+/* Returns once command `ticket` has been applied; *answer (may be NULL)
+ * receives its answer (0 for steps). RK_INVALID_ARGUMENT for a ticket never
+ * handed out; RK_OUT_OF_RANGE for an answer asked more than
+ * RK_SIM_RING_SLOTS commands later; RK_HUNG when nothing completes for the
+ * hang timeout; RK_DEVICE_FAULT when the kernel has died. */
+rk_status rk_sim_wait(rk_sim *sim, rk_sim_ticket ticket, uint64_t *answer);
+/* Waits for every command sent so far. */
+rk_status rk_sim_finish(rk_sim *sim);
+
+/* Elements [first, first + count) of a field, in its type; after every
+ * command sent so far. Out of range is RK_OUT_OF_RANGE, an unknown name
+ * RK_NOT_FOUND. Writing a field of a running persistent simulation stops
+ * its kernel and launches it again around the copy (rare by intent). */
+rk_status rk_sim_read_field(rk_sim *sim, const char *field, size_t first, size_t count, void *dst);
+rk_status rk_sim_write_field(rk_sim *sim, const char *field, size_t first, size_t count, const void *src);
+/* A scalar's 32 bits, ordered with the commands (read after, write before
+ * every later command). */
+rk_status rk_sim_get_scalar(rk_sim *sim, const char *name, uint32_t *bits);
+rk_status rk_sim_set_scalar(rk_sim *sim, const char *name, uint32_t bits);
+
+typedef struct rk_sim_stats {
+    rk_sim_pattern pattern;
+    uint64_t commands;   /* sent, steps included */
+    uint64_t steps;      /* time steps sent */
+    uint64_t completed;  /* commands known complete */
+    uint64_t launches;   /* kernel launches so far (persistent: 1 plus restarts) */
+    uint32_t blocks, threads;
+    char backend[16];
+    char device[256];
+} rk_sim_stats;
+
+void rk_sim_get_stats(const rk_sim *sim, rk_sim_stats *out);
+
+/* The full source compiled for this simulation (generated declarations,
+ * the user's source, the library's kernels), for tools that compile it
+ * themselves (an NVRTC check). Owned by sim. */
+const char *rk_sim_source(const rk_sim *sim);
+/* The same without creating a simulation: *out is malloc'd (free it). */
+rk_status rk_sim_generate_source(const rk_sim_desc *desc, char **out);
+
+const char *rk_sim_pattern_name(rk_sim_pattern pattern); /* "persistent", "traditional" */
+int rk_sim_pattern_parse(const char *name, rk_sim_pattern *out);
+
+/* Host side of answers. */
+static inline float rk_sim_answer_as_f32(uint64_t answer) {
+    union { uint32_t u; float f; } c;
+    c.u = (uint32_t)answer;
+    return c.f;
+}
+static inline uint32_t rk_sim_f32_bits(float f) {
+    union { uint32_t u; float f; } c;
+    c.f = f;
+    return c.u;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,204 @@
+/* The library's side of every simulation kernel, in the DSL. Compiled after
+ * sim_protocol.h, the generated declarations (rk_sim_state, rk_sim_region),
+ * the user's source and the generated rk_sim_step_ / rk_sim_dispatch_; the
+ * generated kernels that follow only unpack their arguments into an
+ * rk_sim_state and call the bodies here (src/sim/sim_source.c).
+ *
+ * Bands: block b owns rows RK_SIM_BAND_FIRST(b) .. of the partition. Steps
+ * and global commands meet every band at a grid barrier (persistent) or a
+ * launch boundary (traditional); a region command runs on the bands it
+ * reaches only, and those add up its answer on the board. */
+
+/* Answers command seq (thread 0 of the block that completes it). */
+RK_DEVICE void rk_sim_answer_(rk_sim_mailbox *mb, uint32_t seq, uint64_t value) {
+    const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
+    store_relaxed_u64(&mb->answer[slot], value);        /* ordered before done by its release */
+    store_release_u64(&mb->done[slot], (uint64_t)seq);
+}
+
+/* Thread 0 of one of `parts` bands that applied command seq adds its answer;
+ * the last to arrive answers. The block's writes were ordered before by a
+ * block barrier; the fence makes them visible before the arrival. */
+RK_DEVICE void rk_sim_gather_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int parts, uint64_t value) {
+    thread_fence();
+    if (parts == 1) {
+        rk_sim_answer_(mb, seq, value);
+        return;
+    }
+    const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
+    atomic_add_u64(&board->acc[slot], value);
+    thread_fence();
+    if (atomic_add_i32(&board->arrived[slot], 1) == parts - 1) {
+        thread_fence();
+        const uint64_t total = atomic_add_u64(&board->acc[slot], 0);
+        atomic_add_u64(&board->acc[slot], (uint64_t)0 - total);
+        atomic_exch_i32(&board->arrived[slot], 0);
+        thread_fence();
+        rk_sim_answer_(mb, seq, total);
+    }
+}
+
+/* Warp 0 reads the words of command seq (lane w word w, all at once) into
+ * words[] once every tag says seq; wait: poll until they do. */
+RK_DEVICE void rk_sim_read_(const rk_sim_mailbox *mb, uint32_t seq, uint32_t *words, int wait) {
+    const int tid = thread_idx_x();
+    if (tid < 32) {
+        const uint64_t *slot = mb->cmd[seq & (RK_SIM_SLOTS - 1u)];
+        for (;;) {
+            /* Relaxed: each word carries its own tag, and the loads of all lanes are in flight at once. */
+            const uint64_t w = tid < RK_SIM_CMD_WORDS ? load_relaxed_u64(&slot[tid]) : (uint64_t)seq << 32;
+            if (warp_all((uint32_t)(w >> 32) == seq) || !wait) {
+                if (tid < RK_SIM_CMD_WORDS) words[tid] = (uint32_t)w;
+                break;
+            }
+            sleep_ns(RK_SIM_POLL_NS);
+        }
+    }
+    sync_threads();
+}
+
+/* Thread 0 of each block, once it has read command seq: the last of the
+ * `blocks` to read it tells the host its slot may be written again. */
+RK_DEVICE void rk_sim_taken_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int blocks) {
+    const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
+    if (blocks == 1 || atomic_add_i32(&board->readers[slot], 1) == blocks - 1) {
+        if (blocks > 1) atomic_exch_i32(&board->readers[slot], 0);
+        store_release_u64(&mb->taken[slot], (uint64_t)seq);
+    }
+}
+
+/* The band's share of a region command's rows [begin, end): runs the
+ * handler and adds thread 0's answer. */
+RK_DEVICE void rk_sim_region_command_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board,
+                                      const uint32_t *words, uint32_t seq, int band, int bands, uint64_t steps) {
+    const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
+    const int b0 = RK_SIM_BAND_OF_ROW(begin, bands, s->rows), b1 = RK_SIM_BAND_OF_ROW(end - 1, bands, s->rows);
+    if (band < b0 || band > b1) return;
+    const int rb = RK_SIM_BAND_FIRST(band, bands, s->rows), re = RK_SIM_BAND_FIRST(band + 1, bands, s->rows);
+    rk_sim_region r;
+    r.row_begin = begin > rb ? begin : rb;
+    r.row_end = end < re ? end : re;
+    r.tid = thread_idx_x();
+    r.threads = block_dim_x();
+    r.step = steps;
+    const uint64_t a = rk_sim_dispatch_(s, &r, words[RK_SIM_W_OP], &words[RK_SIM_W_PAYLOAD]);
+    sync_threads();
+    if (r.tid == 0) rk_sim_gather_(mb, board, seq, b1 - b0 + 1, a);
+}
+
+/* A global command, run by one block over every row (the others wait at a
+ * barrier or are not launched). Returns its answer (thread 0's). */
+RK_DEVICE uint64_t rk_sim_global_command_(const rk_sim_state *s, const uint32_t *words, uint64_t steps) {
+    const uint32_t op = words[RK_SIM_W_OP];
+    uint32_t *scalars = (uint32_t *)s->scalars;
+    uint64_t a = 0;
+    if (op == RK_SIM_OP_GET_SCALAR) {
+        a = scalars[words[RK_SIM_W_ARG]];
+    } else if (op == RK_SIM_OP_SET_SCALAR) {
+        if (thread_idx_x() == 0) scalars[words[RK_SIM_W_ARG]] = words[RK_SIM_W_PAYLOAD];
+    } else if (op < RK_SIM_OP_STEP) {
+        rk_sim_region r;
+        r.row_begin = 0;
+        r.row_end = s->rows;
+        r.tid = thread_idx_x();
+        r.threads = block_dim_x();
+        r.step = steps;
+        a = rk_sim_dispatch_(s, &r, op, &words[RK_SIM_W_PAYLOAD]);
+    }
+    sync_threads();
+    return a;
+}
+
+RK_DEVICE int rk_sim_is_global_(const uint32_t *words) {
+    const uint32_t op = words[RK_SIM_W_OP];
+    return op > RK_SIM_OP_STEP || (op < RK_SIM_OP_STEP && words[RK_SIM_W_END] == 0u);
+}
+
+/* What happened since the bands last met: a barrier is due before a step
+ * after anything, and before any command after a step or a global one. */
+#define RK_SIM_SINCE_REGION 1
+#define RK_SIM_SINCE_SHARED 2
+
+/* The persistent kernel: every block reads every command from the host's
+ * ring in order, from seq on; steps done so far: steps. */
+RK_DEVICE void rk_sim_persistent_body_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
+                                       uint64_t steps) {
+    RK_SHARED uint64_t buffer[RK_SIM_CMD_WORDS / 2]; /* 8-byte aligned: the payload is a user's struct */
+    uint32_t *words = (uint32_t *)buffer;
+    const int bands = grid_dim_x(), band = block_idx_x(), tid = thread_idx_x();
+    const int rb = RK_SIM_BAND_FIRST(band, bands, s->rows), re = RK_SIM_BAND_FIRST(band + 1, bands, s->rows);
+    int since = 0;
+    for (;; seq++) {
+        sync_threads(); /* everyone is done with the last command's words */
+        rk_sim_read_(mb, seq, words, 1);
+        if (tid == 0) rk_sim_taken_(mb, board, seq, bands);
+        const uint32_t op = words[RK_SIM_W_OP];
+        if (op == RK_SIM_OP_STEP) {
+            const uint32_t count = words[RK_SIM_W_ARG];
+            for (uint32_t k = 0; k < count; k++) {
+                if (since) grid_sync();
+                rk_sim_region r;
+                r.row_begin = rb;
+                r.row_end = re;
+                r.tid = tid;
+                r.threads = block_dim_x();
+                r.step = steps;
+                rk_sim_step_(s, &r);
+                steps++;
+                since = RK_SIM_SINCE_SHARED;
+            }
+            sync_threads();
+            if (tid == 0) rk_sim_gather_(mb, board, seq, bands, 0);
+        } else if (rk_sim_is_global_(words)) {
+            if (since) grid_sync();
+            since = RK_SIM_SINCE_SHARED;
+            if (band == 0) {
+                const uint64_t a = rk_sim_global_command_(s, words, steps);
+                if (tid == 0) {
+                    thread_fence();
+                    rk_sim_answer_(mb, seq, a);
+                }
+            }
+            if (op == RK_SIM_OP_STOP) return;
+        } else {
+            if (since & RK_SIM_SINCE_SHARED) grid_sync();
+            since = RK_SIM_SINCE_REGION;
+            rk_sim_region_command_(s, mb, board, words, seq, band, bands, steps);
+        }
+    }
+}
+
+/* Traditional: one step over the band of this block (of `bands`); the launch
+ * for the last step of command seq (seq != 0) answers it. */
+RK_DEVICE void rk_sim_step_body_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
+                                 uint64_t step) {
+    const int bands = grid_dim_x(), band = block_idx_x();
+    rk_sim_region r;
+    r.row_begin = RK_SIM_BAND_FIRST(band, bands, s->rows);
+    r.row_end = RK_SIM_BAND_FIRST(band + 1, bands, s->rows);
+    r.tid = thread_idx_x();
+    r.threads = block_dim_x();
+    r.step = step;
+    rk_sim_step_(s, &r);
+    sync_threads();
+    if (seq != 0u && r.tid == 0) rk_sim_gather_(mb, board, seq, bands, 0);
+}
+
+/* Traditional: command seq, already in the ring. A region command is launched
+ * on the bands it reaches (block i is band first_band + i of `bands`); a
+ * global one (and a step of 0, a fence) on one block. */
+RK_DEVICE void rk_sim_command_body_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
+                                    uint64_t steps, int first_band, int bands) {
+    RK_SHARED uint64_t buffer[RK_SIM_CMD_WORDS / 2];
+    uint32_t *words = (uint32_t *)buffer;
+    rk_sim_read_(mb, seq, words, 0);
+    if (words[RK_SIM_W_OP] == RK_SIM_OP_STEP || rk_sim_is_global_(words)) {
+        const uint64_t a = words[RK_SIM_W_OP] == RK_SIM_OP_STEP ? 0 : rk_sim_global_command_(s, words, steps);
+        if (thread_idx_x() == 0) {
+            thread_fence();
+            rk_sim_answer_(mb, seq, a);
+        }
+        return;
+    }
+    rk_sim_region_command_(s, mb, board, words, seq, first_band + block_idx_x(), bands, steps);
+}

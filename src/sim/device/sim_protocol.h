@@ -1,0 +1,64 @@
+/* What a simulation's host code (src/sim) and its kernels (sim_device.c)
+ * share: the command ring the host writes in host-mapped memory, the
+ * answers the kernels write there, and the device-side board through
+ * which the bands of a command add up their answers. Compiled as host C11
+ * and as DSL (CPU compiler, NVRTC).
+ *
+ * Tagged words, as in the wave showcase and the ring kernels: every 8-byte
+ * command word carries the command's number in its upper half and one
+ * 32-bit field in its lower half and is written whole, so a reader knows a
+ * word is current from its tag, with no flag to read first. One writer per
+ * word: the host writes cmd[], the kernels answer[] and done[]. */
+#ifndef RK_SIM_PROTOCOL_H
+#define RK_SIM_PROTOCOL_H
+
+#if !defined(__CUDACC_RTC__)
+#include <stdint.h>
+#endif
+
+#define RK_SIM_SLOTS 64u          /* = RK_SIM_RING_SLOTS; a power of two */
+#define RK_SIM_CMD_WORDS 16       /* 4 header words and 12 of payload (48 bytes) */
+#define RK_SIM_PAYLOAD_WORDS 12
+#ifndef RK_SIM_POLL_NS
+#define RK_SIM_POLL_NS 32u        /* pause between two reads of the host's ring */
+#endif
+
+/* The words of a command. */
+enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD };
+
+/* Operations: the user's ids are 1 .. 0xffff; the library's own are above. */
+#define RK_SIM_OP_STEP 0x10000u       /* ARG = steps */
+#define RK_SIM_OP_FENCE 0x10001u      /* every write so far is visible to copies */
+#define RK_SIM_OP_STOP 0x10002u       /* the persistent kernel returns */
+#define RK_SIM_OP_GET_SCALAR 0x10003u /* ARG = index; the answer is its bits */
+#define RK_SIM_OP_SET_SCALAR 0x10004u /* ARG = index, payload word 0 = bits */
+/* BEGIN/END of a user command: its rows; END = 0 and BEGIN = 1 for a global one. */
+
+/* Host-mapped. done[seq % SLOTS] is seq once command seq has been applied,
+ * answer[seq % SLOTS] its answer (written before done). taken[seq % SLOTS]
+ * is seq once every block of the persistent kernel has read command seq:
+ * a region command completes when the bands it touches are done, maybe
+ * before the others have read it, and the host may write its slot again
+ * only after both. */
+typedef struct rk_sim_mailbox {
+    uint64_t cmd[RK_SIM_SLOTS][RK_SIM_CMD_WORDS];
+    uint64_t answer[RK_SIM_SLOTS];
+    uint64_t done[RK_SIM_SLOTS];
+    uint64_t taken[RK_SIM_SLOTS];
+} rk_sim_mailbox;
+
+/* Device memory: the bands of a command add their answers in acc[] and
+ * count themselves in arrived[]; the last one answers and sets both back.
+ * readers[]: the blocks that have read a command (the last one says taken). */
+typedef struct rk_sim_board {
+    uint64_t acc[RK_SIM_SLOTS];
+    int arrived[RK_SIM_SLOTS];
+    int readers[RK_SIM_SLOTS];
+} rk_sim_board;
+
+/* Band b of `bands` owns rows RK_SIM_BAND_FIRST(b) up to the next band's
+ * first row (bands <= rows: every band has a row). */
+#define RK_SIM_BAND_FIRST(b, bands, rows) ((int)((uint64_t)(b) * (uint64_t)(rows) / (uint64_t)(bands)))
+#define RK_SIM_BAND_OF_ROW(r, bands, rows) ((int)((((uint64_t)(r) + 1) * (uint64_t)(bands) - 1) / (uint64_t)(rows)))
+
+#endif

@@ -1,0 +1,356 @@
+/* The simulation API (ringkernel/sim.h): create, commands, state, destroy. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+#include "sim/sim_registry.h"
+
+_Static_assert(RK_SIM_SLOTS == RK_SIM_RING_SLOTS, "the ring's length is public");
+_Static_assert(RK_SIM_PAYLOAD_WORDS * 4 == RK_SIM_MAX_PAYLOAD, "the payload fits the command's words");
+_Static_assert(RK_SIM_W_PAYLOAD + RK_SIM_PAYLOAD_WORDS == RK_SIM_CMD_WORDS, "a command is its words");
+
+#define DESTROY_MIN_WAIT_NS 5000000000ull
+
+#define TRY(call)                              \
+    do {                                       \
+        rk_status s_ = (call);                 \
+        if (s_ != RK_OK) return s_;            \
+    } while (0)
+
+/* A library call failed: its reason under our heading. */
+static rk_status lib_fail(rk_status status, const char *what) {
+    return rk__fail(status, "rk_sim: %s: %s", what, rk_last_error());
+}
+#define TRY_LIB(call, what)                                 \
+    do {                                                    \
+        rk_status s_ = (call);                              \
+        if (s_ != RK_OK) return lib_fail(s_, what);         \
+    } while (0)
+
+const char *rk_sim_pattern_name(rk_sim_pattern pattern) {
+    return pattern == RK_SIM_TRADITIONAL ? "traditional" : pattern == RK_SIM_PERSISTENT ? "persistent" : "unknown";
+}
+
+int rk_sim_pattern_parse(const char *name, rk_sim_pattern *out) {
+    if (!name || !out) return 0;
+    if (strcmp(name, "persistent") == 0) *out = RK_SIM_PERSISTENT;
+    else if (strcmp(name, "traditional") == 0) *out = RK_SIM_TRADITIONAL;
+    else return 0;
+    return 1;
+}
+
+static size_t elem_size(rk_sim_type type) { (void)type; return 4; }
+
+static uint32_t scalar_bits(const rk_sim_scalar *s) {
+    if (s->type == RK_SIM_F32) return rk_sim_f32_bits((float)s->initial);
+    if (s->type == RK_SIM_I32) return (uint32_t)(int32_t)s->initial;
+    return (uint32_t)s->initial;
+}
+
+static rk_status allocate_state(rk_sim *sim, const rk_sim_desc *d) {
+    for (size_t i = 0; i < d->field_count; i++) {
+        rk_sim_field_rt *f = &sim->fields[i];
+        snprintf(f->name, sizeof f->name, "%s", d->fields[i].name);
+        f->type = d->fields[i].type;
+        f->count = d->fields[i].count;
+        TRY_LIB(rk_buffer_alloc(sim->ctx, f->count * elem_size(f->type), &f->buffer), "allocating a field");
+        sim->field_count++;
+    }
+    uint32_t bits[RK_SIM_MAX_SCALARS] = {0};
+    for (size_t i = 0; i < d->scalar_count; i++) {
+        snprintf(sim->scalar_names[i], sizeof sim->scalar_names[i], "%s", d->scalars[i].name);
+        bits[i] = scalar_bits(&d->scalars[i]);
+    }
+    sim->scalar_count = d->scalar_count;
+    TRY_LIB(rk_buffer_alloc(sim->ctx, sizeof bits, &sim->scalars), "allocating the scalars");
+    TRY_LIB(rk_copy_to_device(sim->ctx, sim->scalars, 0, bits, sizeof bits, NULL), "setting the scalars");
+    void *host = NULL;
+    TRY_LIB(rk_buffer_alloc_mapped(sim->ctx, sizeof(rk_sim_mailbox), &sim->mailbox_buf, &host),
+            "allocating the command ring in host-mapped memory");
+    sim->mb = host;
+    TRY_LIB(rk_buffer_alloc(sim->ctx, sizeof(rk_sim_board), &sim->board), "allocating the board");
+    return RK_OK;
+}
+
+static rk_status compile(rk_sim *sim, const rk_sim_desc *d) {
+    TRY(rk__sim_source(d, &sim->source));
+    rk_compile_options opts = {.defines = d->defines, .define_count = d->define_count};
+    /* On CUDA the load pauses the device's running simulations (sim_registry.h). */
+    rk_status s = rk_module_compile(sim->ctx, sim->source, &opts, &sim->module);
+    if (s != RK_OK) return rk__fail(s, "rk_sim: the simulation's source did not compile:\n%s", rk_last_error());
+    TRY_LIB(rk_module_get_function(sim->module, "rk_sim_persistent", &sim->persistent_fn), "finding the kernels");
+    TRY_LIB(rk_module_get_function(sim->module, "rk_sim_step", &sim->step_fn), "finding the kernels");
+    TRY_LIB(rk_module_get_function(sim->module, "rk_sim_command", &sim->command_fn), "finding the kernels");
+    return RK_OK;
+}
+
+static rk_status choose_grid(rk_sim *sim, const rk_sim_desc *d, bool cpu) {
+    sim->threads = d->threads ? d->threads : cpu ? 32u : 256u;
+    if (sim->threads % 32u || sim->threads > sim->info.max_threads_per_block)
+        return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: %u threads per block (a multiple of 32, at most %u here)",
+                        sim->threads, sim->info.max_threads_per_block);
+    uint32_t cores = sim->info.multiprocessors ? sim->info.multiprocessors : 1;
+    sim->blocks = d->blocks ? d->blocks : cpu ? cores : (cores > 1 ? cores - 1 : 1);
+    if (sim->blocks > (uint32_t)d->rows) sim->blocks = (uint32_t)d->rows;
+    return RK_OK;
+}
+
+/* Launches the persistent kernel; with automatic sizing, halves the grid
+ * while the cooperative launch is refused (worker threads on the CPU,
+ * co-residency on a GPU). */
+static rk_status start(rk_sim *sim, bool auto_blocks) {
+    for (;;) {
+        rk_status s = rk__sim_launch_persistent(sim);
+        if (s == RK_OK) return RK_OK;
+        if (s != RK_BAD_LAUNCH_CONFIG || !auto_blocks || sim->blocks <= 1)
+            return lib_fail(s, "launching the persistent kernel");
+        sim->blocks /= 2;
+    }
+}
+
+static rk_status create(rk_sim *sim, const rk_sim_desc *d) {
+    const rk_backend *backend = NULL;
+    uint32_t device = 0;
+    TRY_LIB(rk_select_device(d->device ? d->device : "cpu", &backend, &device), "choosing the device");
+    sim->backend = backend;
+    sim->device_index = device;
+    TRY_LIB(rk_context_create(backend, device, &sim->ctx), "opening the device");
+    TRY_LIB(rk_context_device_info(sim->ctx, &sim->info), "reading device facts");
+    if (!sim->info.host_mapped_memory)
+        return rk__fail(RK_UNSUPPORTED, "rk_sim: the %s device cannot map host memory, which the command ring needs",
+                        sim->info.backend);
+    if (d->pattern == RK_SIM_PERSISTENT && (!sim->info.cooperative_launch || !sim->info.persistent_kernels))
+        return rk__fail(RK_UNSUPPORTED, "rk_sim: the persistent pattern needs cooperative launch and persistent "
+                                        "kernels, which the %s device lacks (use the traditional pattern)",
+                        sim->info.backend);
+    bool cpu = strcmp(sim->info.backend, "cpu") == 0;
+    TRY(choose_grid(sim, d, cpu));
+    TRY(allocate_state(sim, d));
+    TRY(compile(sim, d));
+    TRY_LIB(rk_stream_create(sim->ctx, &sim->stream), "creating a stream");
+    TRY_LIB(rk_stream_create(sim->ctx, &sim->copy_stream), "creating a stream");
+    if (sim->pattern == RK_SIM_PERSISTENT) {
+        TRY(start(sim, d->blocks == 0));
+        rk__sim_registry_add(sim);
+    }
+    return RK_OK;
+}
+
+rk_status rk_sim_create(const rk_sim_desc *desc, rk_sim **out) {
+    if (!out) return rk__fail(RK_NULL_ARGUMENT, "rk_sim_create: out is NULL");
+    *out = NULL;
+    TRY(rk__sim_check_desc(desc));
+    rk_sim *sim = calloc(1, sizeof *sim);
+    if (!sim) return rk__fail(RK_OUT_OF_MEMORY, "rk_sim_create: out of memory");
+    sim->pattern = desc->pattern;
+    sim->rows = desc->rows;
+    sim->hang_ns = (uint64_t)(desc->hang_timeout_ms ? desc->hang_timeout_ms : 60000u) * 1000000u;
+    for (size_t i = 0; i < desc->command_count; i++)
+        sim->commands[i] = (rk_sim_command_rt){desc->commands[i].id, desc->commands[i].payload_size, desc->commands[i].scope};
+    sim->command_count = desc->command_count;
+    rk_status s = create(sim, desc);
+    if (s != RK_OK) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", rk_last_error());
+        rk_sim_destroy(sim);
+        return rk__fail(s, "%s", why);
+    }
+    *out = sim;
+    return RK_OK;
+}
+
+rk_status rk_sim_destroy(rk_sim *sim) {
+    if (!sim) return RK_OK;
+    /* Commands in flight complete first: give a loaded machine some time. */
+    if (sim->hang_ns < DESTROY_MIN_WAIT_NS) sim->hang_ns = DESTROY_MIN_WAIT_NS;
+    rk_status result = RK_OK;
+    if (sim->pattern == RK_SIM_PERSISTENT) {
+        rk__sim_registry_remove(sim);
+        result = rk__sim_stop(sim);
+    } else if (sim->sent) {
+        result = rk_sim_finish(sim);
+        if (result != RK_HUNG) rk__sim_join_watcher(sim);
+    }
+    char why[512];
+    snprintf(why, sizeof why, "%s", result == RK_OK ? "" : rk_last_error());
+    if (sim->running || result == RK_HUNG) {
+        /* A kernel still runs: its memory stays, rather than be freed under it. */
+        return rk__fail(result, "rk_sim_destroy: a kernel of the simulation did not finish, so its memory is left "
+                                "allocated: %s", why);
+    }
+    if (sim->stream && result == RK_OK) rk_stream_synchronize(sim->stream);
+    if (sim->copy_stream) rk_stream_destroy(sim->copy_stream);
+    if (sim->stream) rk_stream_destroy(sim->stream);
+    for (size_t i = 0; i < sim->field_count; i++) rk_buffer_free(sim->fields[i].buffer);
+    if (sim->scalars) rk_buffer_free(sim->scalars);
+    if (sim->board) rk_buffer_free(sim->board);
+    if (sim->mailbox_buf) rk_buffer_free(sim->mailbox_buf);
+    if (sim->module) rk_module_destroy(sim->module); /* pauses the others on CUDA (sim_registry.h) */
+    if (sim->ctx) rk_context_destroy(sim->ctx);
+    free(sim->source);
+    free(sim);
+    return result == RK_OK ? RK_OK : rk__fail(result, "rk_sim_destroy: %s", why);
+}
+
+/* ---- commands ------------------------------------------------------------------ */
+
+static const rk_sim_command_rt *find_command(const rk_sim *sim, uint32_t id) {
+    for (size_t i = 0; i < sim->command_count; i++)
+        if (sim->commands[i].id == id) return &sim->commands[i];
+    return NULL;
+}
+
+rk_status rk_sim_send(rk_sim *sim, uint32_t id, const void *payload, size_t size, int first_row, int row_count,
+                      rk_sim_ticket *ticket) {
+    if (ticket) *ticket = 0;
+    if (!sim) return rk__fail(RK_NULL_ARGUMENT, "rk_sim_send: sim is NULL");
+    const rk_sim_command_rt *c = find_command(sim, id);
+    if (!c) return rk__fail(RK_NOT_FOUND, "rk_sim_send: no command has id %u", id);
+    if (size > RK_SIM_MAX_PAYLOAD)
+        return rk__fail(RK_MESSAGE_TOO_LARGE, "rk_sim_send: a payload of %zu bytes is over the %u a command carries",
+                        size, RK_SIM_MAX_PAYLOAD);
+    if (size != c->payload_size)
+        return rk__fail(RK_INVALID_ARGUMENT, "rk_sim_send: command %u takes %u bytes of payload, not %zu", id,
+                        c->payload_size, size);
+    if (size && !payload) return rk__fail(RK_NULL_ARGUMENT, "rk_sim_send: payload is NULL");
+    if (c->scope == RK_SIM_GLOBAL) return rk__sim_submit(sim, id, 1, 0, 0, payload, size, ticket);
+    if (row_count < 1 || first_row < 0 || first_row >= sim->rows || row_count > sim->rows - first_row)
+        return rk__fail(RK_OUT_OF_RANGE, "rk_sim_send: rows %d .. %d+%d are not inside the %d rows of the simulation",
+                        first_row, first_row, row_count, sim->rows);
+    return rk__sim_submit(sim, id, (uint32_t)first_row, (uint32_t)(first_row + row_count), 0, payload, size, ticket);
+}
+
+rk_status rk_sim_step(rk_sim *sim, uint32_t count, rk_sim_ticket *ticket) {
+    if (ticket) *ticket = 0;
+    if (!sim) return rk__fail(RK_NULL_ARGUMENT, "rk_sim_step: sim is NULL");
+    return rk__sim_submit(sim, RK_SIM_OP_STEP, 1, 0, count, NULL, 0, ticket);
+}
+
+rk_status rk_sim_wait(rk_sim *sim, rk_sim_ticket ticket, uint64_t *answer) {
+    if (!sim) return rk__fail(RK_NULL_ARGUMENT, "rk_sim_wait: sim is NULL");
+    if (ticket == 0 || ticket > sim->sent)
+        return rk__fail(RK_INVALID_ARGUMENT, "rk_sim_wait: ticket %llu was never handed out (last %llu)",
+                        (unsigned long long)ticket, (unsigned long long)sim->sent);
+    if (answer && sim->sent - ticket >= RK_SIM_SLOTS)
+        return rk__fail(RK_OUT_OF_RANGE, "rk_sim_wait: the answer to command %llu is gone (%llu commands since; kept "
+                                         "for %u)",
+                        (unsigned long long)ticket, (unsigned long long)(sim->sent - ticket), RK_SIM_SLOTS);
+    TRY(rk__sim_wait(sim, ticket));
+    if (answer) *answer = __atomic_load_n(&sim->mb->answer[ticket & (RK_SIM_SLOTS - 1u)], __ATOMIC_ACQUIRE);
+    return RK_OK;
+}
+
+rk_status rk_sim_finish(rk_sim *sim) {
+    if (!sim) return rk__fail(RK_NULL_ARGUMENT, "rk_sim_finish: sim is NULL");
+    /* Commands complete out of order; those a ring's length old have completed. */
+    rk_sim_ticket first = sim->sent > RK_SIM_SLOTS ? sim->sent - RK_SIM_SLOTS + 1 : 1;
+    for (rk_sim_ticket t = first; t <= sim->sent; t++) TRY(rk__sim_wait(sim, t));
+    return RK_OK;
+}
+
+/* ---- state ------------------------------------------------------------------------ */
+
+static rk_status find_field(rk_sim *sim, const char *fn, const char *name, size_t first, size_t count,
+                            rk_sim_field_rt **out) {
+    if (!sim || !name) return rk__fail(RK_NULL_ARGUMENT, "%s: sim or the field's name is NULL", fn);
+    for (size_t i = 0; i < sim->field_count; i++) {
+        if (strcmp(sim->fields[i].name, name) != 0) continue;
+        if (first > sim->fields[i].count || count > sim->fields[i].count - first)
+            return rk__fail(RK_OUT_OF_RANGE, "%s: elements %zu .. +%zu are outside field '%s' (%zu elements)", fn, first,
+                            count, name, sim->fields[i].count);
+        *out = &sim->fields[i];
+        return RK_OK;
+    }
+    return rk__fail(RK_NOT_FOUND, "%s: no field is named '%s'", fn, name);
+}
+
+/* Every command sent so far applied, and its writes visible to copies. */
+static rk_status settle(rk_sim *sim) {
+    if (sim->pattern == RK_SIM_TRADITIONAL || !sim->running) return rk_sim_finish(sim);
+    rk_sim_ticket t = 0;
+    TRY(rk__sim_submit(sim, RK_SIM_OP_FENCE, 1, 0, 0, NULL, 0, &t));
+    TRY(rk_sim_finish(sim));
+    return RK_OK;
+}
+
+rk_status rk_sim_read_field(rk_sim *sim, const char *field, size_t first, size_t count, void *dst) {
+    rk_sim_field_rt *f = NULL;
+    TRY(find_field(sim, "rk_sim_read_field", field, first, count, &f));
+    if (!dst && count) return rk__fail(RK_NULL_ARGUMENT, "rk_sim_read_field: dst is NULL");
+    if (!count) return RK_OK;
+    TRY(settle(sim));
+    size_t es = elem_size(f->type);
+    TRY_LIB(rk_copy_to_host(sim->ctx, dst, f->buffer, first * es, count * es, sim->copy_stream), "copying a field");
+    TRY_LIB(rk_stream_synchronize(sim->copy_stream), "copying a field");
+    return RK_OK;
+}
+
+rk_status rk_sim_write_field(rk_sim *sim, const char *field, size_t first, size_t count, const void *src) {
+    rk_sim_field_rt *f = NULL;
+    TRY(find_field(sim, "rk_sim_write_field", field, first, count, &f));
+    if (!src && count) return rk__fail(RK_NULL_ARGUMENT, "rk_sim_write_field: src is NULL");
+    if (!count) return RK_OK;
+    /* A running kernel may hold the old values in its caches: it stops
+     * around the copy, and starts again where it left off. */
+    bool restart = sim->running;
+    TRY(restart ? rk__sim_stop(sim) : rk_sim_finish(sim));
+    size_t es = elem_size(f->type);
+    rk_status s = rk_copy_to_device(sim->ctx, f->buffer, first * es, src, count * es, sim->copy_stream);
+    if (s == RK_OK) s = rk_stream_synchronize(sim->copy_stream);
+    if (s != RK_OK) s = lib_fail(s, "copying a field");
+    if (restart) {
+        rk_status r = rk__sim_launch_persistent(sim);
+        if (r != RK_OK) {
+            sim->failed = r;
+            return lib_fail(r, "launching the persistent kernel again after a write");
+        }
+    }
+    return s;
+}
+
+static rk_status find_scalar(const rk_sim *sim, const char *fn, const char *name, uint32_t *index) {
+    if (!sim || !name) return rk__fail(RK_NULL_ARGUMENT, "%s: sim or the scalar's name is NULL", fn);
+    for (size_t i = 0; i < sim->scalar_count; i++)
+        if (strcmp(sim->scalar_names[i], name) == 0) {
+            *index = (uint32_t)i;
+            return RK_OK;
+        }
+    return rk__fail(RK_NOT_FOUND, "%s: no scalar is named '%s'", fn, name);
+}
+
+rk_status rk_sim_get_scalar(rk_sim *sim, const char *name, uint32_t *bits) {
+    uint32_t index = 0;
+    TRY(find_scalar(sim, "rk_sim_get_scalar", name, &index));
+    if (!bits) return rk__fail(RK_NULL_ARGUMENT, "rk_sim_get_scalar: bits is NULL");
+    rk_sim_ticket t = 0;
+    uint64_t answer = 0;
+    TRY(rk__sim_submit(sim, RK_SIM_OP_GET_SCALAR, 1, 0, index, NULL, 0, &t));
+    TRY(rk_sim_wait(sim, t, &answer));
+    *bits = (uint32_t)answer;
+    return RK_OK;
+}
+
+rk_status rk_sim_set_scalar(rk_sim *sim, const char *name, uint32_t bits) {
+    uint32_t index = 0;
+    TRY(find_scalar(sim, "rk_sim_set_scalar", name, &index));
+    return rk__sim_submit(sim, RK_SIM_OP_SET_SCALAR, 1, 0, index, &bits, sizeof bits, NULL);
+}
+
+void rk_sim_get_stats(const rk_sim *sim, rk_sim_stats *out) {
+    if (!out) return;
+    memset(out, 0, sizeof *out);
+    if (!sim) return;
+    out->pattern = sim->pattern;
+    out->commands = sim->sent;
+    out->steps = sim->steps;
+    out->completed = sim->seen_done;
+    out->launches = sim->launches;
+    out->blocks = sim->blocks;
+    out->threads = sim->threads;
+    snprintf(out->backend, sizeof out->backend, "%s", sim->info.backend);
+    snprintf(out->device, sizeof out->device, "%s", sim->info.name);
+}
+
+const char *rk_sim_source(const rk_sim *sim) { return sim ? sim->source : NULL; }

@@ -1,0 +1,225 @@
+/* Sending commands and waiting for them, in both patterns. Commands are
+ * written as tagged words into the ring in host-mapped memory either way;
+ * the persistent kernel polls the ring, the traditional pattern launches
+ * a kernel per command that reads its words there. Completion is the
+ * kernels' done[] word in both. */
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+
+enum { SPIN_BEFORE_YIELD = 2000 };
+
+/* The kernel's stream ran dry: for the persistent pattern, the kernel
+ * returned (STOP) or died. */
+static void *watch(void *arg) {
+    rk_sim *sim = arg;
+    rk_status s = rk_stream_synchronize(sim->stream);
+    if (s != RK_OK) snprintf(sim->watch_error, sizeof sim->watch_error, "%s", rk_last_error());
+    sim->watch_status = s;
+    __atomic_store_n(&sim->watch_state, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static rk_status start_watcher(rk_sim *sim) {
+    sim->watch_state = 0;
+    sim->watch_status = RK_OK;
+    sim->watch_error[0] = '\0';
+    if (pthread_create(&sim->watcher, NULL, watch, sim) != 0)
+        return rk__fail(RK_IO_ERROR, "rk_sim: cannot start the thread that watches the kernel");
+    sim->watching = true;
+    return RK_OK;
+}
+
+static rk_status join_watcher(rk_sim *sim) {
+    if (!sim->watching) return RK_OK;
+    pthread_join(sim->watcher, NULL);
+    sim->watching = false;
+    return sim->watch_status;
+}
+
+static rk_arg *state_args(rk_sim *sim, rk_arg *args, size_t *n) {
+    *n = 0;
+    for (size_t i = 0; i < sim->field_count; i++) args[(*n)++] = RK_ARG_BUF(sim->fields[i].buffer);
+    args[(*n)++] = RK_ARG_BUF(sim->scalars);
+    args[(*n)++] = RK_ARG_BUF(sim->mailbox_buf);
+    args[(*n)++] = RK_ARG_BUF(sim->board);
+    args[(*n)++] = RK_ARG_INT(sim->rows);
+    return args;
+}
+
+static rk_status launch(rk_sim *sim, rk_function *fn, uint32_t blocks, rk_arg *args, size_t n, bool cooperative) {
+    rk_launch_desc d = {
+        .grid = RK_DIM3(blocks, 1, 1),
+        .block = RK_DIM3(sim->threads, 1, 1),
+        .stream = sim->stream,
+        .args = args,
+        .arg_count = n,
+        .cooperative = cooperative,
+    };
+    rk_status s = rk_launch(fn, &d);
+    if (s == RK_OK) sim->launches++;
+    return s;
+}
+
+rk_status rk__sim_launch_persistent(rk_sim *sim) {
+    rk_arg args[RK_SIM_MAX_FIELDS + 8];
+    size_t n = 0;
+    state_args(sim, args, &n);
+    sim->first_seq = (uint32_t)(sim->sent + 1);
+    args[n++] = RK_ARG_UINT(sim->first_seq);
+    args[n++] = RK_ARG_ULONG(sim->steps);
+    rk_status s = launch(sim, sim->persistent_fn, sim->blocks, args, n, true);
+    if (s != RK_OK) return s;
+    sim->running = true;
+    return start_watcher(sim);
+}
+
+/* Command t has completed: its slot's done word carries t or a later
+ * command, compared in the 32-bit space the kernels count in. */
+static bool reached(const uint64_t *words, rk_sim_ticket t) {
+    uint64_t d = __atomic_load_n(&words[t & (RK_SIM_SLOTS - 1u)], __ATOMIC_ACQUIRE);
+    return (int32_t)((uint32_t)d - (uint32_t)t) >= 0;
+}
+
+static bool completed(const rk_sim *sim, rk_sim_ticket t) { return reached(sim->mb->done, t); }
+
+/* Persistent: every block has read command t, too (sim_protocol.h, taken). */
+static bool slot_free(const rk_sim *sim, rk_sim_ticket t) {
+    return completed(sim, t) && (sim->pattern != RK_SIM_PERSISTENT || reached(sim->mb->taken, t));
+}
+
+/* Why nothing can complete any more, or RK_OK. Persistent: the kernel's
+ * stream ran dry before a STOP, so the kernel died. Traditional: the
+ * watcher synchronized the stream (a wait took long) and the stream failed. */
+static rk_status dead(rk_sim *sim) {
+    if (sim->failed != RK_OK) return sim->failed;
+    if (!sim->watching || !__atomic_load_n(&sim->watch_state, __ATOMIC_ACQUIRE)) return RK_OK;
+    rk_status w = join_watcher(sim);
+    if (sim->pattern == RK_SIM_TRADITIONAL && w == RK_OK) return RK_OK;
+    sim->running = false;
+    sim->failed = RK_DEVICE_FAULT;
+    return rk__fail(RK_DEVICE_FAULT, "rk_sim: the %s (%s%s%s)",
+                    sim->pattern == RK_SIM_PERSISTENT ? "persistent kernel stopped on its own" : "kernels' stream failed",
+                    rk_status_name(sim->watch_status), sim->watch_error[0] ? ": " : "", sim->watch_error);
+}
+
+/* Traditional: a wait that takes long hands the stream to the watcher, so
+ * that a fault is seen while the host keeps polling (and a hang is not a
+ * blocked host). */
+enum { WATCH_AFTER_NS = 5000000 };
+
+rk_status rk__sim_join_watcher(rk_sim *sim) { return join_watcher(sim); }
+
+/* Every command up to seen_done has completed: move it past those that have since. */
+static bool advance(rk_sim *sim) {
+    rk_sim_ticket before = sim->seen_done;
+    while (sim->seen_done < sim->sent && completed(sim, sim->seen_done + 1)) sim->seen_done++;
+    return sim->seen_done != before;
+}
+
+/* Waits until command t has completed (or, with for_slot, its slot is free). */
+static rk_status wait_for(rk_sim *sim, rk_sim_ticket t, bool for_slot) {
+    if (!for_slot && t <= sim->seen_done) return RK_OK;
+    uint64_t since = rk__now_ns();
+    for (unsigned i = 0;; i++) {
+        if (for_slot ? slot_free(sim, t) : completed(sim, t)) {
+            advance(sim);
+            return RK_OK;
+        }
+        if (i < SPIN_BEFORE_YIELD) continue;
+        sched_yield(); /* the CPU backend's workers may share this core */
+        if ((i & 63) != 0) continue;
+        rk_status s = dead(sim);
+        if (s != RK_OK) return s;
+        uint64_t now = rk__now_ns();
+        if (sim->pattern == RK_SIM_TRADITIONAL && !sim->watching && now - since > WATCH_AFTER_NS) {
+            s = start_watcher(sim);
+            if (s != RK_OK) return s;
+        }
+        if (advance(sim)) {
+            since = now;
+        } else if (now - since > sim->hang_ns) {
+            return rk__fail(RK_HUNG, "rk_sim: no command completed for %llu ms (waiting for %llu, command %llu not done)",
+                            (unsigned long long)(sim->hang_ns / 1000000u), (unsigned long long)t,
+                            (unsigned long long)(sim->seen_done + 1));
+        }
+    }
+}
+
+rk_status rk__sim_wait(rk_sim *sim, rk_sim_ticket t) { return wait_for(sim, t, false); }
+
+/* Traditional: the launches of command t, whose words are in the ring. */
+static rk_status launch_traditional(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg,
+                                    rk_sim_ticket t, uint64_t steps) {
+    rk_arg args[RK_SIM_MAX_FIELDS + 8];
+    size_t n = 0;
+    state_args(sim, args, &n);
+    if (op == RK_SIM_OP_STEP && arg > 0) {
+        for (uint32_t k = 0; k < arg; k++) {
+            size_t m = n;
+            args[m++] = RK_ARG_UINT(k + 1 == arg ? (uint32_t)t : 0u);
+            args[m++] = RK_ARG_ULONG(steps + k);
+            rk_status s = launch(sim, sim->step_fn, sim->blocks, args, m, false);
+            if (s != RK_OK) return s;
+        }
+        return RK_OK;
+    }
+    int first = 0, count = 1;
+    bool region = op < RK_SIM_OP_STEP && end != 0;
+    if (region) {
+        first = RK_SIM_BAND_OF_ROW(begin, sim->blocks, sim->rows);
+        count = RK_SIM_BAND_OF_ROW(end - 1, sim->blocks, sim->rows) - first + 1;
+    }
+    args[n++] = RK_ARG_UINT((uint32_t)t);
+    args[n++] = RK_ARG_ULONG(steps);
+    args[n++] = RK_ARG_INT(first);
+    args[n++] = RK_ARG_INT((int)sim->blocks);
+    return launch(sim, sim->command_fn, (uint32_t)count, args, n, false);
+}
+
+rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg, const void *payload,
+                         size_t size, rk_sim_ticket *ticket) {
+    if (ticket) *ticket = 0;
+    rk_status s = dead(sim);
+    if (s != RK_OK) return s;
+    rk_sim_ticket t = sim->sent + 1;
+    /* The slot last held command t - SLOTS: it must have completed and been read. */
+    if (t > RK_SIM_SLOTS) {
+        s = wait_for(sim, t - RK_SIM_SLOTS, true);
+        if (s != RK_OK) return s;
+    }
+    uint32_t fields[RK_SIM_CMD_WORDS] = {0};
+    fields[RK_SIM_W_OP] = op;
+    fields[RK_SIM_W_BEGIN] = begin;
+    fields[RK_SIM_W_END] = end;
+    fields[RK_SIM_W_ARG] = arg;
+    if (size) memcpy(&fields[RK_SIM_W_PAYLOAD], payload, size);
+    uint64_t *slot = sim->mb->cmd[t & (RK_SIM_SLOTS - 1u)];
+    for (int w = 0; w < RK_SIM_CMD_WORDS; w++)
+        __atomic_store_n(&slot[w], (uint64_t)(uint32_t)t << 32 | fields[w], __ATOMIC_RELEASE);
+    sim->sent = t;
+    uint64_t steps_before = sim->steps;
+    if (op == RK_SIM_OP_STEP) sim->steps += arg;
+    if (sim->pattern == RK_SIM_TRADITIONAL) {
+        s = launch_traditional(sim, op, begin, end, arg, t, steps_before);
+        if (s != RK_OK) {
+            sim->failed = s;
+            return s;
+        }
+    }
+    if (ticket) *ticket = t;
+    return RK_OK;
+}
+
+rk_status rk__sim_stop(rk_sim *sim) {
+    if (!sim->running) return RK_OK;
+    rk_sim_ticket t = 0;
+    rk_status s = rk__sim_submit(sim, RK_SIM_OP_STOP, 1, 0, 0, NULL, 0, &t);
+    if (s == RK_OK) s = rk__sim_wait(sim, t);
+    if (s != RK_OK && s != RK_DEVICE_FAULT) return s; /* still running: leave the watcher alone */
+    rk_status w = join_watcher(sim);
+    sim->running = false;
+    return s != RK_OK ? s : w;
+}

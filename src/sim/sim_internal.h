@@ -1,0 +1,85 @@
+/* What the simulation library's files share (sim.c: the API, create and
+ * destroy; sim_source.c: the generated kernel source; sim_exec.c: sending,
+ * launching and waiting in both patterns). */
+#ifndef RK_SIM_INTERNAL_H
+#define RK_SIM_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/backend_impl.h"
+#include "ringkernel/sim.h"
+#include "sim/device/sim_protocol.h"
+
+typedef struct rk_sim_field_rt {
+    char name[64];
+    rk_sim_type type;
+    size_t count;
+    rk_buffer *buffer;
+} rk_sim_field_rt;
+
+typedef struct rk_sim_command_rt {
+    uint32_t id;
+    uint32_t payload_size;
+    int scope;
+} rk_sim_command_rt;
+
+struct rk_sim {
+    rk_sim_pattern pattern;
+    const rk_backend *backend;
+    uint32_t device_index;
+    rk_context *ctx;
+    rk_device_info info;
+    char *source;
+    rk_module *module;
+    rk_function *persistent_fn, *step_fn, *command_fn;
+    rk_stream *stream;      /* the kernel (persistent) or every launch (traditional) */
+    rk_stream *copy_stream; /* persistent: copies while the kernel runs */
+    rk_sim_field_rt fields[RK_SIM_MAX_FIELDS];
+    size_t field_count;
+    char scalar_names[RK_SIM_MAX_SCALARS][64];
+    size_t scalar_count;
+    rk_buffer *scalars;
+    rk_sim_command_rt commands[RK_SIM_MAX_COMMANDS];
+    size_t command_count;
+    int rows;
+    uint32_t blocks, threads;
+    uint64_t hang_ns;
+    rk_buffer *mailbox_buf, *board;
+    rk_sim_mailbox *mb;
+    rk_sim_ticket sent;      /* the last ticket handed out */
+    rk_sim_ticket seen_done; /* every ticket up to here has completed (commands complete in order per slot) */
+    uint64_t steps;          /* steps sent */
+    uint64_t launches;
+    uint32_t first_seq;      /* persistent: the command the running kernel started at */
+    bool running;            /* persistent: the kernel has been launched and not stopped */
+    bool paused;             /* stopped by sim_registry for a module load on its device */
+    struct rk_sim *next;     /* sim_registry's list */
+    rk_status failed;        /* RK_OK, or why the simulation can go on no more */
+    /* The watcher thread synchronizes the kernel's stream while it runs, so
+     * that a kernel that dies is seen without blocking the host. */
+    pthread_t watcher;
+    bool watching;
+    int watch_state;         /* atomic: 0 running, 1 returned */
+    rk_status watch_status;
+    char watch_error[256];
+};
+
+/* sim_source.c: the whole source for a validated description. */
+rk_status rk__sim_source(const rk_sim_desc *desc, char **out);
+/* Validation shared by create and generate_source. */
+rk_status rk__sim_check_desc(const rk_sim_desc *desc);
+
+/* sim_exec.c */
+rk_status rk__sim_launch_persistent(rk_sim *sim);
+/* Sends command words (op, begin, end, arg, payload) as the next ticket. */
+rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg, const void *payload,
+                         size_t size, rk_sim_ticket *ticket);
+rk_status rk__sim_wait(rk_sim *sim, rk_sim_ticket t);
+/* Waits for the watcher thread to return (RK_OK if none runs): its stream's status. */
+rk_status rk__sim_join_watcher(rk_sim *sim);
+/* Stops the persistent kernel (STOP, then the watcher's return). */
+rk_status rk__sim_stop(rk_sim *sim);
+
+#endif

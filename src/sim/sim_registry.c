@@ -1,0 +1,63 @@
+/* sim_registry.h: a list of running persistent simulations, and the pause
+ * and resume the CUDA backend calls around module loads (core/resident.h). */
+#include "sim/sim_registry.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static rk_sim *running_list;
+
+static const rk__resident_hooks hooks = {rk__sim_registry_pause, rk__sim_registry_resume};
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+static void register_hooks(void) { rk__resident_register(&hooks); }
+
+void rk__sim_registry_add(rk_sim *sim) {
+    pthread_once(&hooks_once, register_hooks);
+    pthread_mutex_lock(&lock);
+    sim->next = running_list;
+    running_list = sim;
+    pthread_mutex_unlock(&lock);
+}
+
+void rk__sim_registry_remove(rk_sim *sim) {
+    pthread_mutex_lock(&lock);
+    for (rk_sim **p = &running_list; *p; p = &(*p)->next) {
+        if (*p == sim) {
+            *p = sim->next;
+            break;
+        }
+    }
+    sim->next = NULL;
+    pthread_mutex_unlock(&lock);
+}
+
+static bool same_device(const rk_sim *s, const rk_context *ctx) {
+    return s->backend == ctx->backend && s->device_index == ctx->device;
+}
+
+void rk__sim_registry_pause(rk_context *ctx) {
+    pthread_mutex_lock(&lock);
+    for (rk_sim *s = running_list; s; s = s->next) {
+        s->paused = false;
+        if (!same_device(s, ctx) || !s->running) continue;
+        /* A kernel that does not stop keeps the load waiting: it is marked failed. */
+        rk_status st = rk__sim_stop(s);
+        if (st == RK_OK) s->paused = true;
+        else s->failed = st;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+rk_status rk__sim_registry_resume(rk_context *ctx) {
+    rk_status first = RK_OK;
+    pthread_mutex_lock(&lock);
+    for (rk_sim *s = running_list; s; s = s->next) {
+        if (!s->paused || !same_device(s, ctx)) continue;
+        s->paused = false;
+        rk_status st = rk__sim_launch_persistent(s);
+        if (st != RK_OK) {
+            s->failed = st;
+            if (first == RK_OK) first = st;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return first;
+}

@@ -1,0 +1,70 @@
+/* Shared by the simulation tests: the device under test (argv[1], "cpu" by
+ * default; a GPU backend without a device skips with 77) and a host model
+ * of the heat grid (examples/heat3d) that every answer is checked against. */
+#ifndef RK_SIM_TEST_H
+#define RK_SIM_TEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "heat3d.h"
+#include "ringkernel/device.h"
+
+/* The device spec from argv, or exit 77 when it has no device here. */
+static inline const char *sim_test_device(int argc, char **argv) {
+    const char *spec = argc > 1 ? argv[1] : "cpu";
+    const rk_backend *b = NULL;
+    uint32_t device = 0;
+    if (rk_select_device(spec, &b, &device) != RK_OK) RK_SKIP("no %s device: %s", spec, rk_last_error());
+    return spec;
+}
+
+static inline bool sim_test_is_cpu(const char *spec) { return strncmp(spec, "cpu", 3) == 0; }
+
+/* The grid on the host: cur is the current level. */
+typedef struct heat_model {
+    int nx, ny, nz;
+    float alpha;
+    float *cur, *next;
+} heat_model;
+
+static inline void heat_model_init(heat_model *m, int nx, int ny, int nz, float alpha) {
+    size_t cells = (size_t)nx * ny * nz;
+    *m = (heat_model){nx, ny, nz, alpha, calloc(cells, sizeof(float)), calloc(cells, sizeof(float))};
+    CHECK(m->cur && m->next);
+}
+
+static inline void heat_model_free(heat_model *m) {
+    free(m->cur);
+    free(m->next);
+}
+
+static inline void heat_model_step(heat_model *m, uint32_t count) {
+    for (uint32_t k = 0; k < count; k++) {
+        heat3d_host_step(m->cur, m->next, m->nx, m->ny, m->nz, m->alpha);
+        float *t = m->cur;
+        m->cur = m->next;
+        m->next = t;
+    }
+}
+
+static inline float *heat_model_cell(heat_model *m, int x, int y, int z) {
+    return &m->cur[((size_t)z * m->ny + y) * m->nx + x];
+}
+
+static inline uint64_t heat_model_count(const heat_model *m, int z0, int nz, float threshold) {
+    uint64_t n = 0;
+    size_t plane = (size_t)m->nx * m->ny;
+    for (size_t i = (size_t)z0 * plane; i < (size_t)(z0 + nz) * plane; i++) n += m->cur[i] > threshold;
+    return n;
+}
+
+/* The current level of a simulation after `steps` steps. */
+static inline void heat_read_current(const heat3d *h, uint64_t steps, float *out) {
+    size_t cells = (size_t)h->nx * h->ny * h->nz;
+    CHECK_OK(rk_sim_read_field(h->sim, (steps & 1u) ? "t1" : "t0", 0, cells, out));
+}
+
+#endif

@@ -1,0 +1,56 @@
+/* The generated simulation kernels (rk_sim_persistent, rk_sim_step,
+ * rk_sim_command) compile for CUDA with NVRTC, no GPU needed: the heat
+ * example's source through rk_sim_generate_source, down to cubins for the
+ * H100 and an older GPU, so ptxas checks dsl.h's inline PTX too. A compile
+ * error in a user's step comes back with NVRTC's log. Exits 77 where NVRTC
+ * cannot be loaded. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cuda/nvrtc.h"
+#include "heat3d.h"
+
+int main(void) {
+    char reason[512];
+    if (rk__nvrtc_probe(reason, sizeof reason) != RK_OK) RK_SKIP("NVRTC unavailable: %s", reason);
+    heat3d_config cfg = {.device = "cuda"};
+    rk_sim_desc desc;
+    heat3d_describe(&cfg, &desc);
+    char *source = NULL;
+    CHECK_OK(rk_sim_generate_source(&desc, &source));
+
+    char *ptx = NULL, *log = NULL;
+    size_t size = 0;
+    CHECK_OK(rk__nvrtc_compile(source, "heat3d.cu", "compute_90", NULL, 0, &ptx, &size, &log));
+    for (const char *entry = "rk_sim_persistent\0rk_sim_step\0rk_sim_command\0"; *entry; entry += strlen(entry) + 1) {
+        char want[64];
+        snprintf(want, sizeof want, ".entry %s", entry);
+        CHECK_STR_CONTAINS(ptx, want);
+    }
+    CHECK_STR_CONTAINS(ptx, "ld.relaxed.sys.u64"); /* tagged command words from the host's ring */
+    CHECK_STR_CONTAINS(ptx, "st.release.sys"); /* answers the host polls */
+    if (log && *log) printf("NVRTC log:\n%s\n", log);
+    free(ptx);
+    free(log);
+    for (const char *arch = "sm_90\0sm_80\0"; *arch; arch += strlen(arch) + 1) {
+        char *cubin = NULL;
+        CHECK_OK(rk__nvrtc_compile(source, "heat3d.cu", arch, NULL, 0, &cubin, &size, NULL));
+        CHECK(size > 64 && memcmp(cubin, "\x7f" "ELF", 4) == 0);
+        printf("heat3d simulation kernels: %s cubin, %zu bytes\n", arch, size);
+        free(cubin);
+    }
+    free(source);
+
+    /* A step that does not compile: NVRTC's log names the problem. */
+    desc.source = "RK_DEVICE void heat_step(const rk_sim_state *s, const rk_sim_region *r) { undefined_name; }\n";
+    desc.command_count = 0;
+    CHECK_OK(rk_sim_generate_source(&desc, &source));
+    log = NULL;
+    CHECK(rk__nvrtc_compile(source, "bad.cu", "compute_90", NULL, 0, &ptx, &size, &log) == RK_COMPILE_FAILED);
+    CHECK(log != NULL);
+    CHECK_STR_CONTAINS(log, "undefined_name");
+    free(log);
+    free(source);
+    return 0;
+}
