@@ -53,6 +53,7 @@ typedef unsigned long long size_t_rk_;
 #define RK_DEVICE __device__ static inline
 #define RK_SHARED __shared__
 #define RK_RESTRICT __restrict__
+#define RK_BLOCK_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z))
 
 __device__ static inline int thread_idx_x(void) { return (int)threadIdx.x; }
 __device__ static inline int thread_idx_y(void) { return (int)threadIdx.y; }
@@ -222,6 +223,9 @@ __device__ static inline void sleep_ns(unsigned ns) { __nanosleep(ns); }
  * per-block storage. */
 #define RK_SHARED static _Thread_local
 #define RK_RESTRICT restrict
+/* The block every launch of the kernel uses (CUDA's launch bounds, WGSL's
+ * workgroup size). The CPU backend runs any block; it does not check this. */
+#define RK_BLOCK_SIZE(x, y, z)
 
 /* Where a CPU "thread" is in the grid. Filled in by the executor. */
 typedef struct rk_dsl_thread {

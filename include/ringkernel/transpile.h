@@ -116,6 +116,10 @@ typedef struct rk_transpiled_kernel {
      * host's x86-64 layout, checked by static_asserts in the output; 0 for
      * void). */
     uint32_t request_size, reply_size, state_size;
+    /* Global kernels marked RK_BLOCK_SIZE(x, y, z): the block every launch
+     * must use (CUDA: __launch_bounds__(x*y*z); WGSL: @workgroup_size(x, y,
+     * z)); 0 when the kernel has no such mark. */
+    uint32_t block[3];
 } rk_transpiled_kernel;
 
 typedef struct rk_transpile_result rk_transpile_result;

@@ -156,6 +156,8 @@ void rk__tp_check_program(tp_ctx *ctx, tp_program *prog) {
     int entries = 0;
     for (tp_obj *fn = prog->functions; fn; fn = fn->next) {
         rk_transpile_kind kind = classify(fn);
+        if (fn->block_tok && kind != RK_TRANSPILE_GLOBAL && kind != RK_TRANSPILE_STENCIL)
+            rk__tp_error(ctx, fn->block_tok, "RK_BLOCK_SIZE marks a kernel (RK_KERNEL), not '%s'", fn->name);
         if (kind == RK_TRANSPILE_AUTO) {
             for (tp_obj *p = fn->params; p; p = p->next)
                 if (p->ty->kind == TY_GRID_POS)
@@ -179,11 +181,21 @@ void rk__tp_check_program(tp_ctx *ctx, tp_program *prog) {
         }
         if (rk__tp_unqual(fn->ty->return_ty)->kind != TY_VOID)
             rk__tp_error(ctx, fn->tok, "kernel '%s' must return void", fn->name);
+        if (fn->block_tok && kind == RK_TRANSPILE_STENCIL)
+            rk__tp_error(ctx, fn->block_tok, "RK_BLOCK_SIZE does not apply to a stencil kernel, whose block is its tile");
+        else if (fn->block_tok) {
+            long threads = (long)fn->block[0] * fn->block[1] * fn->block[2];
+            if (fn->block[0] < 1 || fn->block[1] < 1 || fn->block[2] < 1 || threads > 1024)
+                rk__tp_error(ctx, fn->block_tok, "RK_BLOCK_SIZE(%d, %d, %d): each size must be at least 1 and the block "
+                                                 "at most 1024 threads", fn->block[0], fn->block[1], fn->block[2]);
+        }
         for (tp_obj *p = fn->params; p; p = p->next)
             if (p->ty->kind == TY_ARRAY || p->ty->kind == TY_STRUCT) {
                 /* Allowed by CUDA, but no launch API here can pass them. */
                 if (p->ty->kind == TY_STRUCT)
-                    rk__tp_error(ctx, p->tok, "kernel parameters must be numbers or pointers (a launch cannot pass a struct)");
+                    rk__tp_error(ctx, p->tok, "kernel parameters must be numbers or pointers: a launch (rk_arg) "
+                                                 "cannot pass a struct by value; pass its fields, or a pointer to a buffer "
+                                                 "holding it");
             }
         if (kind == RK_TRANSPILE_STENCIL) {
             if (grid_pos_params(fn) > 1) rk__tp_error(ctx, fn->tok, "a stencil kernel takes one rk_grid_pos");

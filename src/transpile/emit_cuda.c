@@ -424,6 +424,14 @@ static void function_head(emitter *e, tp_obj *fn) {
     switch (fn->entry_kind) {
     case RK_TRANSPILE_GLOBAL:
         put(e, "extern \"C\" __global__ ");
+        if (fn->block[0]) {
+            PRINTF(e, "void __launch_bounds__(%d) ", fn->block[0] * fn->block[1] * fn->block[2]);
+            put(e, rk__cuda_obj_name(e, fn));
+            put(e, "(");
+            params(e, fn, false);
+            put(e, ")");
+            return;
+        }
         break;
     case RK_TRANSPILE_STENCIL:
         PRINTF(e, "extern \"C\" __global__ void __launch_bounds__(%d) ",

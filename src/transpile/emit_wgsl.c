@@ -272,7 +272,9 @@ static void helper_function(emitter *e, tp_obj *fn) {
 static void global_workgroup(const tp_obj *fn, int wg[3]) {
     static const tp_builtin_id z[] = {TP_B_THREAD_IDX_Z, TP_B_BLOCK_DIM_Z};
     static const tp_builtin_id y[] = {TP_B_THREAD_IDX_Y, TP_B_BLOCK_DIM_Y};
-    if (uses_any(fn, z, 2)) {
+    if (fn->block[0]) {
+        memcpy(wg, fn->block, sizeof fn->block); /* RK_BLOCK_SIZE */
+    } else if (uses_any(fn, z, 2)) {
         wg[0] = wg[1] = wg[2] = 4;
     } else if (uses_any(fn, y, 2)) {
         wg[0] = wg[1] = 8;

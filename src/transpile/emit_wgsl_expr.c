@@ -334,7 +334,13 @@ static void atomic_builtin(emitter *e, tp_node *n) {
         refuse(e, n->tok, "atomic_add_f32: WGSL has no floating-point atomics");
         put(e, "0.0f");
         return;
-    default: break;
+    default:
+        /* load_acquire_u32, store_release_u64 ...: ordering against the host
+         * through mapped memory, which WebGPU has neither of. */
+        refuse(e, n->tok, rk__tp_format(e->ctx, "%s: WGSL atomics are relaxed and WebGPU has no memory shared with "
+                                               "the host while a kernel runs", rk__tp_builtins[n->builtin].name));
+        put(e, "0u");
+        return;
     }
     tp_node *target = rk__wgsl_strip_ptr_conv(n->args);
     const char *t = n->builtin == TP_B_ATOMIC_ADD_U64 ? "u64"
@@ -348,10 +354,14 @@ static void atomic_builtin(emitter *e, tp_node *n) {
     const tp_type *vt = strcmp(t, "u64") == 0 ? &rk__tp_ty_ulong : t[0] == 'u' ? &rk__tp_ty_uint : &rk__tp_ty_int;
     bool device = rk__wgsl_is_atomic_lvalue(e, target->kind == ND_ADDR ? target->lhs : target);
     if (device) {
-        if (strcmp(op, "CAS") == 0)
-            put(e, "atomicCompareExchangeWeak(&");
-        else
-            PRINTF(e, "atomic%s(&", op);
+        if (strcmp(op, "CAS") == 0) {
+            /* Statement contexts lower it into a strong loop first
+             * (emit_wgsl_lower.c); a weak exchange here would change its meaning. */
+            refuse(e, n->tok, "atomic_cas in this position cannot be made strong; assign its result to a variable first");
+            put(e, "0");
+            return;
+        }
+        PRINTF(e, "atomic%s(&", op);
         if (target->kind == ND_ADDR)
             rk__wgsl_lvalue(e, target->lhs);
         else
@@ -380,7 +390,6 @@ static void atomic_builtin(emitter *e, tp_node *n) {
         rk__wgsl_as_type(e, a, vt);
     }
     put(e, ")");
-    if (device && strcmp(op, "CAS") == 0) put(e, ".old_value");
 }
 
 

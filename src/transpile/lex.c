@@ -24,7 +24,7 @@ bool rk__tp_equal(const tp_token *tok, const char *s) {
 static const char *const keywords[] = {
     "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
     "_Static_assert", "_Thread_local", "__asm__", "__attribute__", "__builtin_offsetof", "__extension__",
-    "__inline", "__inline__", "__restrict", "__restrict__", "__rk_device", "__rk_grid_pos", "__rk_handler",
+    "__inline", "__inline__", "__restrict", "__restrict__", "__rk_block_size", "__rk_device", "__rk_grid_pos", "__rk_handler",
     "__rk_kernel", "__rk_shared", "__typeof__", "asm", "auto", "break", "case", "char", "const", "continue",
     "default", "do", "double", "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int",
     "long", "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",

@@ -95,7 +95,7 @@ bool rk__tp_is_typename(parser *p, const tp_token *tok) {
         "void", "_Bool", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
         "struct", "union", "enum", "typedef", "static", "extern", "inline", "const", "volatile",
         "restrict", "__restrict", "__restrict__", "register", "auto", "_Thread_local", "_Atomic",
-        "_Alignas", "_Noreturn", "_Complex", "_Imaginary", "__attribute__", "__rk_kernel",
+        "_Alignas", "_Noreturn", "_Complex", "_Imaginary", "__attribute__", "__rk_kernel", "__rk_block_size",
         "__rk_handler", "__rk_device", "__rk_shared", "__rk_grid_pos", "__inline", "__inline__",
         "typeof", "__typeof__", "__extension__",
     };
@@ -163,6 +163,18 @@ tp_type *rk__tp_declspec(parser *p, decl_attr *attr) {
                 attr->is_inline = true;
             if (attr->is_typedef + attr->is_static + attr->is_extern > 1)
                 rk__tp_error(ctx, t, "more than one storage class");
+            continue;
+        }
+        if (rk__tp_equal(t, "__rk_block_size")) { /* RK_BLOCK_SIZE(x, y, z) */
+            if (!attr) rk__tp_p_fail(p, t, "RK_BLOCK_SIZE is not allowed here");
+            rk__tp_p_next(p);
+            rk__tp_p_expect(p, "(");
+            for (int i = 0; i < 3; i++) {
+                if (i) rk__tp_p_expect(p, ",");
+                attr->block[i] = (int)rk__tp_const_expr(p, "RK_BLOCK_SIZE");
+            }
+            rk__tp_p_expect(p, ")");
+            attr->block_tok = t;
             continue;
         }
         if (rk__tp_equal(t, "register") || rk__tp_equal(t, "auto") || rk__tp_equal(t, "_Noreturn") ||
@@ -782,6 +794,10 @@ static tp_obj *declare_function(parser *p, tp_token *name, tp_type *ty, decl_att
                 fn->kind_tok = attr->kind_tok;
             }
         }
+        if (attr->block_tok) {
+            memcpy(fn->block, attr->block, sizeof fn->block);
+            fn->block_tok = attr->block_tok;
+        }
         return fn;
     }
     if (e) rk__tp_error(ctx, name, "redefinition of '%.*s' as a different kind of symbol", name->len, name->loc);
@@ -791,6 +807,8 @@ static tp_obj *declare_function(parser *p, tp_token *name, tp_type *ty, decl_att
     fn->kind_tok = attr->kind_tok;
     fn->is_static = attr->is_static;
     fn->is_inline = attr->is_inline;
+    memcpy(fn->block, attr->block, sizeof fn->block);
+    fn->block_tok = attr->block_tok;
     rk__tp_declare(p, name)->var = fn;
     *p->fn_tail = fn;
     p->fn_tail = &fn->next;

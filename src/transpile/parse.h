@@ -24,6 +24,8 @@ typedef struct decl_attr {
     bool is_typedef, is_static, is_extern, is_inline, is_shared;
     tp_fn_kind fn_kind;
     tp_token *kind_tok, *shared_tok, *static_tok, *extern_tok;
+    int block[3];         /* RK_BLOCK_SIZE(x, y, z); 0 when absent */
+    tp_token *block_tok;
 } decl_attr;
 
 typedef struct parser {

@@ -895,19 +895,23 @@ static void stmt(tp_ctx *ctx, tp_node *n) {
 
 static bool completes(tp_ctx *ctx, const tp_node *n, int depth);
 
-/* A break in n that leaves the loop or switch n belongs to (not an inner one). */
-static bool breaks_out(const tp_node *n, int depth) {
+/* A break (or continue) in n that jumps out of the statement n belongs to:
+ * inner loops own both, inner switches own breaks. */
+static bool jumps_out(const tp_node *n, tp_node_kind jump, int depth) {
     for (; n && depth < TP_MAX_NESTING * 4; n = n->next) {
         switch (n->kind) {
-        case ND_BREAK: return true;
-        case ND_BLOCK: if (breaks_out(n->body, depth + 1)) return true; break;
-        case ND_IF: if (breaks_out(n->then, depth + 1) || breaks_out(n->els, depth + 1)) return true; break;
-        case ND_CASE: case ND_DEFAULT: if (breaks_out(n->body, depth + 1)) return true; break;
-        default: break; /* loops and switches own their breaks */
+        case ND_BREAK: case ND_CONTINUE: if (n->kind == jump) return true; break;
+        case ND_BLOCK: if (jumps_out(n->body, jump, depth + 1)) return true; break;
+        case ND_IF: if (jumps_out(n->then, jump, depth + 1) || jumps_out(n->els, jump, depth + 1)) return true; break;
+        case ND_CASE: case ND_DEFAULT: if (jumps_out(n->body, jump, depth + 1)) return true; break;
+        case ND_SWITCH: if (jump == ND_CONTINUE && jumps_out(n->body, jump, depth + 1)) return true; break;
+        default: break;
         }
     }
     return false;
 }
+
+static bool breaks_out(const tp_node *n, int depth) { return jumps_out(n, ND_BREAK, depth); }
 
 static bool always_true(tp_ctx *ctx, tp_node *cond) {
     int64_t v = 0;
@@ -933,7 +937,10 @@ static bool completes(tp_ctx *ctx, const tp_node *n, int depth) {
     case ND_BLOCK: return list_completes(ctx, n->body, depth);
     case ND_IF: return !n->els || completes(ctx, n->then, depth + 1) || completes(ctx, n->els, depth + 1);
     case ND_WHILE: case ND_FOR: return !always_true(ctx, n->cond) || breaks_out(n->then, depth + 1);
-    case ND_DO: return breaks_out(n->then, depth + 1) || !always_true(ctx, n->cond);
+    case ND_DO: /* the condition is reached only past the end of the body or by continue */
+        return breaks_out(n->then, depth + 1) ||
+               (!always_true(ctx, n->cond) &&
+                (completes(ctx, n->then, depth + 1) || jumps_out(n->then, ND_CONTINUE, depth + 1)));
     case ND_SWITCH: {
         if (!n->default_case || breaks_out(n->body && n->body->kind == ND_BLOCK ? n->body->body : n->body, depth + 1))
             return true;

@@ -24,6 +24,7 @@ static const char DSL_H[] =
     "#define RK_SHARED __rk_shared\n"
     "#define RK_RESTRICT restrict\n"
     "#define RK_STATIC_ASSERT(c, m) _Static_assert(c, m)\n"
+    "#define RK_BLOCK_SIZE(x, y, z) __rk_block_size(x, y, z)\n"
     "#define RK_PI 3.14159265358979323846\n"
     "#define RK_PI_F 3.14159265358979323846f\n";
 

@@ -407,6 +407,8 @@ struct tp_obj {
     tp_call_edge *calls;
     int visit;          /* recursion check */
     rk_transpile_kind entry_kind;
+    int block[3];        /* RK_BLOCK_SIZE: the block every launch uses; 0 when not given */
+    tp_token *block_tok;
     tp_stencil *stencil;
     bool used;
     const char *emit_name;

@@ -108,6 +108,7 @@ static void collect_kernels(tp_ctx *ctx, rk_transpile_result *r, tp_program *pro
             for (int i = 0; i < 3; i++) k->tile[i] = (uint32_t)fn->stencil->tile[i];
             k->halo = (uint32_t)fn->stencil->halo;
         }
+        for (int i = 0; i < 3; i++) k->block[i] = (uint32_t)fn->block[i];
         if (fn->entry_kind == RK_TRANSPILE_HANDLER && fn->ty->param_count == 3) {
             k->request_size = pointee_size(fn->params);
             k->reply_size = pointee_size(fn->params->next);

@@ -1,8 +1,9 @@
 /* libFuzzer target: any bytes as kernel source must give a result or a
  * clean error, never a crash, hang, leak or sanitizer report.
  *
- * The input is the source text. A hash of it picks the kind and the stencil
- * configuration, so one corpus covers all of them. The file system is off:
+ * The input is the source text, transpiled for CUDA and for WGSL. A hash of
+ * it picks the kind and the stencil configuration, so one corpus covers all
+ * of them. The file system is off:
  * #include finds the built-in headers and two virtual files. */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "ringkernel/transpile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+static void check_one(const rk_transpile_desc *desc);
 
 static const rk_transpile_file files[] = {
     {"common.h", "#pragma once\n#define SQ(x) ((x) * (x))\ntypedef struct { float x, y; } vec2;\n"},
@@ -37,15 +39,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         .defines = defines,
         .define_count = h & 1 ? 2 : 0,
         .no_file_system = true,
-        .target = RK_TARGET_CUDA,
         .kind = (rk_transpile_kind)((h >> 1) % 4),
     };
     memcpy(d.stencil.tile, tiles[(h >> 3) % 4], sizeof d.stencil.tile);
     d.stencil.halo = (h >> 5) % 3;
+    static const rk_transpile_target targets[] = {RK_TARGET_CUDA, RK_TARGET_WGSL};
+    for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+        d.target = targets[t];
+        check_one(&d);
+    }
+    free(text);
+    return 0;
+}
 
+/* What the API promises, checked on every input. */
+static void check_one(const rk_transpile_desc *desc) {
+    rk_transpile_desc d = *desc;
     rk_transpile_result *r = NULL;
     rk_status s = rk_transpile(&d, &r);
-    /* What the API promises, checked on every input. */
     if (!r) abort();
     size_t out_size = 0;
     const char *out = rk_transpile_output(r, &out_size);
@@ -59,6 +70,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (strlen(rk_transpile_diagnostics_text(r)) == 0 && rk_transpile_diagnostic_count(r) != 0) abort();
     rk_transpile_result_destroy(r);
-    free(text);
-    return 0;
 }

@@ -170,8 +170,9 @@ static const diag_case cases[] = {
                                             "int both(int x) { if (x) return 1; else return 2; }\n"
                                             "int all(int x) { switch (x) { case 0: return 1; default: return 2; } }\n"
                                             "int spin(int x) { do { x++; } while (1); }\n"
+                                            "int once(int x) { do { return x; } while (0); }\n"
                                             "RK_KERNEL void k(int *o) { o[0] = sign(1) + first(o) + pick(0) + loop(1) "
-                                            "+ both(0) + all(0) + spin(0); }\n",
+                                            "+ both(0) + all(0) + spin(0) + once(0); }\n",
      0, 0, {"2:5: error: non-void function 'sign' can reach its end without returning a value",
             "3:5: error: non-void function 'first' can reach its end without returning a value",
             "4:5: error: non-void function 'pick' can reach its end without returning a value"}},
@@ -194,6 +195,18 @@ static const diag_case cases[] = {
             "<stdint.h>, <stddef.h>, <stdbool.h>, <float.h> and <limits.h>, and the DSL's functions",
             "2:2: error: 'cuda_runtime.h' file not found: CUDA headers are not needed: include <ringkernel/dsl.h>, whose "
             "functions the transpiler maps to CUDA"}},
+    {"RK_BLOCK_SIZE misuse", STENCIL "RK_KERNEL RK_BLOCK_SIZE(64, 1, 1) void s(const float *in, float *out, rk_grid_pos p) {\n"
+                                     "    out[rk_pos_idx(p)] = in[0];\n"
+                                     "}\n"
+                                     "RK_KERNEL RK_BLOCK_SIZE(64, 32, 1) void big(int *o) { o[0] = 1; }\n"
+                                     "RK_DEVICE RK_BLOCK_SIZE(64, 1, 1) int helper(int x) { return x; }\n",
+     0, 0, {"2:11: error: RK_BLOCK_SIZE does not apply to a stencil kernel, whose block is its tile",
+            "5:11: error: RK_BLOCK_SIZE(64, 32, 1): each size must be at least 1 and the block at most 1024 threads",
+            "6:11: error: RK_BLOCK_SIZE marks a kernel (RK_KERNEL), not 'helper'"}},
+    {"struct parameter by value", DSL "typedef struct P { float x, y; } P;\n"
+                                      "RK_KERNEL void k(P p, float *o) { o[0] = p.x; }\n",
+     0, 0, {"3:20: error: kernel parameters must be numbers or pointers: a launch (rk_arg) cannot pass a struct by "
+            "value; pass its fields, or a pointer to a buffer holding it"}},
     {"shared memory over CUDA's static limit", DSL "RK_DEVICE float helper(int i) { RK_SHARED float more[4097]; "
                                                    "more[i] = 1.0f; return more[0]; }\n"
                                                    "RK_KERNEL void k(float *o) {\n"

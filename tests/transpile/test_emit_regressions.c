@@ -57,6 +57,8 @@ static void wgsl_side_effects_not_selected(void) {
                               "    out[i] = slot + (v[i] > 2 && twice(&t) > 4 ? atomic_add_i32(&count[1], 1) : 0);\n"
                               "    while (atomic_cas_i32(&count[2], 0, 1) != 0) { }\n"
                               "    out[0] = v[i] > 3 || atomic_add_i32(&count[3], 1) > 0;\n"
+                              "    if (v[i] > 7) out[1] = 1;\n"
+                              "    else if ((v[i] > 5 ? atomic_add_i32(&count[4], 1) : 0) > 2) out[1] = 2;\n"
                               "}\n";
     rk_transpile_result *r = transpile(src, RK_TARGET_WGSL);
     check_absent(r, "select(-1i, atomicAdd");
@@ -65,6 +67,9 @@ static void wgsl_side_effects_not_selected(void) {
     /* the strong compare-exchange retries a spurious failure */
     check_after(r, "loop {", "atomicCompareExchangeWeak(");
     check_after(r, "atomicCompareExchangeWeak(", "if (r.exchanged || r.old_value != ");
+    /* an else-if whose condition is lowered: its statements inside the else, after the first test */
+    check_after(r, "if ((k_v[i] > 7i)) {", "} else {");
+    check_after(r, "} else {\n            var rk_v", "atomicAdd(&k_count[4i], 1i)");
     rk_transpile_result_destroy(r);
     printf("WGSL: side effects in ?: arms and after && / || are statements; CAS is strong\n");
 }

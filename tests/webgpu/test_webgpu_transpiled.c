@@ -332,6 +332,22 @@ static void run_both(rk_context *cpu, rk_context *wg, const char *relative, cons
 
 static const char meaning_src[] = "tests/transpile/cases/meaning.c";
 
+/* One kernel of a source on the CPU backend, or transpiled on WebGPU. */
+static void module_on(rk_context *ctx, bool webgpu, const char *relative, const char *name, rk_module **m,
+                      rk_function **f) {
+    if (webgpu) {
+        rk_transpile_result *r = NULL;
+        CHECK_OK(to_wgsl(relative, &r));
+        CHECK_OK(rk_module_compile(ctx, rk_transpile_output(r, NULL), NULL, m));
+        rk_transpile_result_destroy(r);
+    } else {
+        char *src = rk_test_read_source(relative);
+        CHECK_OK(rk_module_compile(ctx, src, NULL, m));
+        free(src);
+    }
+    CHECK_OK(rk_module_get_function(*m, name, f));
+}
+
 static void else_if_tail(rk_context *cpu, rk_context *wg) {
     enum { N = 100 };
     int v[N], out[N];
@@ -372,6 +388,22 @@ static void side_effects(rk_context *cpu, rk_context *wg) {
     printf("side_effects (?:, &&, ||, comma with effects): webgpu == cpu == C\n");
 }
 
+static void alias_in_condition(rk_context *cpu, rk_context *wg) {
+    enum { N = 70 };
+    int v[N], out[N];
+    for (int i = 0; i < N; i++) v[i] = i - 10, out[i] = -1;
+    void *bufs[] = {v, out};
+    size_t sizes[] = {sizeof v, sizeof out};
+    int n = N;
+    run_both(cpu, wg, meaning_src, "alias_in_condition", bufs, sizes, 2, &n, 1, N);
+    for (int i = 0; i < N; i++) {
+        int lo = v[i], hi = 50 - v[i], swapped = lo > hi;
+        if (swapped) lo = hi, hi = v[i];
+        CHECK_EQ(out[i], lo * 1000 + hi + 1000000 * swapped);
+    }
+    printf("alias_in_condition: webgpu == cpu == C\n");
+}
+
 static void cas_insert(rk_context *cpu, rk_context *wg) {
     enum { N = 200, SIZE = 256 };
     int v[N], table[SIZE];
@@ -387,17 +419,7 @@ static void cas_insert(rk_context *cpu, rk_context *wg) {
         rk_context *ctx = b ? wg : cpu;
         rk_module *m = NULL;
         rk_function *f = NULL;
-        if (b) {
-            rk_transpile_result *r = NULL;
-            CHECK_OK(to_wgsl(meaning_src, &r));
-            CHECK_OK(rk_module_compile(wg, rk_transpile_output(r, NULL), NULL, &m));
-            rk_transpile_result_destroy(r);
-        } else {
-            char *src = rk_test_read_source(meaning_src);
-            CHECK_OK(rk_module_compile(cpu, src, NULL, &m));
-            free(src);
-        }
-        CHECK_OK(rk_module_get_function(m, "cas_insert", &f));
+        module_on(ctx, b, meaning_src, "cas_insert", &m, &f);
         rk_buffer *bv, *bt, *bc;
         CHECK_OK(rk_buffer_alloc(ctx, sizeof v, &bv));
         CHECK_OK(rk_buffer_alloc(ctx, sizeof t, &bt));
@@ -488,26 +510,13 @@ static void float_builtins(rk_context *cpu, rk_context *wg) {
     float f[N], out[6 * N];
     for (int i = 0; i < N; i++) f[i] = random_float() * 8.0f;
     f[0] = INFINITY, f[1] = NAN, f[2] = 0.25f, f[3] = 0.35f, f[4] = -0.25f;
-    /* rsqrtf is an approximation on the GPUs: compare with a tolerance */
-    pair p;
-    pair_open(&p, cpu, wg, builtins_src, "float_builtins");
-    pair_close(&p);
+    /* rsqrtf is an approximation on the GPUs: each backend against C, with a tolerance */
     rk_context *ctx[2] = {cpu, wg};
     float res[2][6 * N];
     for (int b = 0; b < 2; b++) {
         rk_module *m = NULL;
         rk_function *fn = NULL;
-        if (b) {
-            rk_transpile_result *r = NULL;
-            CHECK_OK(to_wgsl(builtins_src, &r));
-            CHECK_OK(rk_module_compile(wg, rk_transpile_output(r, NULL), NULL, &m));
-            rk_transpile_result_destroy(r);
-        } else {
-            char *src = rk_test_read_source(builtins_src);
-            CHECK_OK(rk_module_compile(cpu, src, NULL, &m));
-            free(src);
-        }
-        CHECK_OK(rk_module_get_function(m, "float_builtins", &fn));
+        module_on(ctx[b], b, builtins_src, "float_builtins", &m, &fn);
         rk_buffer *bf, *bo;
         CHECK_OK(rk_buffer_alloc(ctx[b], sizeof f, &bf));
         CHECK_OK(rk_buffer_alloc(ctx[b], sizeof out, &bo));
@@ -558,17 +567,7 @@ static void unsigned_atomics(rk_context *cpu, rk_context *wg) {
         rk_context *ctx = b ? wg : cpu;
         rk_module *m = NULL;
         rk_function *fn = NULL;
-        if (b) {
-            rk_transpile_result *r = NULL;
-            CHECK_OK(to_wgsl(builtins_src, &r));
-            CHECK_OK(rk_module_compile(wg, rk_transpile_output(r, NULL), NULL, &m));
-            rk_transpile_result_destroy(r);
-        } else {
-            char *src = rk_test_read_source(builtins_src);
-            CHECK_OK(rk_module_compile(cpu, src, NULL, &m));
-            free(src);
-        }
-        CHECK_OK(rk_module_get_function(m, "unsigned_atomics", &fn));
+        module_on(ctx, b, builtins_src, "unsigned_atomics", &m, &fn);
         uint32_t a[4];
         memcpy(a, acc, sizeof a);
         rk_buffer *bu, *ba;
@@ -592,6 +591,42 @@ static void unsigned_atomics(rk_context *cpu, rk_context *wg) {
         CHECK_OK(rk_module_destroy(m));
     }
     printf("unsigned_atomics (atomic_min/max/exch_u32, atomic_load_u32): cpu and webgpu == C\n");
+}
+
+static void block_sized(rk_context *cpu, rk_context *wg) {
+    rk_transpile_result *r = NULL;
+    CHECK_OK(to_wgsl(builtins_src, &r));
+    const rk_transpiled_kernel *tk = NULL;
+    for (size_t i = 0; i < rk_transpile_kernel_count(r); i++)
+        if (strcmp(rk_transpile_kernel(r, i)->name, "block_sized") == 0) tk = rk_transpile_kernel(r, i);
+    CHECK(tk != NULL);
+    CHECK_EQ(tk->block[0], 32u);
+    CHECK_EQ(tk->block[1], 2u);
+    CHECK_EQ(tk->block[2], 1u);
+    rk_transpile_result_destroy(r);
+    pair p;
+    pair_open(&p, cpu, wg, builtins_src, "block_sized");
+    int out[64] = {0};
+    rk_buffer *bc, *bw;
+    upload2(&p, &bc, &bw, out, sizeof out);
+    rk_arg ac[] = {RK_ARG_BUF(bc)}, aw[] = {RK_ARG_BUF(bw)};
+    rk_launch_desc lc = {.grid = RK_DIM3(1, 1, 1), .block = RK_DIM3(32, 2, 1), .args = ac, .arg_count = 1};
+    rk_launch_desc lw = lc;
+    lw.args = aw;
+    CHECK_OK(rk_launch(p.fcpu, &lc));
+    CHECK_OK(rk_launch(p.fwg, &lw));
+    int a[64], b[64];
+    CHECK_OK(rk_copy_to_host(cpu, a, bc, 0, sizeof a, NULL));
+    CHECK_OK(rk_context_synchronize(cpu));
+    CHECK_OK(rk_copy_to_host(wg, b, bw, 0, sizeof b, NULL));
+    for (int t = 0; t < 64; t++) {
+        CHECK_EQ(a[t], 64000 + t);
+        CHECK_EQ(b[t], a[t]);
+    }
+    CHECK_OK(rk_buffer_free(bc));
+    CHECK_OK(rk_buffer_free(bw));
+    pair_close(&p);
+    printf("block_sized (RK_BLOCK_SIZE(32, 2, 1)): webgpu == cpu == C\n");
 }
 
 /* ---- handlers as ring kernels on both backends -------------------------------- */
@@ -818,11 +853,13 @@ int main(void) {
     features_kernel(cpu, wg);
     else_if_tail(cpu, wg);
     side_effects(cpu, wg);
+    alias_in_condition(cpu, wg);
     cas_insert(cpu, wg);
     nan_tests(cpu, wg);
     int_builtins(cpu, wg);
     float_builtins(cpu, wg);
     unsigned_atomics(cpu, wg);
+    block_sized(cpu, wg);
     CHECK_OK(rk_context_destroy(cpu));
     CHECK_OK(rk_context_destroy(wg));
     handlers();

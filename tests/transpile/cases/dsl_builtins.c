@@ -50,3 +50,10 @@ RK_KERNEL void unsigned_atomics(const uint32_t *u, uint32_t *acc, int n) {
     (void)before;
     if (atomic_load_u32(&acc[1]) >= u[0]) atomic_add_u32(&acc[3], 1u);
 }
+
+/* A kernel with a fixed block (CUDA launch bounds, WGSL workgroup size): out[t]
+ * = the block's size and the thread's place in it, for the one block. */
+RK_KERNEL RK_BLOCK_SIZE(32, 2, 1) void block_sized(int *out) {
+    int t = thread_idx_y() * block_dim_x() + thread_idx_x();
+    out[t] = block_dim_x() * block_dim_y() * 1000 + t;
+}

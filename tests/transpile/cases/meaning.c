@@ -52,6 +52,26 @@ RK_KERNEL void side_effects(const int *v, int *out, int *counts, int n) {
     out[i] = (slot >= 0 ? 1 : 0) + 2 * both + 4 * either + 8 * nested + 128 * k + 1024 * (p.hi & 0xf);
 }
 
+RK_DEVICE int order(int *a, int *b) {
+    if (*a <= *b) return 0;
+    int t = *a;
+    *a = *b;
+    *b = t;
+    return 1;
+}
+
+/* Two pointers into one local passed to a helper inside an if condition
+ * (WGSL's alias rule needs copies, which once were made only at statement
+ * level). */
+RK_KERNEL void alias_in_condition(const int *v, int *out, int n) {
+    int i = block_idx_x() * block_dim_x() + thread_idx_x();
+    if (i >= n) return;
+    Pair q = {v[i], 50 - v[i]};
+    int swapped = 0;
+    if (order(&q.lo, &q.hi)) swapped = 1;
+    out[i] = q.lo * 1000 + q.hi + 1000000 * swapped;
+}
+
 /* A lock-free set: each value claims one slot with a strong compare-and-swap
  * (WGSL's weak one may fail spuriously). table[] starts at -1. */
 RK_KERNEL void cas_insert(const int *v, int *table, int *claimed, int n, int size) {
