@@ -495,3 +495,8 @@ void diff_free_outputs(const diff_program *p, void *outputs[]) {
         outputs[i] = NULL;
     }
 }
+
+/* LeakSanitizer: Mesa's lavapipe keeps small allocations per compiled shader
+ * (the wgsl executor compiles hundreds); they are the driver's, not ours. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) { return "leak:libvulkan_lvp.so\n"; }
