@@ -164,6 +164,10 @@ struct rk__ring_iface {
      * The core serializes poll calls; one may run beside try_send (sender
      * thread) or try_receive (receiver thread). */
     rk_status (*poll)(rk_kernel *k, rk__control *out);
+    /* Optional: blocks until the kernel may have moved (a launch ended) or
+     * until deadline_ns (rk__now_ns's clock), whichever comes first. False,
+     * at once, when there is nothing to wait for: the core backs off. */
+    bool (*wait)(rk_kernel *k, uint64_t deadline_ns);
     /* Frees everything; the kernel has terminated or failed, or is stopped
      * forcibly. RK_OK, or RK_HUNG (with rk__fail's text) when a handler had
      * to be stopped without returning, or could not be stopped at all. */

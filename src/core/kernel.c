@@ -293,7 +293,7 @@ rk_status rk_kernel_terminate(rk_kernel *k, uint64_t timeout_ns) {
             return RK_OK;
         }
         if (rk__kernel_held_pending(c) != held_before) rk__backoff_reset(&b);
-        if (!rk__backoff_wait(&b))
+        if (!rk__kernel_wait(c, &b))
             return rk__fail(RK_TIMEOUT, "%s: kernel '%s' still has %u messages to process", fn, k->name,
                             ctl.input_depth);
     }

@@ -8,6 +8,7 @@
 
 #include "backend_impl.h"
 #include "kernel_latency.h"
+#include "kernel_wait.h"
 
 typedef struct rk__kernel_core {
     struct rk_kernel k; /* first: a backend's rk_kernel * is our pointer */
@@ -51,6 +52,11 @@ rk_status rk__kernel_fail_failed(rk__kernel_core *c, const char *fn);
 
 /* Moves every reply the backend has into the held buffer (terminate). */
 rk_status rk__kernel_hold_replies(rk__kernel_core *c);
+
+/* One step of a blocking call's wait: the backend's wait (capped at a
+ * millisecond, so the caller polls again) where it has one, else b's
+ * backoff. False once b's deadline has passed. */
+bool rk__kernel_wait(rk__kernel_core *c, rk__backoff *b);
 
 /* Replies waiting in the held buffer. */
 size_t rk__kernel_held_pending(rk__kernel_core *c);

@@ -10,6 +10,17 @@
  * passed no info array (backends always get one). */
 enum { INFO_CHUNK = 64 };
 
+bool rk__kernel_wait(rk__kernel_core *c, rk__backoff *b) {
+    rk_kernel *k = &c->k;
+    uint64_t now = rk__now_ns();
+    if (now >= b->deadline) return false;
+    if (k->ring->wait) {
+        uint64_t until = b->deadline - now > 1000000u ? now + 1000000u : b->deadline;
+        if (k->ring->wait(k, until)) return true;
+    }
+    return rk__backoff_wait(b);
+}
+
 /* ---- sending ------------------------------------------------------------------- */
 
 /* One non-blocking attempt, fenced against terminate (see senders_in_flight). */
@@ -65,7 +76,7 @@ static rk_status send_common(rk__kernel_core *c, const char *fn, const unsigned 
         /* Relaunch backends make progress in poll; all of them report
          * failures there. */
         if (rk__backoff_should_poll(&b)) rk__kernel_refresh(c, NULL);
-        if (!rk__backoff_wait(&b)) {
+        if (!rk__kernel_wait(c, &b)) {
             s = timeout_ns == RK_NO_WAIT
                     ? rk__fail(RK_WOULD_BLOCK, "%s: kernel '%s' input queue is full (%zu of %zu queued)", fn,
                                k->name, sent, count)
@@ -255,7 +266,7 @@ static rk_status receive_common(rk__kernel_core *c, const char *fn, unsigned cha
             rk__backoff_init(&b, timeout_ns);
             waiting = true;
         }
-        if (!rk__backoff_wait(&b))
+        if (!rk__kernel_wait(c, &b))
             return timeout_ns == RK_NO_WAIT
                        ? rk__fail(RK_WOULD_BLOCK, "%s: kernel '%s' has no reply ready", fn, k->name)
                        : rk__fail(RK_TIMEOUT, "%s: no reply from kernel '%s' within %llu ns", fn, k->name,

@@ -18,6 +18,8 @@ rk_status rk__cpu_module_symbol(rk_module *module, const char *name, void (**fn)
 /* Whether ops queued on a CPU stream are still running: synchronize
  * without waiting. */
 bool rk__cpu_stream_busy(rk_stream *stream);
+/* Waits until the stream is idle or deadline_ns (rk__now_ns's clock). */
+void rk__cpu_stream_wait_idle_until(rk_stream *stream, uint64_t deadline_ns);
 
 /* Host pointer behind a CPU buffer (CPU device memory is host memory). */
 void *rk__cpu_buffer_data(rk_buffer *buffer);

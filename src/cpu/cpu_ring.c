@@ -257,6 +257,11 @@ static rk_status poll(rk_kernel *k, rk__control *out) {
     return RK_OK;
 }
 
+static bool wait(rk_kernel *k, uint64_t deadline_ns) {
+    rk__cpu_ring *r = ring_of(k);
+    return r->ops->wait && r->ops->wait(r, deadline_ns);
+}
+
 static rk_status destroy(rk_kernel *k) {
     rk__cpu_ring *r = ring_of(k);
     if (!r) return RK_OK;
@@ -277,5 +282,6 @@ const rk__ring_iface rk__cpu_ring_iface = {
     .set_active = set_active,
     .request_terminate = request_terminate,
     .poll = poll,
+    .wait = wait,
     .destroy = destroy,
 };

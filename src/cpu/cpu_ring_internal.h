@@ -91,6 +91,7 @@ typedef struct rk__cpu_ring_ops {
                              size_t *received);
     void (*wake)(rk__cpu_ring *r); /* after is_active / should_terminate changed */
     void (*poll)(rk__cpu_ring *r, rk__control *out);
+    bool (*wait)(rk__cpu_ring *r, uint64_t deadline_ns); /* optional: rk__ring_iface.wait */
     /* The mode's part, then rk__cpu_ring_free. RK_HUNG when a handler had to
      * be cancelled (or could not be: then the ring is kept, not freed). */
     rk_status (*destroy)(rk__cpu_ring *r);

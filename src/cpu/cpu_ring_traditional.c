@@ -55,6 +55,7 @@ struct traditional {
 
     _Atomic uint64_t launches, processed, errors;
     _Atomic bool terminated;
+    _Atomic bool in_flight_hint; /* in_flight, for t_wait (which takes no lock) */
 };
 
 static traditional *impl_of(rk__cpu_ring *r) { return (traditional *)r->mode_impl; }
@@ -123,6 +124,7 @@ static void complete(traditional *t) {
     rk_queue_commit(t->out, t->count);
     rk_queue_release(t->in, t->count);
     t->in_flight = false;
+    atomic_store(&t->in_flight_hint, false);
 }
 
 /* Answers the last n requests of the launch in flight with the kernel's
@@ -285,6 +287,7 @@ static void pump(rk__cpu_ring *r, traditional *t) {
             complete(t);
             continue;
         }
+        atomic_store(&t->in_flight_hint, true);
         break; /* it runs on the stream thread; a later pump finishes it */
     }
     pthread_mutex_unlock(&t->pump_lock);
@@ -309,6 +312,15 @@ static rk_status t_try_receive(rk__cpu_ring *r, void *replies, size_t stride, rk
 }
 
 static void t_wake(rk__cpu_ring *r) { (void)r; /* the next pump sees the flags */ }
+
+/* A caller that waits sleeps until the launch in flight ends (woken by the
+ * stream), not in the core's backoff. */
+static bool t_wait(rk__cpu_ring *r, uint64_t deadline_ns) {
+    traditional *t = impl_of(r);
+    if (!atomic_load(&t->in_flight_hint)) return false;
+    rk__cpu_stream_wait_idle_until(t->stream, deadline_ns);
+    return true;
+}
 
 static void t_poll(rk__cpu_ring *r, rk__control *out) {
     traditional *t = impl_of(r);
@@ -365,6 +377,7 @@ static const rk__cpu_ring_ops traditional_ops = {
     .try_receive = t_try_receive,
     .wake = t_wake,
     .poll = t_poll,
+    .wait = t_wait,
     .destroy = t_destroy,
 };
 
@@ -374,6 +387,7 @@ rk_status rk__cpu_traditional_start(rk__cpu_ring *r) {
     pthread_mutex_init(&t->pump_lock, NULL);
     atomic_init(&t->done, 0);
     atomic_init(&t->in_handler, false);
+    atomic_init(&t->in_flight_hint, false);
     rk_context *ctx = r->ctx;
     rk_status s = rk_queue_create(r->capacity, RK_CPU_SLOT_HEADER + r->message_size, &t->in);
     if (s == RK_OK) s = rk_queue_create(r->capacity, RK_CPU_SLOT_HEADER + r->reply_size, &t->out);

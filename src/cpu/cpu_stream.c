@@ -296,6 +296,23 @@ bool rk__cpu_stream_busy(rk_stream *stream) {
     return atomic_load(&((rk__cpu_stream *)stream)->outstanding) != 0;
 }
 
+void rk__cpu_stream_wait_idle_until(rk_stream *stream, uint64_t deadline_ns) {
+    rk__cpu_stream *s = (rk__cpu_stream *)stream;
+    if (spin_until_outstanding(s, true)) return;
+    uint64_t now = rk__now_ns();
+    if (now >= deadline_ns) return;
+    /* changed runs on the realtime clock. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    uint64_t ns = (uint64_t)until.tv_nsec + (deadline_ns - now);
+    until.tv_sec += (time_t)(ns / 1000000000u);
+    until.tv_nsec = (long)(ns % 1000000000u);
+    pthread_mutex_lock(&s->lock);
+    while (atomic_load(&s->outstanding) != 0 && pthread_cond_timedwait(&s->changed, &s->lock, &until) == 0) {
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
 void rk__cpu_stream_destroy(rk_stream *stream) {
     rk__cpu_stream *s = (rk__cpu_stream *)stream;
     rk__cpu_context *c = s->ctx;
