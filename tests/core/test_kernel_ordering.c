@@ -6,6 +6,7 @@
  * handles back to back; each client's requests must reach the handler in
  * that client's order, and every reply reaches its caller. */
 #include <pthread.h>
+#include <time.h>
 
 #include "kernel_test.h"
 
@@ -126,7 +127,12 @@ static void test_many_clients(rk_runtime *rt) {
     CHECK_OK(rk_kernel_call(k, &q, sizeof q, &r, sizeof r, NULL, SECONDS(30)));
     CHECK_EQ(r.bad, 0);
     CHECK_EQ(r.expected, PER_CLIENT);
+    /* CUDA publishes its processed count after the replies: wait for it. */
     rk_kernel_stats st = test_stats(k);
+    for (int tries = 0; tries < 500 && st.messages_processed < (uint64_t)CLIENTS * PER_CLIENT + 1u; tries++) {
+        nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+        st = test_stats(k);
+    }
     CHECK_U64_EQ(st.messages_processed, (uint64_t)CLIENTS * PER_CLIENT + 1u);
     CHECK_OK(rk_kernel_destroy(k));
 }
