@@ -20,10 +20,13 @@ refused() {
     fi
 }
 
-# Values no number option accepts.
+# Values no number option accepts: all of them through the two parsers (a
+# real number and an integer), a few through each command.
 for v in inf -inf nan NaN 1e400 -1 " -1" -0.5 abc "" 1x 0x10 99999999999999999999; do
     refused seconds demo --backend cpu --seconds "$v"
     refused messages demo --backend cpu --messages "$v"
+done
+for v in inf -1 1e400; do
     refused fps demo wave --no-tty --fps "$v"
     refused messages bench --messages "$v"
     refused repeats bench seed-table --repeats "$v"
