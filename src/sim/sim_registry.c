@@ -29,15 +29,15 @@ void rk__sim_registry_remove(rk_sim *sim) {
     pthread_mutex_unlock(&lock);
 }
 
-static bool same_device(const rk_sim *s, const rk_context *ctx) {
-    return s->backend == ctx->backend && s->device_index == ctx->device;
-}
+void rk__sim_registry_pause(rk_context *ctx) { rk__sim_registry_pause_device(ctx->backend, ctx->device); }
 
-void rk__sim_registry_pause(rk_context *ctx) {
+rk_status rk__sim_registry_resume(rk_context *ctx) { return rk__sim_registry_resume_device(ctx->backend, ctx->device); }
+
+void rk__sim_registry_pause_device(const rk_backend *backend, uint32_t device) {
     pthread_mutex_lock(&lock);
     for (rk_sim *s = running_list; s; s = s->next) {
         s->paused = false;
-        if (!same_device(s, ctx) || !s->running) continue;
+        if (s->backend != backend || s->device_index != device || !s->running) continue;
         /* A kernel that does not stop keeps the load waiting: it is marked failed. */
         rk_status st = rk__sim_stop(s);
         if (st == RK_OK) s->paused = true;
@@ -46,11 +46,11 @@ void rk__sim_registry_pause(rk_context *ctx) {
     pthread_mutex_unlock(&lock);
 }
 
-rk_status rk__sim_registry_resume(rk_context *ctx) {
+rk_status rk__sim_registry_resume_device(const rk_backend *backend, uint32_t device) {
     rk_status first = RK_OK;
     pthread_mutex_lock(&lock);
     for (rk_sim *s = running_list; s; s = s->next) {
-        if (!s->paused || !same_device(s, ctx)) continue;
+        if (!s->paused || s->backend != backend || s->device_index != device) continue;
         s->paused = false;
         rk_status st = rk__sim_launch_persistent(s);
         if (st != RK_OK) {

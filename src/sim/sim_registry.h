@@ -30,5 +30,9 @@ void rk__sim_registry_remove(rk_sim *sim);
  * with its pause lock held, so one pause at a time. */
 void rk__sim_registry_pause(rk_context *ctx);
 rk_status rk__sim_registry_resume(rk_context *ctx);
+/* The same by device, for a context about to be destroyed: on CUDA freeing
+ * its pinned host memory (cuMemFreeHost) waits for running kernels too. */
+void rk__sim_registry_pause_device(const rk_backend *backend, uint32_t device);
+rk_status rk__sim_registry_resume_device(const rk_backend *backend, uint32_t device);
 
 #endif
