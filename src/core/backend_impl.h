@@ -20,6 +20,7 @@
 
 typedef struct rk__context_iface rk__context_iface;
 typedef struct rk__ring_iface rk__ring_iface;
+struct rk_channel; /* ringkernel/channel.h */
 
 /* ---- backend ------------------------------------------------------------- */
 
@@ -166,6 +167,12 @@ struct rk__ring_iface {
     rk_status (*poll)(rk_kernel *k, rk__control *out);
     /* Frees everything; the kernel has terminated or failed, or is stopped forcibly. */
     void (*destroy)(rk_kernel *k);
+    /* K2K (include/ringkernel/channel.h): links channel ch from src's port
+     * to dst, both of this backend; the core has validated sizes, states,
+     * ports and cycles. Optional: NULL = RK_UNSUPPORTED. */
+    rk_status (*channel_attach)(rk_kernel *src, rk_kernel *dst, struct rk_channel *ch);
+    /* K2K: answer host messages only when they fail (true) or always. Optional. */
+    rk_status (*set_host_replies)(rk_kernel *k, bool failures_only);
 };
 
 /* ---- helpers shared by backends -------------------------------------------- */

@@ -131,6 +131,7 @@ static rk_status resolve_mode(rk_context *ctx, rk_exec_mode requested, rk_exec_m
 }
 
 static void free_ring(rk__cpu_ring *r) {
+    rk__cpu_channel_detach(r);
     if (r->state_buffer) rk_buffer_free(r->state_buffer);
     if (r->module) rk_module_destroy(r->module);
     free(r);
@@ -249,4 +250,6 @@ const rk__ring_iface rk__cpu_ring_iface = {
     .request_terminate = request_terminate,
     .poll = poll,
     .destroy = destroy,
+    .channel_attach = rk__cpu_channel_attach,
+    .set_host_replies = rk__cpu_channel_set_host_replies,
 };

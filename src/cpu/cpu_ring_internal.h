@@ -17,6 +17,7 @@
 #include <setjmp.h>
 #include <signal.h>
 
+#include "cpu_channel.h"
 #include "cpu_internal.h"
 #include "ringkernel/queue.h"
 
@@ -88,6 +89,7 @@ typedef struct rk__cpu_ring_ops {
     void (*wake)(rk__cpu_ring *r); /* after is_active / should_terminate changed */
     void (*poll)(rk__cpu_ring *r, rk__control *out);
     void (*destroy)(rk__cpu_ring *r); /* the mode's part; cpu_ring.c frees the rest */
+    void (*kick)(rk__cpu_ring *r);    /* a channel has a message for it; may be NULL */
 } rk__cpu_ring_ops;
 
 struct rk__cpu_ring {
@@ -111,6 +113,8 @@ struct rk__cpu_ring {
     _Alignas(64) _Atomic bool failure_claimed;
     _Atomic int failure;           /* rk_status */
     char failure_reason[192];
+
+    rk__cpu_links links;           /* K2K channels (cpu_channel.c) */
 };
 
 /* Records the first failure; later ones are dropped. */

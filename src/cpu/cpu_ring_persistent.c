@@ -63,9 +63,10 @@ static persistent *impl_of(rk__cpu_ring *r) { return (persistent *)r->mode_impl;
 /* Would the loop make progress now? Read after announcing sleep. */
 static bool has_work(worker *w, rk__cpu_ring *r) {
     bool terminating = atomic_load(&r->should_terminate);
+    bool go = terminating || atomic_load(&r->is_active) || rk__cpu_ring_failed(r);
+    if (go && rk__cpu_channel_pending(r)) return true;
     uint32_t waiting = rk_queue_depth(w->in);
     if (waiting == 0) return terminating;
-    bool go = terminating || atomic_load(&r->is_active) || rk__cpu_ring_failed(r);
     return go && rk_queue_depth(w->out) < r->capacity;
 }
 
@@ -119,6 +120,7 @@ static void *worker_main(void *arg) {
         }
     }
     uint64_t processed = 0, errors = 0, idle_since = 0;
+    rk__cpu_channel_enter(r);
     for (;;) {
         uint64_t in_first;
         uint32_t n = rk_queue_peek(w->in, BATCH, &in_first);
@@ -126,17 +128,33 @@ static void *worker_main(void *arg) {
          * cleared is_active is then seen with is_active clear too. */
         bool terminating = atomic_load_explicit(&r->should_terminate, memory_order_acquire);
         bool failed = rk__cpu_ring_failed(r);
+        /* K2K inputs close on terminate or failure: what is on them then is
+         * all that will come, and is still handled (or answered as faulted). */
+        if (failed) rk__cpu_channel_close_inputs(r, RK_DEVICE_FAULT);
+        else if (terminating) rk__cpu_channel_close_inputs(r, RK_TERMINATED);
+        bool go = terminating || failed || atomic_load_explicit(&r->is_active, memory_order_acquire);
+        /* HOLD output channels: take no more than they have room for. */
+        uint32_t credit = failed ? UINT32_MAX : rk__cpu_channel_credit(r);
+        uint32_t served = go ? rk__cpu_channel_serve(r, w->out, g, failed, credit, &processed, &errors) : 0;
+        if (served) {
+            atomic_store_explicit(&w->processed, processed, memory_order_relaxed);
+            atomic_store_explicit(&w->errors, errors, memory_order_relaxed);
+            credit = failed ? UINT32_MAX : rk__cpu_channel_credit(r);
+        }
         if (n == 0 && terminating) {
             /* No send is in flight once should_terminate is set, so a second
              * look that finds nothing means nothing more will come. */
             n = rk_queue_peek(w->in, BATCH, &in_first);
-            if (n == 0) break;
+            if (n == 0 && !rk__cpu_channel_pending(r)) break;
         }
-        bool go = terminating || failed || atomic_load_explicit(&r->is_active, memory_order_acquire);
+        if (n > credit) n = credit;
         uint64_t out_first = 0;
         uint32_t room = n && go ? rk_queue_reserve(w->out, n, &out_first) : 0;
         if (room == 0) {
-            idle_step(w, r, &idle_since, g);
+            if (served)
+                idle_since = 0;
+            else
+                idle_step(w, r, &idle_since, g);
             continue;
         }
         idle_since = 0;
@@ -145,15 +163,17 @@ static void *worker_main(void *arg) {
             .out = rk__cpu_queue_slots(w->out, out_first),
             .count = room,
         };
+        uint32_t replies = room;
         if (failed) {
             rk__cpu_ring_fault_batch(&b, r->reply_size);
         } else {
             rk__cpu_ring_run_batch(r, g, &b, r->state, &processed, &errors);
+            replies = rk__cpu_channel_host_replies(r, &b); /* a pipeline source may want failures only */
         }
         /* Counters before the replies: a host that has a reply sees it counted. */
         atomic_store_explicit(&w->processed, processed, memory_order_relaxed);
         atomic_store_explicit(&w->errors, errors, memory_order_relaxed);
-        rk_queue_commit(w->out, room);
+        if (replies) rk_queue_commit(w->out, replies);
         rk_queue_release(w->in, room);
     }
     if (g) {
@@ -293,12 +313,16 @@ static void p_destroy(rk__cpu_ring *r) {
     rk__cpu_ring_free(r);
 }
 
+/* A channel put a message on one of r's inputs: wake its (only) worker. */
+static void p_kick(rk__cpu_ring *r) { ring_doorbell(&impl_of(r)->workers[0]); }
+
 static const rk__cpu_ring_ops persistent_ops = {
     .try_send = p_try_send,
     .try_receive = p_try_receive,
     .wake = p_wake,
     .poll = p_poll,
     .destroy = p_destroy,
+    .kick = p_kick,
 };
 
 static rk_status init_worker(worker *w, rk__cpu_ring *r, unsigned index) {
