@@ -53,5 +53,6 @@ int bench_group_queue(const bench_config *cfg, bench_report *rep, bool requested
 int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requested);
 int bench_group_cuda(const bench_config *cfg, bench_report *rep, bool requested);
 int bench_group_transpile(const bench_config *cfg, bench_report *rep, bool requested);
+int bench_group_k2k(const bench_config *cfg, bench_report *rep, bool requested); /* bench_group_k2k.c */
 
 #endif
