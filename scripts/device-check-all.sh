@@ -43,4 +43,10 @@ mkdir -p "$work/webgpu"; rm -rf "$root/build-webgpu-check"; ln -s "$build" "$roo
 OUT=$work/webgpu stage webgpu 100 bash "$root/scripts/webgpu-device-check.sh" run
 stage latency-1-block 40 "$build/bench/bench_cuda" --latency-only --workers 1
 OUT=$work/cuda stage cuda-bench 150 "$root/scripts/cuda-device-check.sh" "$build" info cli bench
-grep -h -E "tests passed|Failed|FAILED|p50|msg/s" "$work"/*.log "$work"/*/*.log 2>/dev/null | head -80 >> "$out/summary.log"
+# K2K channels (issue 14): the tests on every backend (CUDA/WebGPU skip with a
+# reason until they have channels), then the 4-stage chain vs the host relay on
+# the CPU backend of the 16-core host, and on CUDA (77 = no channels there yet).
+stage k2k-tests 120 ctest --test-dir "$build" -L k2k --output-on-failure
+stage k2k-bench-cpu 60 "$build/tools/rk/rk" bench k2k --backend cpu
+stage k2k-bench-cuda 30 "$build/tools/rk/rk" bench k2k --backend cuda
+grep -h -E "tests passed|Failed|FAILED|p50|msg/s|per hop" "$work"/*.log "$work"/*/*.log 2>/dev/null | head -80 >> "$out/summary.log"
