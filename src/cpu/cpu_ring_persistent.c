@@ -121,6 +121,7 @@ static void *worker_main(void *arg) {
     }
     uint64_t processed = 0, errors = 0, idle_since = 0;
     rk__cpu_channel_enter(r);
+    const bool channels = w->index == 0;
     for (;;) {
         uint64_t in_first;
         uint32_t n = rk_queue_peek(w->in, BATCH, &in_first);
@@ -129,13 +130,14 @@ static void *worker_main(void *arg) {
         bool terminating = atomic_load_explicit(&r->should_terminate, memory_order_acquire);
         bool failed = rk__cpu_ring_failed(r);
         /* K2K inputs close on terminate or failure: what is on them then is
-         * all that will come, and is still handled (or answered as faulted). */
-        if (failed) rk__cpu_channel_close_inputs(r, RK_DEVICE_FAULT);
-        else if (terminating) rk__cpu_channel_close_inputs(r, RK_TERMINATED);
+         * all that will come, and is still handled (or answered as faulted).
+         * Only a kernel's single worker has channels (worker 0). */
+        if (channels && failed) rk__cpu_channel_close_inputs(r, RK_DEVICE_FAULT);
+        else if (channels && terminating) rk__cpu_channel_close_inputs(r, RK_TERMINATED);
         bool go = terminating || failed || atomic_load_explicit(&r->is_active, memory_order_acquire);
         /* HOLD output channels: take no more than they have room for. */
         uint32_t credit = failed ? UINT32_MAX : rk__cpu_channel_credit(r);
-        uint32_t served = go ? rk__cpu_channel_serve(r, w->out, g, failed, credit, &processed, &errors) : 0;
+        uint32_t served = go && channels ? rk__cpu_channel_serve(r, w->out, g, failed, credit, &processed, &errors) : 0;
         if (served) {
             atomic_store_explicit(&w->processed, processed, memory_order_relaxed);
             atomic_store_explicit(&w->errors, errors, memory_order_relaxed);
@@ -145,7 +147,7 @@ static void *worker_main(void *arg) {
             /* No send is in flight once should_terminate is set, so a second
              * look that finds nothing means nothing more will come. */
             n = rk_queue_peek(w->in, BATCH, &in_first);
-            if (n == 0 && !rk__cpu_channel_pending(r)) break;
+            if (n == 0 && !(channels && rk__cpu_channel_pending(r))) break;
         }
         if (n > credit) n = credit;
         uint64_t out_first = 0;
