@@ -245,9 +245,11 @@ typedef struct rk_dsl_runtime {
     /* ABI 2: grid-wide barrier (cooperative launches), polling pause. */
     void (*grid_sync)(void);
     void (*sleep_ns)(unsigned ns);
+    /* ABI 3: K2K emit (rk_emit). */
+    int (*emit)(unsigned port, const void *message, unsigned size);
 } rk_dsl_runtime;
 
-#define RK_DSL_ABI_VERSION 2u
+#define RK_DSL_ABI_VERSION 3u
 
 /* Defined by the library for kernels compiled into the host program; a
  * module built by the CPU backend (RK_CPU_MODULE) has its own copy that the
@@ -397,6 +399,18 @@ static inline void store_release_gpu_u64(uint64_t *p, uint64_t v) { __atomic_sto
  * (the host may be waiting for it), whatever ns is. */
 static inline void sleep_ns(unsigned ns) { rk__dsl_runtime->sleep_ns(ns); }
 
+/* K2K (ringkernel/channel.h): sends *msg on the handler's output port;
+ * returns RK_EMIT_OK or an RK_EMIT_* code for the handler to act on. */
+#define rk_emit(port, msg) rk__dsl_runtime->emit((unsigned)(port), (msg), (unsigned)sizeof *(msg))
+
 #endif /* CPU */
+
+/* What rk_emit returns (the same values as ringkernel/channel.h's). */
+#define RK_EMIT_OK 0
+#define RK_EMIT_FULL (-7)
+#define RK_EMIT_NO_PORT (-12)
+#define RK_EMIT_BAD_SIZE (-1)
+#define RK_EMIT_CLOSED (-5)
+#define RK_EMIT_FAULTED (-15)
 
 #endif /* RINGKERNEL_DSL_H */

@@ -20,6 +20,7 @@
 
 typedef struct rk__context_iface rk__context_iface;
 typedef struct rk__ring_iface rk__ring_iface;
+struct rk_channel; /* ringkernel/channel.h */
 
 /* ---- backend ------------------------------------------------------------- */
 
@@ -172,6 +173,12 @@ struct rk__ring_iface {
      * forcibly. RK_OK, or RK_HUNG (with rk__fail's text) when a handler had
      * to be stopped without returning, or could not be stopped at all. */
     rk_status (*destroy)(rk_kernel *k);
+    /* K2K (include/ringkernel/channel.h): links channel ch from src's port
+     * to dst, both of this backend; the core has validated sizes, states,
+     * ports and cycles. Optional: NULL = RK_UNSUPPORTED. */
+    rk_status (*channel_attach)(rk_kernel *src, rk_kernel *dst, struct rk_channel *ch);
+    /* K2K: answer host messages only when they fail (true) or always. Optional. */
+    rk_status (*set_host_replies)(rk_kernel *k, bool failures_only);
 };
 
 /* ---- helpers shared by backends -------------------------------------------- */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_channel.h"
 #include "cpu_device.h"
 #include "ringkernel/dsl.h"
 
@@ -450,6 +451,7 @@ const rk_dsl_runtime rk__cpu_dsl_runtime_table = {
     .ballot = dsl_ballot,
     .grid_sync = dsl_grid_sync,
     .sleep_ns = dsl_sleep_ns,
+    .emit = rk__cpu_channel_emit,
 };
 
 /* For kernels compiled into the host program (dsl.h declares it extern). */

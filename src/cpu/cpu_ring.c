@@ -158,6 +158,7 @@ static rk_status resolve_mode(rk_context *ctx, rk_exec_mode requested, rk_exec_m
 }
 
 static void free_ring(rk__cpu_ring *r) {
+    rk__cpu_channel_detach(r);
     if (r->state_buffer) rk_buffer_free(r->state_buffer);
     if (r->module) rk_module_destroy(r->module);
     free(r);
@@ -284,4 +285,6 @@ const rk__ring_iface rk__cpu_ring_iface = {
     .poll = poll,
     .wait = wait,
     .destroy = destroy,
+    .channel_attach = rk__cpu_channel_attach,
+    .set_host_replies = rk__cpu_channel_set_host_replies,
 };

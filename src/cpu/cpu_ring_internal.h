@@ -18,6 +18,7 @@
 #include <setjmp.h>
 #include <signal.h>
 
+#include "cpu_channel.h"
 #include "cpu_internal.h"
 #include "ringkernel/queue.h"
 
@@ -95,6 +96,7 @@ typedef struct rk__cpu_ring_ops {
     /* The mode's part, then rk__cpu_ring_free. RK_HUNG when a handler had to
      * be cancelled (or could not be: then the ring is kept, not freed). */
     rk_status (*destroy)(rk__cpu_ring *r);
+    void (*kick)(rk__cpu_ring *r);    /* a channel has a message for it; may be NULL */
 } rk__cpu_ring_ops;
 
 struct rk__cpu_ring {
@@ -119,6 +121,8 @@ struct rk__cpu_ring {
     _Alignas(64) _Atomic bool failure_claimed;
     _Atomic int failure;           /* rk_status */
     char failure_reason[192];
+
+    rk__cpu_links links;           /* K2K channels (cpu_channel.c) */
 };
 
 /* Records the first failure; later ones are dropped. */

@@ -80,9 +80,10 @@ static persistent *impl_of(rk__cpu_ring *r) { return (persistent *)r->mode_impl;
 static bool has_work(worker *w, rk__cpu_ring *r) {
     if (atomic_load(&w->stop)) return true;
     bool terminating = atomic_load(&r->should_terminate);
+    bool go = terminating || atomic_load(&r->is_active) || rk__cpu_ring_failed(r);
+    if (go && rk__cpu_channel_pending(r)) return true;
     uint32_t waiting = rk_queue_depth(w->in);
     if (waiting == 0) return terminating;
-    bool go = terminating || atomic_load(&r->is_active) || rk__cpu_ring_failed(r);
     return go && rk_queue_depth(w->out) < r->capacity;
 }
 
@@ -137,6 +138,8 @@ static void *worker_main(void *arg) {
     }
     rk__cpu_cancel_prepare_thread();
     uint64_t processed = 0, errors = 0, idle_since = 0;
+    rk__cpu_channel_enter(r);
+    const bool channels = w->index == 0;
     for (;;) {
         if (atomic_load_explicit(&w->stop, memory_order_relaxed)) break;
         uint64_t in_first;
@@ -145,17 +148,34 @@ static void *worker_main(void *arg) {
          * cleared is_active is then seen with is_active clear too. */
         bool terminating = atomic_load_explicit(&r->should_terminate, memory_order_acquire);
         bool failed = rk__cpu_ring_failed(r);
+        /* K2K inputs close on terminate or failure: what is on them then is
+         * all that will come, and is still handled (or answered as faulted).
+         * Only a kernel's single worker has channels (worker 0). */
+        if (channels && failed) rk__cpu_channel_close_inputs(r, RK_DEVICE_FAULT);
+        else if (channels && terminating) rk__cpu_channel_close_inputs(r, RK_TERMINATED);
+        bool go = terminating || failed || atomic_load_explicit(&r->is_active, memory_order_acquire);
+        /* HOLD output channels: take no more than they have room for. */
+        uint32_t credit = failed ? UINT32_MAX : rk__cpu_channel_credit(r);
+        uint32_t served = go && channels ? rk__cpu_channel_serve(r, w->out, g, failed, credit, &processed, &errors) : 0;
+        if (served) {
+            atomic_store_explicit(&w->processed, processed, memory_order_relaxed);
+            atomic_store_explicit(&w->errors, errors, memory_order_relaxed);
+            credit = failed ? UINT32_MAX : rk__cpu_channel_credit(r);
+        }
         if (n == 0 && terminating) {
             /* No send is in flight once should_terminate is set, so a second
              * look that finds nothing means nothing more will come. */
             n = rk_queue_peek(w->in, BATCH, &in_first);
-            if (n == 0) break;
+            if (n == 0 && !(channels && rk__cpu_channel_pending(r))) break;
         }
-        bool go = terminating || failed || atomic_load_explicit(&r->is_active, memory_order_acquire);
+        if (n > credit) n = credit;
         uint64_t out_first = 0;
         uint32_t room = n && go ? rk_queue_reserve(w->out, n, &out_first) : 0;
         if (room == 0) {
-            idle_step(w, r, &idle_since, g);
+            if (served)
+                idle_since = 0;
+            else
+                idle_step(w, r, &idle_since, g);
             continue;
         }
         idle_since = 0;
@@ -170,16 +190,29 @@ static void *worker_main(void *arg) {
             rk_queue_release(w->in, room);
             continue;
         }
-        /* The handler publishes each reply; processed is stored before each
-         * commit, so a host that has a reply sees it counted. */
-        b.publish = w->out;
-        b.release = w->in;
-        b.progress = &w->processed;
-        b.error_progress = &w->errors;
-        b.cancellable = true;
-        atomic_store_explicit(&w->busy, true, memory_order_relaxed);
+        if (!rk__cpu_channel_failures_only(r)) {
+            /* The handler publishes each reply; processed is stored before
+             * each commit, so a host that has a reply sees it counted. */
+            b.publish = w->out;
+            b.release = w->in;
+            b.progress = &w->processed;
+            b.error_progress = &w->errors;
+            b.cancellable = true;
+            atomic_store_explicit(&w->busy, true, memory_order_relaxed);
+            rk__cpu_ring_run_batch(r, g, &b, r->state, &processed, &errors);
+            atomic_store_explicit(&w->busy, false, memory_order_relaxed);
+            continue;
+        }
+        /* A pipeline source answers the host only when a message fails
+         * (rk_channel_set_host_replies): the batch's replies are filtered
+         * after it runs, then published together. Not cancellable: a hang
+         * here fails the kernel, but its thread cannot be stopped. */
         rk__cpu_ring_run_batch(r, g, &b, r->state, &processed, &errors);
-        atomic_store_explicit(&w->busy, false, memory_order_relaxed);
+        uint32_t replies = rk__cpu_channel_host_replies(r, &b);
+        atomic_store_explicit(&w->processed, processed, memory_order_relaxed);
+        atomic_store_explicit(&w->errors, errors, memory_order_relaxed);
+        if (replies) rk_queue_commit(w->out, replies);
+        rk_queue_release(w->in, room);
     }
     if (g) {
         rk__cpu_guard_uninstall(g);
@@ -405,12 +438,16 @@ static rk_status p_destroy(rk__cpu_ring *r) {
     return RK_OK;
 }
 
+/* A channel put a message on one of r's inputs: wake its (only) worker. */
+static void p_kick(rk__cpu_ring *r) { ring_doorbell(&impl_of(r)->workers[0]); }
+
 static const rk__cpu_ring_ops persistent_ops = {
     .try_send = p_try_send,
     .try_receive = p_try_receive,
     .wake = p_wake,
     .poll = p_poll,
     .destroy = p_destroy,
+    .kick = p_kick,
 };
 
 static rk_status init_worker(worker *w, rk__cpu_ring *r, unsigned index) {

@@ -235,6 +235,11 @@ static void builtin(emitter *e, tp_node *n) {
     case TP_B_INFF: put(e, "__int_as_float(0x7f800000)"); return;
     case TP_B_NANF: put(e, "__int_as_float(0x7fffffff)"); return;
     case TP_B_INF: put(e, "__longlong_as_double(0x7ff0000000000000ll)"); return;
+    case TP_B_RK_EMIT:
+        rk__tp_error(e->ctx, n->tok, "rk_emit: kernel-to-kernel channels run on the CPU backend only so far "
+                                     "(docs/channels.md)");
+        put(e, "0");
+        return;
     default:
         simple = b->name; /* <math.h>: CUDA has the same functions */
         break;

@@ -447,6 +447,10 @@ static void builtin(emitter *e, tp_node *n) {
     case TP_B_SYNC_THREADS: put(e, "rk_sync_threads()"); return;
     case TP_B_THREAD_FENCE: put(e, "storageBarrier()"); return;
     case TP_B_THREAD_FENCE_BLOCK: put(e, "workgroupBarrier()"); return;
+    case TP_B_RK_EMIT:
+        refuse(e, n->tok, "rk_emit: kernel-to-kernel channels run on the CPU backend only so far (docs/channels.md)");
+        put(e, "0");
+        return;
     case TP_B_DYNAMIC_SHARED:
         refuse(e, n->tok, "dynamic_shared: WGSL has no dynamic workgroup memory; declare an RK_SHARED array");
         put(e, "0");

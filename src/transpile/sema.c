@@ -349,7 +349,8 @@ static void builtin_call(tp_ctx *ctx, tp_node *n) {
             tp_type *t = decayed(ctx, a->ty);
             if (!is_err(a)) {
                 if (t->kind != TY_PTR || !complete_object(t->base) || t->base->kind == TY_VOID)
-                    rk__tp_error(ctx, a->tok, "the second argument of '%s' must be a pointer to the grid's elements", b->name);
+                    rk__tp_error(ctx, a->tok, "the second argument of '%s' must be a pointer to %s", b->name,
+                                 n->builtin == TP_B_RK_EMIT ? "the message" : "the grid's elements");
                 else
                     elem = rk__tp_unqual(t->base);
             }

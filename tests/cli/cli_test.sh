@@ -88,6 +88,13 @@ demo-cpu)
     run 0 demo --messages 1000 --backend cpu --json
     json_check 'd["messages_sent"] == 1000 and d["replies_verified"] == 1000'
     ;;
+demo-pipeline)
+    run 0 demo pipeline --backend cpu --messages 3000 --stages 3 --queue 64
+    contains "$out" "3000 arrived, 0 wrong, 0 missing"
+    run 0 demo pipeline --backend cpu --messages 500 --relay
+    contains "$out" "relayed by the host"
+    run 2 demo pipeline --stages 17
+    ;;
 bench-json)
     run 0 bench --json --quick
     json_check 'd["commit"] and d["date"] and d["build_type"] and len(d["results"]) > 0 and all("name" in r for r in d["results"])'

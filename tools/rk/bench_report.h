@@ -57,5 +57,6 @@ int bench_group_transpile(const bench_config *cfg, bench_report *rep, bool reque
  * one thread's raw send + receive (bench_group_clients.c). */
 typedef struct rk_runtime rk_runtime;
 int bench_clients_rows(const bench_config *cfg, bench_report *rep, rk_runtime *rt, const char *backend);
+int bench_group_k2k(const bench_config *cfg, bench_report *rep, bool requested); /* bench_group_k2k.c */
 
 #endif

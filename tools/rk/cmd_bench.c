@@ -19,6 +19,7 @@ static const bench_group groups[] = {
     {"kernel", bench_group_kernel, "ring kernel: host send -> handler -> host receive"},
     {"cuda", bench_group_cuda, "CUDA device layer and ring kernels (needs a GPU)"},
     {"transpile", bench_group_transpile, "the DSL transpiler"},
+    {"k2k", bench_group_k2k, "4-stage chain: K2K channels vs the host relaying (ratio)"},
 };
 enum { GROUP_COUNT = sizeof groups / sizeof groups[0] };
 
@@ -84,7 +85,7 @@ int rk_cmd_bench(int argc, char **argv) {
             }
         }
         if (!known)
-            return cli_usage_error("bench", "unknown group '%s' (queue, kernel, cuda, transpile or all)", words[w]);
+            return cli_usage_error("bench", "unknown group '%s' (queue, kernel, cuda, transpile, k2k or all)", words[w]);
     }
     if (nwords == 0)
         for (size_t g = 0; g < GROUP_COUNT; g++) selected[g] = true;

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "showcase_cli.h"
 #include "demo_run.h"
+#include "k2k_pipeline.h"
 #include "output.h"
 
 static void on_interrupt(int sig) {
@@ -181,6 +182,7 @@ static int launch_demo(const char *backend, const rk_kernel_desc *kdesc, rk_runt
 
 int rk_cmd_demo(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "wave") == 0) return rk_demo_wave(argc - 1, argv + 1); /* demo_wave.c */
+    if (argc > 1 && strcmp(argv[1], "pipeline") == 0) return rk_demo_pipeline(argc - 1, argv + 1); /* demo_pipeline.c */
     demo_options opt = {.seconds = 3.0, .batch = 256, .queue = 4096, .mode = "default"};
     const cli_opt opts[] = {
         {"backend", 'b', CLI_STRING, &opt.backend, "NAME", "cpu, cuda, cuda:1, webgpu, ... (default: RK_BACKEND, else the best)", 0, 0},
@@ -202,7 +204,8 @@ int rk_cmd_demo(int argc, char **argv) {
                    "bursts for a few seconds with single-message round-trip probes in between,\n"
                    "checks every reply, and prints the rate and round-trip p50/p99.\n"
                    "Exits 1 if any reply is wrong or missing, 77 if the backend is unavailable.\n"
-                   "'rk demo wave --help' describes the 2-D wave showcase.",
+                   "'rk demo wave --help' describes the 2-D wave showcase; 'rk demo pipeline --help'\n"
+                   "a chain of kernels connected by K2K channels.",
         .opts = opts,
         .opt_count = sizeof opts / sizeof opts[0],
     };

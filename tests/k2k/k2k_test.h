@@ -1,0 +1,170 @@
+/* Shared by the K2K channel tests. Each test is written once against the
+ * public API and run per backend: argv[1] is "cpu", "webgpu" or "cuda"; a
+ * backend that is absent, or has no channels yet, skips (77).
+ *
+ * Handlers are DSL source (the same text for every backend). A message
+ * carries its source and sequence number and a check word every stage
+ * updates, so the sink can verify each message end to end. */
+#ifndef RK_K2K_TEST_H
+#define RK_K2K_TEST_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "check.h"
+#include "ringkernel/channel.h"
+#include "ringkernel/ringkernel.h"
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define K2K_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define K2K_SANITIZED 1
+#endif
+#endif
+
+#define K2K_SECONDS(n) ((uint64_t)(n) * 1000000000u)
+
+typedef struct k2k_msg {
+    uint64_t seq;
+    uint32_t source;
+    uint32_t hops;  /* stages that handled it */
+    uint64_t check; /* check * 31 + hops at every stage */
+    int32_t ttl;    /* cycle test: hops left */
+    uint32_t flags; /* cycle test: K2K_DONE when ttl ran out */
+} k2k_msg;
+
+enum { K2K_DONE = 1u };
+
+static inline uint64_t k2k_check_after(uint64_t seq, unsigned stages) {
+    uint64_t c = seq;
+    for (unsigned h = 1; h <= stages; h++) c = c * 31u + h;
+    return c;
+}
+
+/* stage: forwards on port 0. fanout: forwards on ports 0 and 1. sink: answers.
+ * bounce: the cycle's kernel (see test_k2k_cycle.c). wrong_size / no_port:
+ * bad emits. crash: a NULL write when seq is 7. */
+static const char k2k_source[] =
+    "typedef struct { uint64_t seq; uint32_t source; uint32_t hops; uint64_t check; int32_t ttl; uint32_t flags; } "
+    "Msg;\n"
+    "RK_DEVICE void advance(Msg *m) { m->hops += 1u; m->check = m->check * 31u + m->hops; }\n"
+    "RK_HANDLER int stage(const Msg *in, Msg *out, void *state) {\n"
+    "    Msg m = *in; advance(&m); *out = m;\n"
+    "    return rk_emit(0, &m);\n"
+    "}\n"
+    "RK_HANDLER int fanout(const Msg *in, Msg *out, void *state) {\n"
+    "    Msg m = *in; advance(&m); *out = m;\n"
+    "    int a = rk_emit(0, &m);\n"
+    "    int b = rk_emit(1, &m);\n"
+    "    return a != 0 ? a : b;\n"
+    "}\n"
+    "RK_HANDLER int sink(const Msg *in, Msg *out, void *state) {\n"
+    "    Msg m = *in; advance(&m); *out = m;\n"
+    "    return 0;\n"
+    "}\n"
+    "RK_HANDLER int bounce(const Msg *in, Msg *out, void *state) {\n"
+    "    Msg m = *in; advance(&m); m.ttl -= 1;\n"
+    "    if (m.ttl <= 0) { m.flags = 1u; *out = m; return 0; }\n"
+    "    *out = m;\n"
+    "    return rk_emit(0, &m);\n"
+    "}\n"
+    "RK_HANDLER int wrong_size(const Msg *in, Msg *out, void *state) {\n"
+    "    uint32_t small = 1u; *out = *in;\n"
+    "    return rk_emit(0, &small);\n"
+    "}\n"
+    "RK_HANDLER int no_port(const Msg *in, Msg *out, void *state) {\n"
+    "    *out = *in;\n"
+    "    return rk_emit(5, in);\n"
+    "}\n"
+    "RK_HANDLER int crash(const Msg *in, Msg *out, void *state) {\n"
+    "    if (in->seq == 7u) { volatile int *null = 0; *null = 1; }\n"
+    "    Msg m = *in; advance(&m); *out = m;\n"
+    "    return 0;\n"
+    "}\n";
+
+typedef struct k2k_env {
+    const char *backend;
+    rk_runtime *rt;
+} k2k_env;
+
+static inline rk_kernel *k2k_launch(k2k_env *env, const char *name, const char *handler, uint32_t capacity) {
+    rk_kernel_desc d = {
+        .name = name,
+        .handler_source = k2k_source,
+        .handler_name = handler,
+        .message_size = sizeof(k2k_msg),
+        .reply_size = sizeof(k2k_msg),
+        .queue_capacity = capacity,
+        .workers = 1,
+    };
+    rk_kernel *k = NULL;
+    CHECK_OK(rk_kernel_launch(env->rt, &d, &k));
+    return k;
+}
+
+static inline rk_channel *k2k_connect(rk_kernel *a, uint32_t port, rk_kernel *b, rk_channel_flow flow,
+                                      rk_channel_replies replies, uint32_t capacity) {
+    rk_channel_desc cd = {.message_size = sizeof(k2k_msg), .capacity = capacity, .flow = flow, .replies = replies};
+    rk_channel *ch = NULL;
+    CHECK_OK(rk_channel_connect(a, port, b, &cd, &ch));
+    CHECK(ch != NULL);
+    return ch;
+}
+
+/* Opens argv[1]'s backend; skips when it is absent or has no channels. */
+static inline k2k_env k2k_open(int argc, char **argv) {
+    k2k_env env = {.backend = argc > 1 ? argv[1] : "cpu"};
+    rk_runtime_desc d = {.backend = env.backend};
+    rk_status s = rk_runtime_create(&d, &env.rt);
+    if (s == RK_BACKEND_UNAVAILABLE || s == RK_NO_DEVICE || s == RK_UNKNOWN_BACKEND)
+        RK_SKIP("backend %s: %s", env.backend, rk_last_error());
+    CHECK_OK(s);
+    /* Channels on this backend? Probe with two kernels whose handlers do not emit. */
+    rk_kernel_desc kd = {.name = "probe", .handler_source = k2k_source, .handler_name = "sink",
+                         .message_size = sizeof(k2k_msg), .reply_size = sizeof(k2k_msg), .queue_capacity = 16,
+                         .workers = 1};
+    rk_kernel *a = NULL, *b = NULL;
+    s = rk_kernel_launch(env.rt, &kd, &a);
+    if ((s == RK_COMPILE_FAILED || s == RK_PARSE_ERROR || s == RK_UNSUPPORTED) && strcmp(env.backend, "cpu") != 0) {
+        fprintf(stderr, "SKIP: backend %s cannot build handlers that call rk_emit yet: %s\n", env.backend,
+                rk_last_error());
+        rk_runtime_destroy(env.rt);
+        exit(77);
+    }
+    CHECK_OK(s);
+    CHECK_OK(rk_kernel_launch(env.rt, &kd, &b));
+    rk_channel_desc cd = {.message_size = sizeof(k2k_msg)};
+    s = rk_channel_connect(a, 0, b, &cd, NULL);
+    rk_kernel_destroy(a);
+    rk_kernel_destroy(b);
+    if (s == RK_UNSUPPORTED) {
+        fprintf(stderr, "SKIP: backend %s: %s\n", env.backend, rk_last_error());
+        rk_runtime_destroy(env.rt);
+        exit(77);
+    }
+    CHECK_OK(s);
+    return env;
+}
+
+static inline void k2k_close(k2k_env *env) { CHECK_OK(rk_runtime_destroy(env->rt)); }
+
+/* Receives one reply from k, failing the test after 20 s. */
+static inline void k2k_receive(rk_kernel *k, k2k_msg *m, rk_reply_info *info) {
+    CHECK_OK(rk_kernel_receive(k, m, sizeof *m, info, K2K_SECONDS(20)));
+}
+
+static inline k2k_msg k2k_make(uint32_t source, uint64_t seq) {
+    k2k_msg m = {.seq = seq, .source = source, .check = seq};
+    return m;
+}
+
+static inline void k2k_terminate_all(rk_kernel **ks, size_t n) {
+    for (size_t i = 0; i < n; i++) CHECK_OK(rk_kernel_terminate(ks[i], K2K_SECONDS(20)));
+}
+
+static inline void k2k_destroy_all(rk_kernel **ks, size_t n) {
+    for (size_t i = 0; i < n; i++) CHECK_OK(rk_kernel_destroy(ks[i]));
+}
+
+#endif

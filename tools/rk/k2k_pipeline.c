@@ -1,0 +1,155 @@
+/* See k2k_pipeline.h. */
+#include "k2k_pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ringkernel/channel.h"
+
+extern const char rk_pipeline_handler_source[];
+
+#define WAIT_NS ((uint64_t)20 * 1000000000u)
+
+uint32_t pipe_expected_check(uint32_t seq, unsigned stages) {
+    uint32_t c = seq;
+    for (unsigned h = 1; h <= stages; h++) c = c * 31u + h;
+    return c;
+}
+
+rk_status pipeline_open(pipeline *p, rk_runtime *rt, unsigned stages, bool relay, uint32_t queue) {
+    memset(p, 0, sizeof *p);
+    p->rt = rt;
+    p->relay = relay;
+    p->queue = queue;
+    if (stages < 1 || stages > PIPE_MAX_STAGES) return RK_INVALID_ARGUMENT;
+    rk_status s = RK_OK;
+    for (unsigned i = 0; i < stages && s == RK_OK; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s%u", relay ? "relay" : "stage", i + 1);
+        rk_kernel_desc d = {
+            .name = name,
+            .handler_source = rk_pipeline_handler_source,
+            /* Relayed kernels never emit: each is a sink the host moves on. */
+            .handler_name = relay || i + 1 == stages ? "pipe_sink" : "pipe_stage",
+            .message_size = sizeof(pipe_msg),
+            .reply_size = sizeof(pipe_msg),
+            .queue_capacity = queue,
+            .workers = 1,
+        };
+        s = rk_kernel_launch(rt, &d, &p->k[i]);
+        if (s == RK_OK) p->stages = i + 1;
+    }
+    for (unsigned i = 0; !relay && s == RK_OK && i + 1 < stages; i++) {
+        rk_channel_desc cd = {.message_size = sizeof(pipe_msg), .capacity = queue,
+                              .replies = i + 2 == stages ? RK_CHANNEL_REPLY_ALL : RK_CHANNEL_REPLY_FAILURES};
+        s = rk_channel_connect(p->k[i], 0, p->k[i + 1], &cd, NULL);
+    }
+    if (!relay && s == RK_OK && stages > 1) s = rk_channel_set_host_replies(p->k[0], RK_CHANNEL_REPLY_FAILURES);
+    for (unsigned i = 0; s == RK_OK && i < stages; i++) s = rk_kernel_activate(p->k[i]);
+    if (s != RK_OK) pipeline_close(p);
+    return s;
+}
+
+void pipeline_close(pipeline *p) {
+    for (unsigned i = 0; i < p->stages; i++) {
+        rk_kernel_terminate(p->k[i], WAIT_NS);
+        rk_kernel_destroy(p->k[i]);
+        p->k[i] = NULL;
+    }
+    p->stages = 0;
+}
+
+static void check_one(const pipeline *p, const pipe_msg *m, const rk_reply_info *info, uint32_t expect_seq,
+                      pipe_result *out) {
+    if (info->status != 0 || m->seq != expect_seq || m->hops != p->stages ||
+        m->check != pipe_expected_check(expect_seq, p->stages))
+        out->wrong++;
+}
+
+/* Relay: moves what kernel i has answered on to kernel i + 1. Returns how
+ * many it moved; *s is set on an error. */
+static size_t relay_step(pipeline *p, unsigned i, pipe_msg *buf, rk_reply_info *infos, size_t max, rk_status *s) {
+    size_t n = 0;
+    *s = rk_kernel_receive_batch(p->k[i], buf, sizeof buf[0], infos, max, RK_NO_WAIT, &n);
+    if (*s == RK_WOULD_BLOCK || *s == RK_TIMEOUT) *s = RK_OK;
+    if (*s != RK_OK || n == 0) return 0;
+    size_t sent = 0;
+    *s = rk_kernel_send_batch(p->k[i + 1], buf, sizeof buf[0], n, WAIT_NS, &sent, NULL);
+    return sent;
+}
+
+rk_status pipeline_stream(pipeline *p, uint64_t count, uint32_t batch, pipe_result *out) {
+    memset(out, 0, sizeof *out);
+    /* A batch never exceeds a queue: the relay holds one in flight per hop. */
+    if (batch > p->queue / 2) batch = p->queue / 2 ? p->queue / 2 : 1;
+    pipe_msg *buf = calloc(batch, sizeof *buf);
+    rk_reply_info *infos = calloc(batch, sizeof *infos);
+    if (!buf || !infos) {
+        free(buf);
+        free(infos);
+        return RK_OUT_OF_MEMORY;
+    }
+    rk_kernel *first = p->k[0], *last = p->k[p->stages - 1];
+    uint64_t sent = 0, got = 0, start = cli_now_ns(), idle_since = 0;
+    rk_status s = RK_OK;
+    while (got < count && s == RK_OK) {
+        bool moved = false;
+        if (sent < count) {
+            size_t n = count - sent < batch ? (size_t)(count - sent) : batch, accepted = 0;
+            for (size_t i = 0; i < n; i++) buf[i] = (pipe_msg){.seq = (uint32_t)(sent + i), .check = (uint32_t)(sent + i)};
+            s = rk_kernel_send_batch(first, buf, sizeof buf[0], n, RK_NO_WAIT, &accepted, NULL);
+            if (s == RK_WOULD_BLOCK) s = RK_OK;
+            sent += accepted;
+            moved |= accepted > 0;
+        }
+        for (unsigned i = 0; p->relay && s == RK_OK && i + 1 < p->stages; i++)
+            moved |= relay_step(p, i, buf, infos, batch, &s) > 0;
+        size_t n = 0;
+        if (s == RK_OK) s = rk_kernel_receive_batch(last, buf, sizeof buf[0], infos, batch, RK_NO_WAIT, &n);
+        if (s == RK_WOULD_BLOCK) s = RK_OK;
+        for (size_t i = 0; i < n; i++, got++) check_one(p, &buf[i], &infos[i], (uint32_t)got, out);
+        moved |= n > 0;
+        uint64_t now = cli_now_ns();
+        if (moved) idle_since = 0;
+        else if (!idle_since) idle_since = now;
+        else if (now - idle_since > WAIT_NS) break; /* nothing for 20 s: count the rest as missing */
+    }
+    out->seconds = (double)(cli_now_ns() - start) / 1e9;
+    out->messages = got;
+    out->missing = count - got;
+    free(buf);
+    free(infos);
+    return s;
+}
+
+rk_status pipeline_latency(pipeline *p, uint64_t probes, pipe_result *out) {
+    memset(out, 0, sizeof *out);
+    uint64_t *ns = calloc(probes ? probes : 1, sizeof *ns);
+    if (!ns) return RK_OUT_OF_MEMORY;
+    rk_status s = RK_OK;
+    uint64_t start = cli_now_ns();
+    for (uint64_t i = 0; i < probes && s == RK_OK; i++) {
+        pipe_msg m = {.seq = (uint32_t)i, .check = (uint32_t)i}, r;
+        rk_reply_info info;
+        uint64_t t0 = cli_now_ns();
+        s = rk_kernel_send(p->k[0], &m, sizeof m, WAIT_NS, NULL);
+        for (unsigned k = 0; p->relay && s == RK_OK && k + 1 < p->stages; k++) {
+            s = rk_kernel_receive(p->k[k], &r, sizeof r, &info, WAIT_NS);
+            if (s == RK_OK) s = rk_kernel_send(p->k[k + 1], &r, sizeof r, WAIT_NS, NULL);
+        }
+        if (s == RK_OK) s = rk_kernel_receive(p->k[p->stages - 1], &r, sizeof r, &info, WAIT_NS);
+        ns[i] = cli_now_ns() - t0;
+        if (s == RK_OK) {
+            check_one(p, &r, &info, (uint32_t)i, out);
+            out->messages++;
+        }
+    }
+    out->seconds = (double)(cli_now_ns() - start) / 1e9;
+    out->missing = probes - out->messages;
+    out->p50_ns = cli_percentile_u64(ns, out->messages, 50);
+    out->p99_ns = cli_percentile_u64(ns, out->messages, 99);
+    free(ns);
+    return s;
+}
