@@ -4,6 +4,8 @@
  * call can forget it. */
 #include "api_entry.h"
 #include "backend_impl.h"
+#include "ringkernel/channel.h"
+#include "ringkernel/sim.h"
 #include "ringkernel/transpile.h"
 
 /* The names are used only with # and ##, so the renaming macros of the build

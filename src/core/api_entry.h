@@ -45,6 +45,24 @@
     X(rk_kernel_receive, (rk_kernel *k, void *reply, size_t capacity, rk_reply_info *info, uint64_t timeout_ns), (k, reply, capacity, info, timeout_ns)) \
     X(rk_kernel_receive_batch, (rk_kernel *k, void *replies, size_t stride, rk_reply_info *infos, size_t max, uint64_t timeout_ns, size_t *received), (k, replies, stride, infos, max, timeout_ns, received)) \
     X(rk_kernel_stats_get, (rk_kernel *k, rk_kernel_stats *out), (k, out)) \
+    X(rk_kernel_call, (rk_kernel *k, const void *request, size_t size, void *reply, size_t capacity, rk_reply_info *info, uint64_t timeout_ns), (k, request, size, reply, capacity, info, timeout_ns)) \
+    X(rk_kernel_submit, (rk_kernel *k, const void *request, size_t size, uint64_t timeout_ns, rk_call **out), (k, request, size, timeout_ns, out)) \
+    X(rk_call_wait, (rk_call *call, void *reply, size_t capacity, rk_reply_info *info, uint64_t timeout_ns), (call, reply, capacity, info, timeout_ns)) \
+    X(rk_call_release, (rk_call *call), (call)) \
+    X(rk_channel_connect, (rk_kernel *src, uint32_t port, rk_kernel *dst, const rk_channel_desc *desc, rk_channel **out), (src, port, dst, desc, out)) \
+    X(rk_channel_stats_get, (rk_channel *ch, rk_channel_stats *out), (ch, out)) \
+    X(rk_channel_set_host_replies, (rk_kernel *k, rk_channel_replies which), (k, which)) \
+    X(rk_sim_create, (const rk_sim_desc *desc, rk_sim **out), (desc, out)) \
+    X(rk_sim_destroy, (rk_sim *sim), (sim)) \
+    X(rk_sim_send, (rk_sim *sim, uint32_t id, const void *payload, size_t size, int first_row, int row_count, rk_sim_ticket *ticket), (sim, id, payload, size, first_row, row_count, ticket)) \
+    X(rk_sim_step, (rk_sim *sim, uint32_t count, rk_sim_ticket *ticket), (sim, count, ticket)) \
+    X(rk_sim_wait, (rk_sim *sim, rk_sim_ticket ticket, uint64_t *answer), (sim, ticket, answer)) \
+    X(rk_sim_finish, (rk_sim *sim), (sim)) \
+    X(rk_sim_read_field, (rk_sim *sim, const char *field, size_t first, size_t count, void *dst), (sim, field, first, count, dst)) \
+    X(rk_sim_write_field, (rk_sim *sim, const char *field, size_t first, size_t count, const void *src), (sim, field, first, count, src)) \
+    X(rk_sim_get_scalar, (rk_sim *sim, const char *name, uint32_t *bits), (sim, name, bits)) \
+    X(rk_sim_set_scalar, (rk_sim *sim, const char *name, uint32_t bits), (sim, name, bits)) \
+    X(rk_sim_generate_source, (const rk_sim_desc *desc, char **out), (desc, out)) \
     X(rk_transpile, (const rk_transpile_desc *desc, rk_transpile_result **out), (desc, out))
 
 #endif

@@ -114,7 +114,7 @@ static bool probe(const tp_builtin *b, rk_transpile_target target) {
     else
         snprintf(src, sizeof src,
                  "#include <ringkernel/dsl.h>\n"
-                 "RK_KERNEL void k(int *ib, uint32_t *ub, uint64_t *lb, float *fb) {\n    %s\n}\n", stmt);
+                 "RK_KERNEL void k(int *ib, uint32_t *ub, uint64_t *lb, float *fb, const float *in) {\n    %s\n}\n", stmt);
     rk_transpile_desc d = {.source = src, .path = "probe.c", .target = target, .no_file_system = true};
     rk_transpile_result *r = NULL;
     rk_status s = rk_transpile(&d, &r);
