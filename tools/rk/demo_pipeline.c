@@ -11,11 +11,11 @@ int rk_demo_pipeline(int argc, char **argv) {
     uint64_t stages = 4, messages = 1000000, queue = 4096;
     bool relay = false;
     const cli_opt opts[] = {
-        {"backend", 'b', CLI_STRING, &backend, "NAME", "cpu, cuda, webgpu, ... (default: RK_BACKEND, else the best)"},
-        {"stages", 0, CLI_UINT, &stages, "N", "kernels in the chain, 1 .. 16 (default 4)"},
-        {"messages", 'n', CLI_UINT, &messages, "N", "messages to send (default 1000000)"},
-        {"queue", 0, CLI_UINT, &queue, "N", "queue and channel capacity, a power of two (default 4096)"},
-        {"relay", 0, CLI_FLAG, &relay, NULL, "no channels: the host relays each message between the kernels"},
+        {"backend", 'b', CLI_STRING, &backend, "NAME", "cpu, cuda, webgpu, ... (default: RK_BACKEND, else the best)", 0, 0},
+        {"stages", 0, CLI_UINT, &stages, "N", "kernels in the chain, 1 .. 16 (default 4)", 1, 16},
+        {"messages", 'n', CLI_UINT, &messages, "N", "messages to send (default 1000000)", 1, 1e12},
+        {"queue", 0, CLI_UINT, &queue, "N", "queue and channel capacity, a power of two (default 4096)", 2, 1048576},
+        {"relay", 0, CLI_FLAG, &relay, NULL, "no channels: the host relays each message between the kernels", 0, 0},
     };
     const cli_command_spec spec = {
         .name = "demo pipeline",
