@@ -27,7 +27,7 @@ static const char source[] =
     "}\n"
     "RK_DEVICE uint64_t crash(const rk_sim_state *s, const rk_sim_region *r, const void *p) {\n"
     "    (void)s; (void)p;\n"
-    "    if (r->tid == 0) ((int *)(uintptr_t)p - 1024 * 1024 * 64)[0] = 1;\n"
+    "    if (r->tid == 0) ((int *)(unsigned long long)p - 1024 * 1024 * 64)[0] = 1;\n"
     "    return 0;\n"
     "}\n";
 

@@ -18,6 +18,9 @@ static const char ring_source[] =
 static const char *device;
 static bool cpu;
 
+/* Where a hang happened, when one does. */
+static void stage(const char *what) { fprintf(stderr, "sim together: %s\n", what); }
+
 static heat3d open_heat(int n) {
     heat3d_config cfg = {.device = device, .nx = n, .ny = n, .nz = n, .blocks = cpu ? 1 : 4, .threads = cpu ? 32 : 128};
     heat3d h;
@@ -53,6 +56,7 @@ int main(int argc, char **argv) {
     heat3d a = open_heat(6);
     heat_model_init(&ma, 6, 6, 6, 0.1f);
     exercise(&a, &ma, 0);
+    stage("A runs");
 
     /* A ring kernel's module loads while A's kernel runs. */
     rk_runtime *rt = NULL;
@@ -62,12 +66,14 @@ int main(int argc, char **argv) {
                          .message_size = 4, .reply_size = 4, .queue_capacity = 64, .mode = RK_MODE_PERSISTENT};
     rk_kernel *k = NULL;
     CHECK_OK(rk_kernel_launch(rt, &kd, &k));
+    stage("ring kernel launched beside A");
     CHECK_OK(rk_kernel_activate(k));
     ring_round_trip(k, 20);
     exercise(&a, &ma, 1);
 
     /* B's module loads while A and the ring kernel run. */
     heat3d b = open_heat(5);
+    stage("B created beside A and the ring kernel");
     heat_model_init(&mb, 5, 5, 5, 0.1f);
     for (int round = 2; round < 12; round++) {
         exercise(&a, &ma, round);
@@ -80,6 +86,7 @@ int main(int argc, char **argv) {
 
     /* A's module unloads while B and the ring kernel run. */
     CHECK_OK(rk_sim_destroy(a.sim));
+    stage("A destroyed");
     for (int round = 12; round < 16; round++) {
         exercise(&b, &mb, round);
         ring_round_trip(k, (uint32_t)round);
