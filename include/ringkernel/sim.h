@@ -136,7 +136,9 @@ rk_status rk_sim_create(const rk_sim_desc *desc, rk_sim **out);
  * flight are first completed (waited for, bounded by the hang timeout, at
  * least 5 s without progress); the status says if some could not be:
  * RK_DEVICE_FAULT (freed), RK_HUNG (a kernel still runs: its memory is
- * left allocated rather than freed under it). */
+ * left allocated rather than freed under it). A fault that a wait or send
+ * already reported, with nothing left in flight, gives RK_OK here, as
+ * rk_kernel_destroy does for a kernel that had already failed. */
 rk_status rk_sim_destroy(rk_sim *sim);
 
 /* Sends command `id` with its payload (size must equal the command's
