@@ -48,16 +48,17 @@ int32_t rk__cpu_ring_failure_reply(rk__cpu_ring *r) {
     return failure == RK_HUNG ? RK_HUNG : RK_DEVICE_FAULT;
 }
 
-/* Makes the first done replies of b visible (a publishing batch). */
-static void publish(const rk__cpu_batch *b, uint32_t done) {
-    if (b->publish) rk_queue_commit(b->publish, done);
-    if (b->release) rk_queue_release(b->release, done);
+/* Makes the next n written replies of b visible (a publishing batch). */
+static void publish(const rk__cpu_batch *b, uint32_t n) {
+    if (b->publish && n) rk_queue_commit(b->publish, n);
+    if (b->release && n) rk_queue_release(b->release, n);
+    if (b->unpublished) atomic_store_explicit(b->unpublished, 0, memory_order_relaxed);
 }
 
 bool rk__cpu_ring_run_batch(rk__cpu_ring *r, rk__cpu_guard *g, const rk__cpu_batch *b, void *state,
                             uint64_t *processed, uint64_t *errors) {
     /* volatile: read again after a crash jumps back here. */
-    volatile uint32_t i = 0;
+    volatile uint32_t i = 0, published = 0;
     volatile uint64_t errs = 0;
     if (g) {
         if (RK__CPU_GUARD_CATCH(g) != 0) {
@@ -78,7 +79,7 @@ bool rk__cpu_ring_run_batch(rk__cpu_ring *r, rk__cpu_guard *g, const rk__cpu_bat
             *errors += errs + 1;
             if (b->progress) atomic_store_explicit(b->progress, *processed, memory_order_release);
             if (b->error_progress) atomic_store_explicit(b->error_progress, *errors, memory_order_relaxed);
-            publish(b, rest.count);
+            publish(b, at - published + rest.count);
             return false;
         }
         rk__cpu_guard_arm(g);
@@ -100,11 +101,19 @@ bool rk__cpu_ring_run_batch(rk__cpu_ring *r, rk__cpu_guard *g, const rk__cpu_bat
             errs++;
             if (b->error_progress) atomic_store_explicit(b->error_progress, *errors + errs, memory_order_relaxed);
         }
-        /* Counted, then published, each reply as soon as it exists: a later
-         * handler that never returns does not take it along. */
+        /* Counted as soon as it exists, published a chunk at a time; a later
+         * handler that never returns does not take it along: the worker's
+         * stopper publishes what *unpublished says is written. */
         if (b->progress) atomic_store_explicit(b->progress, before + i + 1, memory_order_release);
-        publish(b, 1);
+        uint32_t pending = i + 1 - published;
+        if (pending >= RK_CPU_PUBLISH_EVERY) {
+            publish(b, pending);
+            published = i + 1;
+        } else if (b->unpublished) {
+            atomic_store_explicit(b->unpublished, pending, memory_order_relaxed);
+        }
     }
+    publish(b, b->count - published);
     if (b->cancellable) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
     if (g) rk__cpu_guard_disarm(g);
     *processed += b->count;

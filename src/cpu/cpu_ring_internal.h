@@ -149,13 +149,21 @@ static inline rk__cpu_slots rk__cpu_queue_slots(const rk_queue *q, uint64_t firs
 }
 
 /* count requests in `in` and as many reply slots in `out`. */
+enum { RK_CPU_PUBLISH_EVERY = 32 };
+
 typedef struct rk__cpu_batch {
     rk__cpu_slots in, out;
     uint32_t count;
-    /* Optional, after each reply is written: publish it (commit one slot of
-     * publish and release one of release: the queues `out` and `in` are
-     * in), and store the number of requests answered so far with release. */
+    /* Optional: publish the replies as they are written, RK_CPU_PUBLISH_EVERY
+     * at a time and the rest at the end (commit slots of publish and release
+     * as many of release: the queues `out` and `in` are in); *unpublished
+     * holds how many written replies are not published yet, so that whoever
+     * stops a stuck worker can publish them (one commit per reply cost the
+     * batch path 2-3x in throughput: the host's core spins on those lines). */
     rk_queue *publish, *release;
+    _Atomic uint32_t *unpublished;
+    /* Optional: the number of requests answered so far, stored with release
+     * after each reply (the watchdog's measure of progress). */
     _Atomic uint64_t *progress;       /* requests answered (the caller's *processed + those of this batch) */
     _Atomic uint64_t *error_progress; /* the same for *errors */
     /* Asynchronous cancellation is enabled around the handler calls (the

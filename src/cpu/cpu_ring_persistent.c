@@ -50,6 +50,7 @@ typedef struct worker {
     _Atomic uint64_t errors;
     _Atomic bool terminated;
     _Atomic bool busy;                       /* inside a batch of handler calls */
+    _Atomic uint32_t unpublished;            /* replies written, not yet published */
 
     /* Host only (poll, destroy; the core serializes them). */
     _Atomic bool stop;                       /* written by the host: leave now */
@@ -195,6 +196,7 @@ static void *worker_main(void *arg) {
              * each commit, so a host that has a reply sees it counted. */
             b.publish = w->out;
             b.release = w->in;
+            b.unpublished = &w->unpublished;
             b.progress = &w->processed;
             b.error_progress = &w->errors;
             b.cancellable = true;
@@ -316,6 +318,9 @@ static void stop_worker(rk__cpu_ring *r, worker *w) {
  * that has no reply: those from its output queue's tail on (reply k answers
  * request k). Runs again on each poll, for sends that were in flight. */
 static void answer_for_stopped(rk__cpu_ring *r, worker *w) {
+    /* Replies the worker wrote but had not published when it stopped. */
+    uint32_t written = atomic_exchange_explicit(&w->unpublished, 0, memory_order_acquire);
+    if (written) rk_queue_commit(w->out, written);
     uint64_t next = atomic_load_explicit(&w->out->tail, memory_order_relaxed);
     uint64_t last = atomic_load_explicit(&w->in->tail, memory_order_acquire);
     uint64_t out_first = 0;
@@ -349,7 +354,8 @@ static void watch(rk__cpu_ring *r, worker *w, uint64_t now) {
     /* The stuck request is the one after the last reply; its slot stays
      * put until the worker releases it. */
     rk__cpu_request_header h = {0};
-    uint64_t stuck = atomic_load_explicit(&w->out->tail, memory_order_acquire);
+    uint64_t stuck = atomic_load_explicit(&w->out->tail, memory_order_acquire) +
+                     atomic_load_explicit(&w->unpublished, memory_order_relaxed);
     if (atomic_load_explicit(&w->in->tail, memory_order_acquire) > stuck)
         memcpy(&h, rk_queue_consumer_slot(w->in, stuck), sizeof h);
     rk__cpu_ring_set_failure(r, RK_HUNG,
@@ -454,6 +460,7 @@ static rk_status init_worker(worker *w, rk__cpu_ring *r, unsigned index) {
     w->ring = r;
     w->index = index;
     atomic_init(&w->processed, 0);
+    atomic_init(&w->unpublished, 0);
     atomic_init(&w->errors, 0);
     atomic_init(&w->terminated, false);
     atomic_init(&w->kicks, 0);
