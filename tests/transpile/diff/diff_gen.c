@@ -124,7 +124,7 @@ static char *effect(gen *g, int depth) {
             return cat1("(tsink = %s)", int_expr(g, depth - 1));
         }
         return strdup("bump(&hits)");
-    default: return fmt("(int)(atomic_add_u32(&cnt[%u], 1u) * 0u)", rnd(g, 16));
+    default: return fmt("(int)(atomic_add_u32(&cnt[%u], 1u) * 0u)", 5 * rnd(g, 4)); /* the add counters */
     }
 }
 
@@ -325,8 +325,9 @@ static void stmt(gen *g, int depth) {
     case 5: {
         static const char *const ops[] = {"add", "or", "xor", "max", "min"};
         e = rhs(g, 3);
-        const char *op = ops[rnd(g, 5)];
-        line(g, "atomic_%s_u32(&cnt[%u], (unsigned)(%s));", op, rnd(g, 16), e);
+        /* One operation per counter: add then max on one word depends on the order. */
+        unsigned slot = rnd(g, 16);
+        line(g, "atomic_%s_u32(&cnt[%u], (unsigned)(%s));", ops[slot % 5], slot, e);
         free(e);
         break;
     }
