@@ -75,4 +75,18 @@ static inline void set_test_watchdog(unsigned ms) {
     CHECK(setenv("RK_CPU_WATCHDOG_MS", text, 1) == 0);
 }
 
+/* Starts the context's own threads (pool, streams) with one round trip, so
+ * that a later thread count sees only the kernel's. */
+static inline void warm_up_context(rk_runtime *rt) {
+    rk_kernel_desc d = test_desc(RK_MODE_TRADITIONAL, 4);
+    rk_kernel *warm;
+    CHECK_OK(rk_kernel_launch(rt, &d, &warm));
+    CHECK_OK(rk_kernel_activate(warm));
+    test_request q = test_make_request(0);
+    test_reply p;
+    CHECK_OK(rk_kernel_send(warm, &q, sizeof q, RK_WAIT_FOREVER, NULL));
+    CHECK_OK(rk_kernel_receive(warm, &p, sizeof p, NULL, SECONDS(30)));
+    CHECK_OK(rk_kernel_destroy(warm));
+}
+
 #endif

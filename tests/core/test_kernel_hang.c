@@ -89,16 +89,7 @@ static void run(rk_runtime *rt, rk_exec_mode mode, uint32_t workers) {
 int main(void) {
     set_test_watchdog(WATCHDOG_MS);
     rk_runtime *rt = test_cpu_runtime();
-    /* Start the context's own threads (pool, streams) before counting. */
-    rk_kernel_desc d = test_desc(RK_MODE_TRADITIONAL, 4);
-    rk_kernel *warm;
-    CHECK_OK(rk_kernel_launch(rt, &d, &warm));
-    CHECK_OK(rk_kernel_activate(warm));
-    test_request q = test_make_request(0);
-    test_reply p;
-    CHECK_OK(rk_kernel_send(warm, &q, sizeof q, RK_WAIT_FOREVER, NULL));
-    CHECK_OK(rk_kernel_receive(warm, &p, sizeof p, NULL, SECONDS(30)));
-    CHECK_OK(rk_kernel_destroy(warm));
+    warm_up_context(rt);
 
     run(rt, RK_MODE_PERSISTENT, 1);
     run(rt, RK_MODE_PERSISTENT, 2);

@@ -35,16 +35,7 @@ static void run(rk_runtime *rt, rk_exec_mode mode, unsigned watchdog_ms, double 
 
 int main(void) {
     rk_runtime *rt = test_cpu_runtime();
-    /* Start the context's own threads (pool, streams) before counting. */
-    rk_kernel_desc d = test_desc(RK_MODE_TRADITIONAL, 4);
-    rk_kernel *warm;
-    CHECK_OK(rk_kernel_launch(rt, &d, &warm));
-    CHECK_OK(rk_kernel_activate(warm));
-    test_request q = test_make_request(0);
-    test_reply p;
-    CHECK_OK(rk_kernel_send(warm, &q, sizeof q, RK_WAIT_FOREVER, NULL));
-    CHECK_OK(rk_kernel_receive(warm, &p, sizeof p, NULL, SECONDS(30)));
-    CHECK_OK(rk_kernel_destroy(warm));
+    warm_up_context(rt);
 
     /* The watchdog fires while destroy waits for the kernel to drain. */
     run(rt, RK_MODE_PERSISTENT, WATCHDOG_MS, WATCHDOG_MS / 1000.0, "no progress");
