@@ -471,12 +471,16 @@ static const char *const fold =
     "(int)((unsigned)v0 * 31u + (unsigned)v1 * 7u + (unsigned)v2 + (unsigned)v3 * 131u + (unsigned)v4 * 3u + "
     "(unsigned)v5 * 1009u)";
 
+/* Signed overflow is undefined in C and CUDA (a compiler may fold v1 <= v1 - x
+ * to x <= 0) but wraps in WGSL: every fixed line wraps through unsigned. */
+static const char *const tally = "(int)((unsigned)hits * 1000u + (unsigned)tsink)";
+
 static void body_and_locals(gen *g) {
     g->indent = 1;
     line(g, "int hits = 0, tsink = 0;");
     line(g, "Pair s;");
     line(g, "s.a = v0 ^ v3;");
-    line(g, "s.b = v1 - (v2 & 1023);");
+    line(g, "s.b = (int)((unsigned)v1 - (unsigned)(v2 & 1023));");
     g->statements = 6 + (int)rnd(g, 20);
     while (g->statements > 0) {
         if (g->kind == KIND_GLOBAL && chance(g, 15)) { /* barriers at the top level, where control is uniform */
@@ -525,7 +529,7 @@ static void global_program(gen *g, diff_gen_program *gp) {
     body_and_locals(g);
     line(g, "out[4 * i] = %s;", fold);
     line(g, "out[4 * i + 1] = s.a ^ s.b;");
-    line(g, "out[4 * i + 2] = hits * 1000 + tsink;");
+    line(g, "out[4 * i + 2] = %s;", tally);
     line(g, "out[4 * i + 3] = v0;");
     line(g, "fo[2 * i] = f0 + f1;");
     line(g, "fo[2 * i + 1] = f2;");
@@ -557,7 +561,7 @@ static void stencil_program(gen *g, diff_gen_program *gp) {
                      dx, dy, dy, -dx);
     body_and_locals(g);
     line(g, "out[2 * rk_pos_idx(p)] = %s;", fold);
-    line(g, "out[2 * rk_pos_idx(p) + 1] = (s.a ^ s.b) + hits * 1000 + tsink;");
+    line(g, "out[2 * rk_pos_idx(p) + 1] = (int)((unsigned)(s.a ^ s.b) + (unsigned)%s);", tally);
     line(g, "fout[rk_pos_idx(p)] = f0 + f1 - f2;");
     diff_text_printf(&g->out, "}\n");
     size_t n = CELLS_X * CELLS_Y;
@@ -587,7 +591,7 @@ static void handler_program(gen *g, diff_gen_program *gp) {
     line(g, "st->count += 1u;");
     line(g, "st->hist[(unsigned)v1 & 3u] = s.a ^ s.b;");
     line(g, "st->fsum = fq(f0 + f1);");
-    line(g, "st->last = hits * 1000 + tsink;");
+    line(g, "st->last = %s;", tally);
     line(g, "resp->r0 = v0;");
     line(g, "resp->r1 = v2 ^ v4;");
     line(g, "resp->g = f2;");
