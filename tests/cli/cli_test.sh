@@ -64,6 +64,13 @@ info)
     json_check 'any(b["name"] == "cpu" and b["available"] and len(b["devices"]) >= 1 for b in d["backends"]) and d["selected"] is not None'
     RK_BACKEND=cpu "$rk" info --json >"$out" 2>"$err" || fail "RK_BACKEND=cpu rk info failed"
     json_check 'd["selected"] == "cpu:0" and d["rk_backend_env"] == "cpu"'
+    # Counts a backend cannot tell are null, not 0.
+    json_check 'all(dev["total_memory"] is None or dev["total_memory"] > 0 for b in d["backends"] for dev in b["devices"])'
+    # A named backend that cannot be selected fails the command.
+    RK_BACKEND=nonesuch "$rk" info >"$out" 2>"$err"
+    rc=$?
+    [[ $rc == 2 ]] || fail "RK_BACKEND=nonesuch rk info exited $rc, expected 2"
+    contains "$out" "nonesuch"
     ;;
 demo-unknown-backend)
     RK_BACKEND=nope "$rk" demo --seconds 0.2 >"$out" 2>"$err"
@@ -85,6 +92,16 @@ demo-cpu)
     grep -Eq '^  errors +0$' "$out" || fail "summary does not report zero errors"
     run 0 demo --seconds 1 --backend cpu --json
     json_check 'd["errors"] == 0 and d["replies_verified"] == d["messages_sent"] > 0 and d["backend"] == "cpu" and d["probes"] > 0 and d["round_trip_p50_ns"] > 0'
+    json_check 'd["mode"] in ("persistent", "traditional") and d["mode_requested"] == "default" and d["version"] and d["commit"] and d["date"]'
+    # Ctrl-C stops the run with its summary and the shell's 130.
+    "$rk" demo --seconds 60 --backend cpu >"$out" 2>"$err" &
+    pid=$!
+    sleep 1.5
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+    [[ $rc == 130 ]] || fail "rk demo stopped by SIGINT exited $rc, expected 130"
+    contains "$out" "rk demo summary"
     run 0 demo --messages 1000 --backend cpu --json
     json_check 'd["messages_sent"] == 1000 and d["replies_verified"] == 1000'
     ;;

@@ -14,7 +14,8 @@ enum {
     RK_EXIT_OK = 0,
     RK_EXIT_FAILURE = 1,     /* the command ran and something went wrong */
     RK_EXIT_USAGE = 2,       /* unknown command or option, bad option value */
-    RK_EXIT_UNAVAILABLE = 77 /* the requested backend cannot run here */
+    RK_EXIT_UNAVAILABLE = 77, /* the requested backend cannot run here */
+    RK_EXIT_INTERRUPTED = 130 /* stopped by SIGINT (Ctrl-C), as shells report 128 + 2 */
 };
 
 /* ---- options (options.c) ----------------------------------------------- */

@@ -58,8 +58,6 @@ static void print_summary_text(const demo_run *r, const demo_summary *s) {
     cli_format_duration_ns(s->p99_ns, p99, sizeof p99);
     printf("\nrk demo summary\n");
     printf("  backend      %s  %s\n", s->backend, s->device);
-    /* The public API does not say which pattern "default" became; the launch
-     * count does: one launch is a persistent kernel. */
     const char *pattern = strcmp(s->mode, "default") != 0 ? ""
                           : s->stats.launches == 1        ? " (persistent)"
                                                           : " (launched per batch of messages)";
@@ -83,13 +81,27 @@ static void print_summary_text(const demo_run *r, const demo_summary *s) {
     printf("\n");
 }
 
+/* The public API does not say which pattern "default" became; the launch
+ * count does: one launch is a persistent kernel. */
+static const char *demo_mode_used(const demo_summary *s) {
+    if (strcmp(s->mode, "default") != 0) return s->mode;
+    return s->stats.launches == 1 ? "persistent" : "traditional";
+}
+
 static void print_summary_json(const demo_run *r, const demo_summary *s) {
     json_writer j;
     json_init(&j, stdout);
     json_object_begin(&j);
+    char date[64];
+    cli_utc_timestamp(date, sizeof date);
+    json_field_string(&j, "tool", "rk demo");
+    json_field_string(&j, "version", rk_version());
+    json_field_string(&j, "commit", cli_git_describe());
+    json_field_string(&j, "date", date);
     json_field_string(&j, "backend", s->backend);
     json_field_string(&j, "device", s->device);
-    json_field_string(&j, "mode", s->mode);
+    json_field_string(&j, "mode_requested", s->mode);
+    json_field_string(&j, "mode", demo_mode_used(s));
     json_field_u64(&j, "launches", s->stats.launches);
     json_field_string(&j, "handler", DEMO_HANDLER_PATH);
     json_field_u64(&j, "messages_sent", r->sent);
@@ -284,6 +296,7 @@ int rk_cmd_demo(int argc, char **argv) {
     else
         print_summary_text(&run, &sum);
     if (s != RK_OK || fs != RK_OK || sum.errors || run.verified != run.sent) exit_code = RK_EXIT_FAILURE;
+    else if (demo_interrupted) exit_code = RK_EXIT_INTERRUPTED;
     demo_run_free(&run);
 
 out:

@@ -44,8 +44,11 @@ static void print_device_json(json_writer *j, uint32_t index, const rk_device_in
     } else {
         json_null(j);
     }
-    json_field_u64(j, "total_memory", d->total_memory);
-    json_field_u64(j, "multiprocessors", d->multiprocessors);
+    /* 0 means the backend could not tell: null, not a count of zero. */
+    json_key(j, "total_memory");
+    if (d->total_memory) json_u64(j, d->total_memory); else json_null(j);
+    json_key(j, "multiprocessors");
+    if (d->multiprocessors) json_u64(j, d->multiprocessors); else json_null(j);
     json_field_u64(j, "warp_size", d->warp_size);
     json_field_u64(j, "max_threads_per_block", d->max_threads_per_block);
     json_field_u64(j, "max_shared_memory_per_block", d->max_shared_memory_per_block);
@@ -91,7 +94,9 @@ int rk_cmd_info(int argc, char **argv) {
     char sel_error[512] = "";
     if (sel != RK_OK) snprintf(sel_error, sizeof sel_error, "%s: %s", rk_status_name(sel), rk_last_error());
     const char *env = getenv("RK_BACKEND");
-    int exit_code = RK_EXIT_OK;
+    /* A named backend that cannot be selected (RK_BACKEND=nonesuch) is a
+     * failure of this command, not only a line in its listing. */
+    int exit_code = sel == RK_OK ? RK_EXIT_OK : cli_exit_for_selection(sel);
 
     json_writer j;
     if (as_json) {

@@ -1,6 +1,8 @@
 /* A minimal streaming JSON writer: enough for rk's reports, nothing more. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "output.h"
 
@@ -95,7 +97,11 @@ void json_double(json_writer *j, double v) {
         return;
     }
     before_item(j);
-    fprintf(j->out, "%.6g", v);
+    /* The shortest of %.15g and %.17g that reads back as the same double. */
+    char text[32];
+    snprintf(text, sizeof text, "%.15g", v);
+    if (strtod(text, NULL) != v) snprintf(text, sizeof text, "%.17g", v);
+    fputs(text, j->out);
 }
 
 void json_bool(json_writer *j, bool v) {
