@@ -5,6 +5,15 @@ install(TARGETS ringkernel EXPORT ringkernelTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY include/ringkernel DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# Dawn (scripts/install-webgpu.sh), when this tree has it, goes to
+# LIBDIR/ringkernel/, where the installed library's loader looks first
+# (src/webgpu/wgpu_loader.c), so an install keeps its WebGPU backend.
+set(rk_dawn_library ${CMAKE_SOURCE_DIR}/.deps/webgpu/package/libwebgpu_wrapper.so)
+if(EXISTS ${rk_dawn_library})
+  install(FILES ${rk_dawn_library} DESTINATION ${CMAKE_INSTALL_LIBDIR}/ringkernel)
+  install(FILES ${CMAKE_SOURCE_DIR}/.deps/webgpu/package/LICENSE DESTINATION ${CMAKE_INSTALL_LIBDIR}/ringkernel
+    RENAME dawn-LICENSE OPTIONAL)
+endif()
 install(EXPORT ringkernelTargets NAMESPACE ringkernel:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ringkernel)
 configure_package_config_file(cmake/ringkernelConfig.cmake.in
   ${CMAKE_BINARY_DIR}/ringkernelConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ringkernel)

@@ -20,9 +20,18 @@ done
 libdir="$(dirname "$(find "$prefix" -name 'libringkernel.so' | head -n1)")"
 [[ -d "$libdir" ]] || { echo "FAIL: libringkernel.so not installed"; exit 1; }
 
-# The installed rk runs from the prefix, with no build tree around.
-LD_LIBRARY_PATH="$libdir" "$prefix/bin/rk" info >"$work/info.txt" || { echo "FAIL: installed rk info"; exit 1; }
-grep -q cpu "$work/info.txt" || { echo "FAIL: installed rk info does not list cpu"; exit 1; }
+# The installed rk runs from the prefix with no environment set (its RPATH
+# finds the library), and keeps WebGPU when Dawn was installed beside it.
+env -u LD_LIBRARY_PATH -u RK_WEBGPU_LIB "$prefix/bin/rk" info --json >"$work/info.json" \
+    || { echo "FAIL: installed rk info without LD_LIBRARY_PATH"; exit 1; }
+python3 - "$work/info.json" "$libdir" <<'PY' || exit 1
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+names = {b["name"]: b for b in d["backends"]}
+assert names["cpu"]["available"], "installed rk: cpu unavailable"
+if os.path.exists(os.path.join(sys.argv[2], "ringkernel", "libwebgpu_wrapper.so")):
+    assert names["webgpu"]["available"], "installed rk: Dawn installed but webgpu unavailable: %s" % names["webgpu"]["reason"]
+PY
 
 export RK_CACHE_DIR="$work/cache"
 
@@ -36,8 +45,9 @@ cmake --build "$work/cmake-build" >"$work/build.log" 2>&1 || { cat "$work/build.
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 flags="$(pkg-config --cflags --libs ringkernel)" || { echo "FAIL: pkg-config ringkernel"; exit 1; }
 # shellcheck disable=SC2086 # flags are words on purpose
-cc -std=c11 -Wall -Wextra -Werror "$src_dir/tests/cli/consumer/main.c" -o "$work/pc-consumer" $flags
-LD_LIBRARY_PATH="$libdir" "$work/pc-consumer" || { echo "FAIL: pkg-config consumer"; exit 1; }
+# A prefix outside the loader's path: the consumer records it (-rpath), as a user would.
+cc -std=c11 -Wall -Wextra -Werror "$src_dir/tests/cli/consumer/main.c" -o "$work/pc-consumer" $flags -Wl,-rpath,"$libdir"
+env -u LD_LIBRARY_PATH "$work/pc-consumer" || { echo "FAIL: pkg-config consumer"; exit 1; }
 rm -rf "$RK_CACHE_DIR" # the second consumer compiles afresh too
-LD_LIBRARY_PATH="$libdir" "$work/pc-consumer" || { echo "FAIL: pkg-config consumer, second run"; exit 1; }
+env -u LD_LIBRARY_PATH "$work/pc-consumer" || { echo "FAIL: pkg-config consumer, second run"; exit 1; }
 echo "PASS: install, find_package and pkg-config, stencil kernels from the installed prefix"

@@ -29,9 +29,19 @@ static void print_usage(FILE *out) {
             rk_version());
     for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out,
+            "\nalso: rk demo wave (the steered wave simulation), rk demo pipeline (kernels in a chain),\n"
+            "      rk bench seed-table (persistent vs traditional), rk bench k2k (kernel-to-kernel hops)\n"
             "\nenvironment:\n"
-            "  RK_BACKEND   backend for automatic selection (cpu, cuda, cuda:1, webgpu, ...)\n"
-            "\nexit codes: 0 success, 1 failure, 2 usage error, 77 requested backend unavailable\n");
+            "  RK_BACKEND            backend for automatic selection (cpu, cuda, cuda:1, webgpu, ...)\n"
+            "  RK_CACHE_DIR          compiled-handler cache (default $XDG_CACHE_HOME/ringkernel)\n"
+            "  CC                    C compiler the CPU backend compiles handlers with (default cc)\n"
+            "  RK_CPU_THREADS        CPU backend worker threads; RK_CPU_SPIN_US: spin before sleeping\n"
+            "  RK_CPU_WATCHDOG_MS    CPU handler without progress for this long: RK_HUNG (default 10000)\n"
+            "  RK_CUDA_WATCHDOG_MS   the same for persistent CUDA kernels\n"
+            "  RK_COMPILE_SECONDS, RK_COMPILE_MEMORY_MB   limits of one handler compile\n"
+            "  RK_WEBGPU_LIB, RK_CUDA_LIBRARY, RK_NVRTC_LIBRARY   runtime libraries to load instead of the default\n"
+            "\nexit codes: 0 success, 1 failure, 2 usage error, 77 requested backend unavailable,\n"
+            "            130 interrupted (Ctrl-C)\n");
 }
 
 int main(int argc, char **argv) {
