@@ -1,6 +1,6 @@
 # Install target, CMake package config (find_package(ringkernel)) and pkg-config file.
 include(CMakePackageConfigHelpers)
-install(TARGETS ringkernel EXPORT ringkernelTargets
+install(TARGETS ringkernel_public EXPORT ringkernelTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

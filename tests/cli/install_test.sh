@@ -22,7 +22,8 @@ libdir="$(dirname "$(find "$prefix" -name 'libringkernel.so' | head -n1)")"
 
 # The installed rk runs from the prefix with no environment set (its RPATH
 # finds the library), and keeps WebGPU when Dawn was installed beside it.
-env -u LD_LIBRARY_PATH -u RK_WEBGPU_LIB "$prefix/bin/rk" info --json >"$work/info.json" \
+# LD_BIND_NOW: every symbol rk and the library need must resolve now, not lazily.
+env -u LD_LIBRARY_PATH -u RK_WEBGPU_LIB LD_BIND_NOW=1 "$prefix/bin/rk" info --json >"$work/info.json" \
     || { echo "FAIL: installed rk info without LD_LIBRARY_PATH"; exit 1; }
 python3 - "$work/info.json" "$libdir" <<'PY' || exit 1
 import json, os, sys
@@ -45,6 +46,11 @@ cmake --build "$work/cmake-build" >"$work/build.log" 2>&1 || { cat "$work/build.
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 flags="$(pkg-config --cflags --libs ringkernel)" || { echo "FAIL: pkg-config ringkernel"; exit 1; }
 # shellcheck disable=SC2086 # flags are words on purpose
+# The installed library exports the public API only (cmake/public_symbols.map).
+internal="$(nm -D --defined-only "$libdir/libringkernel.so" | awk '{print $3}' | grep -v '^rk_[a-z]' || true)"
+[[ -z "$internal" ]] || { echo "FAIL: the installed library exports non-API symbols:"; echo "$internal" | head; exit 1; }
+nm -D --defined-only "$libdir/libringkernel.so" | grep -q ' rk_kernel_launch$' || { echo "FAIL: rk_kernel_launch not exported"; exit 1; }
+
 # A prefix outside the loader's path: the consumer records it (-rpath), as a user would.
 cc -std=c11 -Wall -Wextra -Werror "$src_dir/tests/cli/consumer/main.c" -o "$work/pc-consumer" $flags -Wl,-rpath,"$libdir"
 env -u LD_LIBRARY_PATH "$work/pc-consumer" || { echo "FAIL: pkg-config consumer"; exit 1; }
