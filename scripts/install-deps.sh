@@ -49,7 +49,17 @@ if ((${#missing[@]})); then
     fi
     say "installing ${missing[*]}"
     "${as_root[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    export RK_APT_UPDATED=1 # install-webgpu.sh need not update again
+    # dpkg's progress lines go to a log, shown only when the install fails.
+    log="$(mktemp)"
+    if ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o Dpkg::Use-Pty=0 \
+        --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
+        cat "$log" >&2
+        rm -f "$log"
+        say "apt-get install failed (output above)"
+        exit 1
+    fi
+    rm -f "$log"
 else
     say "build dependencies present"
 fi
@@ -57,5 +67,5 @@ fi
 # Optional: the WebGPU runtime (Dawn) and a Vulkan driver for it. Its own
 # script checks what is there; the library builds and runs without it.
 if [[ -x "$here/install-webgpu.sh" && -z "${RK_SKIP_WEBGPU:-}" ]]; then
-    "$here/install-webgpu.sh" || say "WebGPU runtime not installed (optional; the WebGPU backend will report why)"
+    "$here/install-webgpu.sh" || say "WebGPU runtime not installed (optional; the reason is above, and the WebGPU backend will report it too)"
 fi

@@ -20,19 +20,36 @@ MIN_MESA_MAJOR=25
 
 say() { printf 'install-webgpu: %s\n' "$*"; }
 
+# Root (or sudo) is asked for only when a system package is missing: Dawn
+# goes into the source tree and needs none.
 SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
-    say "not root and no sudo: cannot install system packages"; exit 1
+need_root() {
+  if [ "$(id -u)" -ne 0 ] && [ -z "$SUDO" ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+      say "$1 is missing and installing it needs root: run as root, install sudo, or install it by hand"; exit 1
+    fi
   fi
-fi
+}
 
-apt_updated=0
+# install-deps.sh has already run `apt-get update` when it sets RK_APT_UPDATED.
+apt_updated="${RK_APT_UPDATED:-0}"
 apt_update() {
   if [ "$apt_updated" -eq 0 ]; then
     $SUDO apt-get update -qq
     apt_updated=1
   fi
+}
+
+# apt-get install, quiet (dpkg's thousands of progress lines go to a log that
+# is shown only when the install fails).
+apt_install() {
+  local log
+  log="$(mktemp)"
+  if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o Dpkg::Use-Pty=0 \
+      --no-install-recommends "$@" >"$log" 2>&1; then
+    cat "$log" >&2; rm -f "$log"; say "apt-get install $* failed (output above)"; exit 1
+  fi
+  rm -f "$log"
 }
 
 installed_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
@@ -51,7 +68,12 @@ debian_mirror() {
     if [ -n "$uri" ]; then printf '%s\n' "$uri"; return 0; fi
   done
   if [ -f /etc/apt/sources.list ]; then
-    uri="$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' /etc/apt/sources.list)"
+    # deb [arch=amd64 signed-by=...] URI SUITE COMPONENTS: skip the options.
+    uri="$(awk '$1 == "deb" {
+        i = 2
+        if ($i ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+        if ($(i + 1) == "bookworm") { print $i; exit }
+      }' /etc/apt/sources.list)"
     if [ -n "$uri" ]; then printf '%s\n' "$uri"; return 0; fi
   fi
   return 1
@@ -66,20 +88,23 @@ mesa="$(installed_version mesa-vulkan-drivers)"
 if [ -n "$mesa" ] && [ "${mesa%%.*}" -ge "$MIN_MESA_MAJOR" ] 2>/dev/null; then
   say "mesa-vulkan-drivers $mesa already installed"
 else
+  need_root mesa-vulkan-drivers
   if ! have_backports_source; then
     mirror="$(debian_mirror)" || { say "cannot find the Debian mirror (URIs: of the bookworm suite)"; exit 1; }
     say "adding bookworm-backports from the machine's own mirror"
     printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
       "$mirror" | $SUDO tee "$BACKPORTS_FILE" >/dev/null
+    apt_updated=0 # a new source
   fi
   apt_update
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -t bookworm-backports mesa-vulkan-drivers
+  apt_install -t bookworm-backports mesa-vulkan-drivers
   say "mesa-vulkan-drivers $(installed_version mesa-vulkan-drivers) installed"
 fi
 
 if [ -z "$(installed_version libvulkan1)" ]; then
+  need_root libvulkan1
   apt_update
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libvulkan1
+  apt_install libvulkan1
 fi
 
 # ---- Dawn (webgpu.h) from the npm package -----------------------------------
@@ -87,13 +112,19 @@ if [ -f "$LIB" ]; then
   say "Dawn already unpacked: $LIB"
 else
   if ! command -v npm >/dev/null 2>&1; then
+    need_root npm
     apt_update
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
+    apt_install nodejs npm # without recommends: ~390 packages instead of ~520
   fi
   mkdir -p "$DEST"
   tmp="$(mktemp -d)"
   trap 'rm -rf "$tmp"' EXIT
-  (cd "$tmp" && npm pack --silent "$NPM_PACKAGE" >/dev/null)
+  say "fetching $NPM_PACKAGE with npm (from npm's configured registry)"
+  # No silent retries: a failed fetch shows npm's own error at once.
+  if ! (cd "$tmp" && npm pack --fetch-retries=0 --loglevel=error "$NPM_PACKAGE" >"$tmp/npm.out" 2>"$tmp/npm.err"); then
+    cat "$tmp/npm.err" >&2
+    say "npm pack $NPM_PACKAGE failed (npm's error above)"; exit 1
+  fi
   tarball="$(ls "$tmp"/*.tgz | head -n1)"
   tar -xzf "$tarball" -C "$DEST"
   [ -f "$LIB" ] || { say "the package did not contain package/libwebgpu_wrapper.so"; exit 1; }
