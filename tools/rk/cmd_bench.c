@@ -41,6 +41,7 @@ static int worse(int a, int b) {
 
 int rk_cmd_bench(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "seed-table") == 0) return rk_bench_seed_table_cmd(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "soak") == 0) return rk_bench_soak_cmd(argc - 1, argv + 1); /* bench_soak.c */
     bench_config cfg = {0};
     const cli_opt opts[] = {
         {"json", 0, CLI_FLAG, &cfg.json, NULL, "print one JSON object instead of a table", 0, 0},
