@@ -9,6 +9,7 @@
 
 #ifdef RK_HAVE_BENCH_CPU
 #include "bench_cpu.h"
+#include "bench_floor.h"
 
 enum { QUICK_QUEUE = 200000, QUICK_THROUGHPUT = 50000, QUICK_LATENCY = 2000 };
 
@@ -20,7 +21,53 @@ static int add_or_fail(bench_report *rep, const bench_row *row) {
     return row->errors ? RK_EXIT_FAILURE : RK_EXIT_OK;
 }
 
-static int queue_case(const bench_config *cfg, bench_report *rep, uint32_t slot, uint32_t batch) {
+/* A floor row (bench_floor.h) measured now, right before the rows it judges. */
+static int floor_ring_row(const bench_config *cfg, bench_report *rep, const char *group, uint32_t batch,
+                          bench_row *out) {
+    char name[64];
+    snprintf(name, sizeof name, "floor: bare spsc ring 64 B, %s", batch > 1 ? "batches" : "one at a time");
+    if (batch > 1) snprintf(name, sizeof name, "floor: bare spsc ring 64 B, batches of %u", batch);
+    bench_note(cfg, "%s: %s", group, name);
+    rk_bench_floor_ring_opts o = {.messages = cfg->messages ? cfg->messages : cfg->quick ? QUICK_QUEUE : 0,
+                                  .slot_size = 64, .batch = batch};
+    rk_bench_floor_result res;
+    rk_status s = rk_bench_floor_ring(&o, &res);
+    if (s != RK_OK) {
+        cli_report_status("bench", name, s);
+        return RK_EXIT_FAILURE;
+    }
+    *out = bench_row_make(group, name);
+    out->is_floor = true;
+    out->messages = res.messages;
+    out->seconds = res.seconds;
+    out->rate = res.messages_per_second;
+    out->bytes_per_second = res.messages_per_second * 64;
+    out->errors = res.errors;
+    return add_or_fail(rep, out);
+}
+
+static int floor_pingpong_row(const bench_config *cfg, bench_report *rep, bench_row *out) {
+    const char *name = "floor: two-thread ping-pong, one word";
+    bench_note(cfg, "kernel: %s", name);
+    rk_bench_floor_result res;
+    rk_status s = rk_bench_floor_pingpong(cfg->quick ? QUICK_LATENCY : 0, &res);
+    if (s != RK_OK) {
+        cli_report_status("bench", name, s);
+        return RK_EXIT_FAILURE;
+    }
+    *out = bench_row_make("kernel", name);
+    out->is_floor = true;
+    out->messages = res.messages;
+    out->seconds = res.seconds;
+    out->rate = res.messages_per_second;
+    out->p50_us = res.p50_ns / 1e3;
+    out->p99_us = res.p99_ns / 1e3;
+    out->errors = res.errors;
+    return add_or_fail(rep, out);
+}
+
+static int queue_case(const bench_config *cfg, bench_report *rep, uint32_t slot, uint32_t batch,
+                      const bench_row *floor) {
     char name[64];
     if (batch > 1)
         snprintf(name, sizeof name, "spsc queue %u B, batches of %u", slot, batch);
@@ -43,14 +90,18 @@ static int queue_case(const bench_config *cfg, bench_report *rep, uint32_t slot,
     row.rate = res.messages_per_second;
     row.bytes_per_second = res.bytes_per_second;
     row.errors = res.errors;
+    bench_row_against(&row, floor);
     return add_or_fail(rep, &row);
 }
 
 int bench_group_queue(const bench_config *cfg, bench_report *rep, bool requested) {
     (void)requested;
     int rc = RK_EXIT_OK, r;
-    if ((r = queue_case(cfg, rep, 64, 1)) != RK_EXIT_OK) rc = r;
-    if ((r = queue_case(cfg, rep, 64, 64)) != RK_EXIT_OK) rc = r;
+    bench_row floor;
+    if ((r = floor_ring_row(cfg, rep, "queue", 1, &floor)) != RK_EXIT_OK) return r;
+    if ((r = queue_case(cfg, rep, 64, 1, &floor)) != RK_EXIT_OK) rc = r;
+    if ((r = floor_ring_row(cfg, rep, "queue", 64, &floor)) != RK_EXIT_OK) return r;
+    if ((r = queue_case(cfg, rep, 64, 64, &floor)) != RK_EXIT_OK) rc = r;
     return rc;
 }
 
@@ -61,7 +112,7 @@ typedef struct kernel_case {
 } kernel_case;
 
 static int run_kernel_case(const bench_config *cfg, bench_report *rep, rk_runtime *rt, const char *backend,
-                           const kernel_case *c) {
+                           const kernel_case *c, const bench_row *floor) {
     char name[64];
     snprintf(name, sizeof name, "%s %s, %u B%s", c->latency ? "round trip" : "ring kernel",
              rk_exec_mode_name(c->mode), c->message_size, c->latency ? ", one at a time" : ", batches of 256");
@@ -94,6 +145,7 @@ static int run_kernel_case(const bench_config *cfg, bench_report *rep, rk_runtim
     }
     row.errors = res.errors;
     row.launches = res.launches;
+    bench_row_against(&row, floor);
     return add_or_fail(rep, &row);
 }
 
@@ -128,9 +180,17 @@ int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requeste
         {resident, 64, true},
         {RK_MODE_TRADITIONAL, 64, true},
     };
-    int rc = RK_EXIT_OK;
+    /* The floors, measured right before: the bare ring in batches of 256 for
+     * throughput, the one-word ping-pong for round trips. */
+    bench_row ring_floor, pingpong_floor;
+    int rc = floor_ring_row(cfg, rep, "kernel", 256, &ring_floor);
+    if (rc == RK_EXIT_OK) rc = floor_pingpong_row(cfg, rep, &pingpong_floor);
+    if (rc != RK_EXIT_OK) {
+        rk_runtime_destroy(rt);
+        return rc;
+    }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int r = run_kernel_case(cfg, rep, rt, backend, &cases[i]);
+        int r = run_kernel_case(cfg, rep, rt, backend, &cases[i], cases[i].latency ? &pingpong_floor : &ring_floor);
         if (r != RK_EXIT_OK) rc = r;
     }
     int r = bench_clients_rows(cfg, rep, rt, backend);

@@ -14,8 +14,16 @@ bench_row bench_row_make(const char *group, const char *name) {
     memset(&row, 0, sizeof row);
     snprintf(row.group, sizeof row.group, "%s", group);
     snprintf(row.name, sizeof row.name, "%s", name);
-    row.rate = row.bytes_per_second = row.p50_us = row.p99_us = NAN;
+    row.rate = row.bytes_per_second = row.p50_us = row.p99_us = row.vs_floor = NAN;
     return row;
+}
+
+void bench_row_against(bench_row *row, const bench_row *floor) {
+    snprintf(row->floor, sizeof row->floor, "%s", floor->name);
+    if (!isnan(row->p50_us) && !isnan(floor->p50_us) && floor->p50_us > 0)
+        row->vs_floor = row->p50_us / floor->p50_us;
+    else if (!isnan(row->rate) && !isnan(floor->rate) && floor->rate > 0)
+        row->vs_floor = row->rate / floor->rate;
 }
 
 bool bench_report_add(bench_report *r, const bench_row *row) {
@@ -67,16 +75,17 @@ static void cell_or_dash(char *out, size_t size, double v, void (*fmt)(double, c
 static void fmt_us(double us, char *out, size_t size) { cli_format_duration_ns(us * 1e3, out, size); }
 static void fmt_rate(double v, char *out, size_t size) { cli_format_count(v, out, size); }
 static void fmt_gbps(double v, char *out, size_t size) { snprintf(out, size, "%.2f", v / 1e9); }
+static void fmt_ratio(double v, char *out, size_t size) { snprintf(out, size, "%.2fx", v); }
 
 void bench_report_print_table(const bench_report *r, const char *date) {
     print_facts_text(r, date);
     static const char *const headers[] = {"group", "benchmark", "backend", ">count", ">per s",
-                                          ">GB/s",  ">p50",      ">p99"};
+                                          ">GB/s",  ">p50",      ">p99",     ">vs floor"};
     text_table t;
-    table_init(&t, 8, headers);
+    table_init(&t, 9, headers);
     for (size_t i = 0; i < r->count; i++) {
         const bench_row *row = &r->rows[i];
-        char msgs[32], rate[32], gbps[32], p50[32], p99[32];
+        char msgs[32], rate[32], gbps[32], p50[32], p99[32], ratio[32];
         if (row->messages)
             snprintf(msgs, sizeof msgs, "%llu", (unsigned long long)row->messages);
         else
@@ -85,8 +94,10 @@ void bench_report_print_table(const bench_report *r, const char *date) {
         cell_or_dash(gbps, sizeof gbps, row->bytes_per_second, fmt_gbps);
         cell_or_dash(p50, sizeof p50, row->p50_us, fmt_us);
         cell_or_dash(p99, sizeof p99, row->p99_us, fmt_us);
+        cell_or_dash(ratio, sizeof ratio, row->vs_floor, fmt_ratio);
+        if (row->is_floor) snprintf(ratio, sizeof ratio, "floor");
         const char *cells[] = {row->group, row->name, row->backend[0] ? row->backend : "host", msgs, rate, gbps,
-                               p50, p99};
+                               p50, p99, ratio};
         table_add_row(&t, cells);
     }
     table_print(&t, stdout, "");
@@ -134,6 +145,9 @@ void bench_report_print_json(const bench_report *r, const char *date) {
         json_field_u64(&j, "errors", row->errors);
         json_field_u64(&j, "launches", row->launches);
         json_field_string(&j, "note", row->note[0] ? row->note : NULL);
+        json_field_bool(&j, "is_floor", row->is_floor);
+        json_field_string(&j, "floor", row->floor[0] ? row->floor : NULL);
+        json_field_double(&j, "vs_floor", row->vs_floor);
         json_object_end(&j);
     }
     json_array_end(&j);

@@ -20,6 +20,13 @@ typedef struct bench_row {
     uint64_t errors;       /* wrong results: must be 0 */
     uint64_t launches;     /* device launches (ring kernels); 0 when not applicable */
     char note[160];
+    /* Judged against a floor measured in the same run (bench/bench_floor.h):
+     * a floor row has is_floor; another row names its floor and vs_floor is
+     * its rate as a fraction of the floor's (throughput rows, <= 1 is the
+     * expectation) or its p50 as a multiple of the floor's (latency rows). */
+    bool is_floor;
+    char floor[64];
+    double vs_floor;
 } bench_row;
 
 typedef struct bench_config {
@@ -39,6 +46,8 @@ typedef struct bench_report {
 /* A row with every figure unset (NAN), for a group to fill in. */
 bench_row bench_row_make(const char *group, const char *name);
 bool bench_report_add(bench_report *r, const bench_row *row);
+/* Sets row's floor and vs_floor from floor (latency when both have a p50). */
+void bench_row_against(bench_row *row, const bench_row *floor);
 void bench_report_print_table(const bench_report *r, const char *date);
 void bench_report_print_json(const bench_report *r, const char *date);
 void bench_report_free(bench_report *r);

@@ -44,7 +44,7 @@ void json_finish(json_writer *j);
 /* ---- text tables (table.c) ------------------------------------------------
  * Collects rows of cells, then prints them with every column as wide as its
  * widest cell. Columns marked numeric are right-aligned. */
-enum { TABLE_MAX_COLUMNS = 8, TABLE_CELL_SIZE = 64 };
+enum { TABLE_MAX_COLUMNS = 10, TABLE_CELL_SIZE = 64 };
 
 typedef struct text_table {
     size_t columns;

@@ -1,0 +1,36 @@
+/* Physical floors for the CPU benchmarks, measured in the same process
+ * right before the rows they judge: the least a message can cost between
+ * two threads on this machine, with no library in the way.
+ *   ring:      a minimal single-producer/single-consumer ring of fixed
+ *              slots (two cache-line-separated indices, nothing else): the
+ *              floor of the queue and of batched ring-kernel throughput;
+ *   ping-pong: two threads bouncing one word through one cache line: the
+ *              floor of a round trip (host -> worker -> host).
+ * Both spin, and yield after a bounded spin (never sleep), as the library's
+ * own waits do. Every message is still checked. */
+#ifndef RK_BENCH_FLOOR_H
+#define RK_BENCH_FLOOR_H
+
+#include <stdint.h>
+
+#include "ringkernel/ringkernel.h"
+
+typedef struct rk_bench_floor_ring_opts {
+    uint64_t messages;  /* 0 = 20 M */
+    uint32_t slot_size; /* 8 .. 256 bytes; 0 = 64 */
+    uint32_t batch;     /* slots per publish; 0 or 1 = one at a time */
+} rk_bench_floor_ring_opts;
+
+typedef struct rk_bench_floor_result {
+    uint64_t messages;
+    double seconds;
+    double messages_per_second;
+    double p50_ns, p99_ns; /* ping-pong only */
+    uint64_t errors;       /* messages out of order or torn: must be 0 */
+} rk_bench_floor_result;
+
+rk_status rk_bench_floor_ring(const rk_bench_floor_ring_opts *opts, rk_bench_floor_result *out);
+/* rounds = 0: 100 k round trips. */
+rk_status rk_bench_floor_pingpong(uint64_t rounds, rk_bench_floor_result *out);
+
+#endif
