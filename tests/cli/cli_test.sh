@@ -115,6 +115,8 @@ demo-pipeline)
 bench-json)
     run 0 bench --json --quick
     json_check 'd["commit"] and d["date"] and d["build_type"] and len(d["results"]) > 0 and all("name" in r for r in d["results"])'
+    # Every queue row and every kernel row of the batch / round-trip kind is judged against a floor of the same run.
+    json_check 'any(r["is_floor"] for r in d["results"]) and all(r["is_floor"] or (r["floor"] and r["vs_floor"] is not None) for r in d["results"] if r["group"] == "queue" or r["name"].startswith(("ring kernel", "round trip")))'
     ;;
 transpile-inputs)
     # Only regular files are read: a FIFO include returns at once (docs/guarantees.md).
