@@ -10,6 +10,7 @@
 
 #ifdef RK_HAVE_BENCH_CUDA
 #include "bench_cuda.h"
+#include "bench_cuda_floor.h"
 
 static bool add_failed(bench_report *rep, const char *name, rk_status s) {
     cli_report_status("bench", name, s);
@@ -19,8 +20,28 @@ static bool add_failed(bench_report *rep, const char *name, rk_status s) {
     return false;
 }
 
+/* A floor row (bench_cuda_floor.h), measured right before the rows it judges. */
+static bool floor_row(const bench_config *cfg, bench_report *rep, rk_runtime *rt, const char *backend, bool pingpong,
+                      bench_row *out) {
+    const char *name = pingpong ? "floor: tagged-word ping-pong, mapped memory" : "floor: empty launch + synchronize";
+    bench_note(cfg, "cuda: %s", name);
+    rk_bench_cuda_floor r;
+    uint64_t rounds = cfg->quick ? 2000 : 0;
+    rk_status s = pingpong ? rk_bench_cuda_floor_pingpong(rt, rounds, &r) : rk_bench_cuda_floor_empty_launch(rt, rounds, &r);
+    *out = bench_row_make("cuda", name);
+    if (s != RK_OK) return add_failed(rep, name, s);
+    snprintf(out->backend, sizeof out->backend, "%s", backend);
+    out->is_floor = true;
+    out->messages = r.rounds;
+    out->p50_us = r.p50_us;
+    out->p99_us = r.p99_us;
+    out->errors = r.errors;
+    snprintf(out->note, sizeof out->note, "mean %.2f us", r.mean_us);
+    return bench_report_add(rep, out) && r.errors == 0;
+}
+
 static bool latency_row(const bench_config *cfg, bench_report *rep, rk_runtime *rt, const char *backend,
-                        const char *name, rk_exec_mode mode, bool isolated) {
+                        const char *name, rk_exec_mode mode, bool isolated, const bench_row *floor) {
     bench_note(cfg, "cuda: %s", name);
     rk_bench_cuda_opts o = {.messages = cfg->quick ? (mode == RK_MODE_PERSISTENT ? 5000 : 2000) : 0,
                             .isolated = isolated};
@@ -36,6 +57,11 @@ static bool latency_row(const bench_config *cfg, bench_report *rep, rk_runtime *
     row.errors = r.errors;
     row.launches = r.launches;
     snprintf(row.note, sizeof row.note, "p99.9 %.2f us, mean %.2f us, max %.2f us", r.p999_us, r.mean_us, r.max_us);
+    if (!isnan(floor->p50_us)) {
+        bench_row_against(&row, floor);
+        size_t used = strlen(row.note);
+        snprintf(row.note + used, sizeof row.note - used, "; p99 %.2fx the floor's", row.p99_us / floor->p99_us);
+    }
     return bench_report_add(rep, &row) && r.errors == 0;
 }
 
@@ -98,12 +124,15 @@ int bench_group_cuda(const bench_config *cfg, bench_report *rep, bool requested)
     if (!rep->device[0]) snprintf(rep->device, sizeof rep->device, "%.31s: %.320s, driver %.63s", backend, device, driver);
 
     bool ok = true;
-    ok &= latency_row(cfg, rep, rt, backend, "round trip persistent, 64 B", RK_MODE_PERSISTENT, false);
+    bench_row pingpong, launch;
+    ok &= floor_row(cfg, rep, rt, backend, true, &pingpong);
+    ok &= latency_row(cfg, rep, rt, backend, "round trip persistent, 64 B", RK_MODE_PERSISTENT, false, &pingpong);
     /* Sent 5-15 us apart: a message lands at an arbitrary point of the
      * kernel's poll rather than right after the previous reply. */
-    ok &= latency_row(cfg, rep, rt, backend, "round trip persistent, isolated", RK_MODE_PERSISTENT, true);
-    ok &= latency_row(cfg, rep, rt, backend, "round trip launch per command", RK_MODE_TRADITIONAL, false);
-    ok &= latency_row(cfg, rep, rt, backend, "round trip CUDA graph per command", RK_MODE_GRAPH, false);
+    ok &= latency_row(cfg, rep, rt, backend, "round trip persistent, isolated", RK_MODE_PERSISTENT, true, &pingpong);
+    ok &= floor_row(cfg, rep, rt, backend, false, &launch);
+    ok &= latency_row(cfg, rep, rt, backend, "round trip launch per command", RK_MODE_TRADITIONAL, false, &launch);
+    ok &= latency_row(cfg, rep, rt, backend, "round trip CUDA graph per command", RK_MODE_GRAPH, false, &launch);
     ok &= throughput_row(cfg, rep, rt, backend, 1);
     ok &= throughput_row(cfg, rep, rt, backend, 4);
     ok &= send_cost_row(cfg, rep, rt, backend);
