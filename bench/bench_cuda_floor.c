@@ -12,7 +12,10 @@ enum { WARMUP = 2000 };
 static const uint64_t ROUND_TIMEOUT_NS = 1000000000u; /* a round that takes 1 s: the GPU does not see us */
 
 /* words[0] ping (host writes), words[16] pong (GPU writes), words[32] stop
- * (host writes): 128 bytes apart, one writer each. */
+ * (host writes): 128 bytes apart, one writer each. The word is the message
+ * (its value is the round's number), so relaxed loads and stores suffice, as
+ * in NCCL's LL protocol: acquire/release at system scope costs ~1 us more
+ * per round trip on an H100 (measured on the H100: 3.0-3.3 vs 2.2-2.6 us). */
 static const char floor_source[] =
     "extern \"C\" __global__ void rk_floor_pingpong(unsigned long long *words, unsigned long long rounds) {\n"
     "    if (threadIdx.x != 0 || blockIdx.x != 0) return;\n"
@@ -20,12 +23,12 @@ static const char floor_source[] =
     "    for (unsigned long long i = 1; i <= rounds; i++) {\n"
     "        unsigned long long v, s;\n"
     "        for (;;) {\n"
-    "            asm volatile(\"ld.acquire.sys.global.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(ping) : \"memory\");\n"
+    "            asm volatile(\"ld.relaxed.sys.global.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(ping) : \"memory\");\n"
     "            if (v == i) break;\n"
     "            asm volatile(\"ld.relaxed.sys.global.u64 %0, [%1];\" : \"=l\"(s) : \"l\"(stop) : \"memory\");\n"
     "            if (s) return;\n"
     "        }\n"
-    "        asm volatile(\"st.release.sys.global.u64 [%0], %1;\" :: \"l\"(pong), \"l\"(v) : \"memory\");\n"
+    "        asm volatile(\"st.relaxed.sys.global.u64 [%0], %1;\" :: \"l\"(pong), \"l\"(v) : \"memory\");\n"
     "    }\n"
     "}\n"
     "extern \"C\" __global__ void rk_floor_empty(int unused) { (void)unused; }\n";

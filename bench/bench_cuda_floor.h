@@ -1,6 +1,6 @@
 /* Floors for the CUDA rows, measured on the same runtime right before them:
  *   tagged-word ping-pong: one GPU thread polls a word of mapped host memory
- *     and writes it back to another (acquire/release at system scope): what
+ *     and writes it back to another (relaxed, the word is the message): what
  *     a host -> device -> host round trip costs with no queue, handler or
  *     library (the floor of the persistent round trip; cf. bench/cuda_ll_pingpong.cu);
  *   empty launch: an empty kernel launched and synchronized: the floor of
