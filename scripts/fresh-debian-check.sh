@@ -47,8 +47,13 @@ if [[ ! -x "$rootfs/bin/bash" ]]; then
         || { tail -20 "$work/debootstrap.log"; say "debootstrap failed"; exit 1; }
 fi
 say "bare bookworm (minbase): $((SECONDS - t0)) s, $(chroot "$rootfs" dpkg-query -f '.\n' -W | wc -l) packages"
-cp /etc/apt/sources.list.d/*.sources "$rootfs/etc/apt/sources.list.d/" 2>/dev/null || true
-[[ -f /etc/apt/sources.list ]] && cp /etc/apt/sources.list "$rootfs/etc/apt/sources.list"
+# This machine's sources replace the one line debootstrap wrote (the same
+# mirror twice would make apt warn on every update).
+if compgen -G "/etc/apt/sources.list.d/*.sources" >/dev/null; then
+    cp /etc/apt/sources.list.d/*.sources "$rootfs/etc/apt/sources.list.d/"
+    rm -f "$rootfs/etc/apt/sources.list"
+fi
+if [[ -s /etc/apt/sources.list ]]; then cp /etc/apt/sources.list "$rootfs/etc/apt/sources.list"; fi
 cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
 for m in proc sys dev dev/pts; do mount --bind "/$m" "$rootfs/$m"; done
 
