@@ -141,9 +141,9 @@ static void launch_validation(const conf_env *env) {
 }
 
 static const conf_check lifecycle_checks[] = {
-    {"legal_transitions", legal_transitions},
-    {"terminate_inactive", terminate_inactive},
-    {"illegal_transitions", illegal_transitions},
-    {"launch_validation", launch_validation},
+    {"legal_transitions", legal_transitions, CONF_SHARED},
+    {"terminate_inactive", terminate_inactive, CONF_SHARED},
+    {"illegal_transitions", illegal_transitions, CONF_SHARED},
+    {"launch_validation", launch_validation, CONF_SHARED},
 };
 CONF_GROUP(conf_group_actor_lifecycle, "actor.lifecycle", lifecycle_checks);

@@ -135,25 +135,29 @@ static void batches(const conf_env *env) {
 /* message_size and reply_size at their maximum (65536): first and last
  * words make the round trip; one byte more is refused. */
 static void max_message(const conf_env *env) {
-    static const char big_source[] =
-        "typedef struct { uint32_t w[16384]; } Big;\n"
-        "RK_HANDLER int big(const Big *req, Big *resp, void *state) {\n"
-        "    resp->w[0] = req->w[0] + 1u;\n"
-        "    resp->w[8191] = req->w[8191] + 2u;\n"
-        "    resp->w[16383] = req->w[16383] + 3u;\n"
-        "    return 0;\n"
-        "}\n";
+    static const char big_source[] = "typedef struct { uint32_t w[16384]; } Big;\n"
+                                     "RK_HANDLER int big(const Big *req, Big *resp, void *state) {\n"
+                                     "    resp->w[0] = req->w[0] + 1u;\n"
+                                     "    resp->w[8191] = req->w[8191] + 2u;\n"
+                                     "    resp->w[16383] = req->w[16383] + 3u;\n"
+                                     "    return 0;\n"
+                                     "}\n";
     rk_runtime *rt = conf_runtime(env);
     rk_device_info info;
     CHECK_OK(rk_context_device_info(rk_runtime_context(rt), &info));
     if (conf_is(env, "webgpu") && info.software) {
         CHECK_OK(rk_runtime_destroy(rt));
-        RK_SKIP("software Vulkan (%s): a 64 KiB WebGPU message takes minutes to build and run there "
+        RK_SKIP("software Vulkan (%s): a 64 KiB WebGPU message takes minutes to "
+                "build and run there "
                 "(ringkernel.h, message_size); checked on hardware adapters",
                 info.name);
     }
-    rk_kernel_desc d = {.name = "big", .handler_source = big_source, .handler_name = "big",
-                        .message_size = 65536, .reply_size = 65536, .queue_capacity = 4};
+    rk_kernel_desc d = {.name = "big",
+                        .handler_source = big_source,
+                        .handler_name = "big",
+                        .message_size = 65536,
+                        .reply_size = 65536,
+                        .queue_capacity = 4};
     rk_kernel *k = NULL;
     CHECK_OK(rk_kernel_launch(rt, &d, &k));
     CHECK_OK(rk_kernel_activate(k));
@@ -264,9 +268,9 @@ static void ordered(const conf_env *env) {
 }
 
 static const conf_check message_checks[] = {
-    {"round_trips", round_trips}, {"full_queue", full_queue},
-    {"timeouts", timeouts},       {"batches", batches},
-    {"max_message", max_message}, {"terminate_in_flight", terminate_in_flight},
-    {"counters", counters},       {"ordered", ordered},
+    {"round_trips", round_trips, CONF_SHARED}, {"full_queue", full_queue, CONF_SHARED},
+    {"timeouts", timeouts, CONF_SHARED},       {"batches", batches, CONF_SHARED},
+    {"max_message", max_message, CONF_SHARED}, {"terminate_in_flight", terminate_in_flight, CONF_SHARED},
+    {"counters", counters, CONF_SHARED},       {"ordered", ordered, CONF_SHARED},
 };
 CONF_GROUP(conf_group_actor_messages, "actor.messages", message_checks);

@@ -36,8 +36,7 @@ static void modes(const conf_env *env) {
         rk_kernel *k = NULL;
         rk_status s = rk_kernel_launch(rt, &d, &k);
         if (!supported) {
-            if (s != RK_UNSUPPORTED)
-                fprintf(stderr, "mode %s: expected RK_UNSUPPORTED\n", rk_exec_mode_name(all[i]));
+            if (s != RK_UNSUPPORTED) fprintf(stderr, "mode %s: expected RK_UNSUPPORTED\n", rk_exec_mode_name(all[i]));
             CHECK_EQ(s, RK_UNSUPPORTED);
             CHECK(k == NULL);
             continue;
@@ -45,12 +44,24 @@ static void modes(const conf_env *env) {
         if (s != RK_OK) fprintf(stderr, "mode %s: %s\n", rk_exec_mode_name(all[i]), rk_last_error());
         CHECK_OK(s);
         CHECK_OK(rk_kernel_activate(k));
-        for (uint32_t round = 0; round < 4; round++) {
-            conf_send_range(k, round * 10, round * 10 + 10);
-            conf_receive_range(k, round * 10, round * 10 + 10);
+        /* four separate batches; one request in ten reports a handler error */
+        for (uint32_t v = 0; v < 40; v++) {
+            conf_req q = {.value = v, .fail_with = v % 10 == 3 ? -2 : 0};
+            CHECK_OK(rk_kernel_send(k, &q, sizeof q, CONF_SECONDS(20), NULL));
+            if (v % 10 != 9) continue;
+            for (uint32_t w = v - 9; w <= v; w++) {
+                conf_resp r;
+                rk_reply_info info;
+                CHECK_OK(rk_kernel_receive(k, &r, sizeof r, &info, CONF_SECONDS(20)));
+                CHECK_U64_EQ(info.id, w + 1);
+                CHECK_EQ(info.status, w % 10 == 3 ? -2 : 0);
+                CHECK_EQ(r.value, conf_expect(w));
+            }
         }
         rk_kernel_stats st = conf_stats(k);
         CHECK_U64_EQ(st.messages_processed, 40);
+        CHECK_U64_EQ(st.errors_encountered, 4);
+        CHECK_EQ(st.state, RK_KERNEL_ACTIVE);
         if (one_launch)
             CHECK_U64_EQ(st.launches, 1);
         else
@@ -60,8 +71,8 @@ static void modes(const conf_env *env) {
         /* ordered kernels: refused by CUDA's traditional and graph modes */
         d.ordered = true;
         s = rk_kernel_launch(rt, &d, &k);
-        if (conf_is(env, "cuda") && (all[i] == RK_MODE_TRADITIONAL || all[i] == RK_MODE_GRAPH ||
-                                     (all[i] == RK_MODE_DEFAULT && !one_launch))) {
+        if (conf_is(env, "cuda") &&
+            (all[i] == RK_MODE_TRADITIONAL || all[i] == RK_MODE_GRAPH || (all[i] == RK_MODE_DEFAULT && !one_launch))) {
             CHECK_EQ(s, RK_UNSUPPORTED);
         } else {
             CHECK_OK(s);
@@ -71,14 +82,13 @@ static void modes(const conf_env *env) {
     CHECK_OK(rk_runtime_destroy(rt));
 }
 
-static const char crash_source[] =
-    "typedef struct { uint32_t value; int32_t fail_with; } Req;\n"
-    "typedef struct { uint32_t value; uint32_t count; } Resp;\n"
-    "RK_HANDLER int crash(const Req *req, Resp *resp, void *state) {\n"
-    "    if (req->value == 7u) { volatile int *null = 0; *null = 1; }\n"
-    "    resp->value = req->value * 3u + 1u;\n"
-    "    return 0;\n"
-    "}\n";
+static const char crash_source[] = "typedef struct { uint32_t value; int32_t fail_with; } Req;\n"
+                                   "typedef struct { uint32_t value; uint32_t count; } Resp;\n"
+                                   "RK_HANDLER int crash(const Req *req, Resp *resp, void *state) {\n"
+                                   "    if (req->value == 7u) { volatile int *null = 0; *null = 1; }\n"
+                                   "    resp->value = req->value * 3u + 1u;\n"
+                                   "    return 0;\n"
+                                   "}\n";
 
 /* A handler that writes through NULL: RK_DEVICE_FAULT (CPU, CUDA). The CPU
  * answers every accepted request (failure status from the crash on); CUDA
@@ -87,11 +97,17 @@ static const char crash_source[] =
  * the transpiler refuses it at launch. */
 static void handler_fault(const conf_env *env) {
 #ifdef CONF_SANITIZED
-    if (conf_is(env, "cpu")) RK_SKIP("sanitizer build: the CPU backend does not catch crashes here (ringkernel.h)");
+    if (conf_is(env, "cpu"))
+        RK_SKIP("sanitizer build: the CPU backend does not catch crashes here "
+                "(ringkernel.h)");
 #endif
     rk_runtime *rt = conf_runtime(env);
-    rk_kernel_desc d = {.name = "crash", .handler_source = crash_source, .handler_name = "crash",
-                        .message_size = sizeof(conf_req), .reply_size = sizeof(conf_resp), .queue_capacity = 64,
+    rk_kernel_desc d = {.name = "crash",
+                        .handler_source = crash_source,
+                        .handler_name = "crash",
+                        .message_size = sizeof(conf_req),
+                        .reply_size = sizeof(conf_resp),
+                        .queue_capacity = 64,
                         .workers = 1};
     rk_kernel *k = NULL;
     rk_status s = rk_kernel_launch(rt, &d, &k);
@@ -133,19 +149,19 @@ static void handler_fault(const conf_env *env) {
 /* Stuck on request 13: 2^64 steps whose result is used, so no compiler may
  * drop the loop (an empty infinite loop may be removed: LLVM in lavapipe
  * does, so WebGPU would answer it at once). */
-static const char spin_source[] =
-    "typedef struct { uint32_t value; int32_t fail_with; } Req;\n"
-    "typedef struct { uint32_t value; uint32_t count; } Resp;\n"
-    "RK_HANDLER int spin(const Req *req, Resp *resp, void *state) {\n"
-    "    uint32_t acc = req->value;\n"
-    "    if (req->value == 13u) {\n"
-    "        for (uint32_t i = 0u; i < 0xFFFFFFFFu; i++)\n"
-    "            for (uint32_t j = 0u; j < 0xFFFFFFFFu; j++) acc = acc * 1664525u + j;\n"
-    "    }\n"
-    "    resp->value = req->value * 3u + 1u;\n"
-    "    resp->count = acc;\n"
-    "    return 0;\n"
-    "}\n";
+static const char spin_source[] = "typedef struct { uint32_t value; int32_t fail_with; } Req;\n"
+                                  "typedef struct { uint32_t value; uint32_t count; } Resp;\n"
+                                  "RK_HANDLER int spin(const Req *req, Resp *resp, void *state) {\n"
+                                  "    uint32_t acc = req->value;\n"
+                                  "    if (req->value == 13u) {\n"
+                                  "        for (uint32_t i = 0u; i < 0xFFFFFFFFu; i++)\n"
+                                  "            for (uint32_t j = 0u; j < 0xFFFFFFFFu; j++) acc = acc * "
+                                  "1664525u + j;\n"
+                                  "    }\n"
+                                  "    resp->value = req->value * 3u + 1u;\n"
+                                  "    resp->count = acc;\n"
+                                  "    return 0;\n"
+                                  "}\n";
 
 static double now_s(void) {
     struct timespec ts;
@@ -160,8 +176,12 @@ static void handler_hang(const conf_env *env) {
     setenv("RK_CPU_WATCHDOG_MS", "300", 1);
     setenv("RK_CUDA_WATCHDOG_MS", "300", 1);
     rk_runtime *rt = conf_runtime(env);
-    rk_kernel_desc d = {.name = "spin", .handler_source = spin_source, .handler_name = "spin",
-                        .message_size = sizeof(conf_req), .reply_size = sizeof(conf_resp), .queue_capacity = 16,
+    rk_kernel_desc d = {.name = "spin",
+                        .handler_source = spin_source,
+                        .handler_name = "spin",
+                        .message_size = sizeof(conf_req),
+                        .reply_size = sizeof(conf_resp),
+                        .queue_capacity = 16,
                         .workers = 1};
     rk_kernel *k = NULL;
     CHECK_OK(rk_kernel_launch(rt, &d, &k));
@@ -192,13 +212,18 @@ static void handler_hang(const conf_env *env) {
     CHECK_STATUS(rk_kernel_receive(k, &r, sizeof r, &info, CONF_MS(300)), RK_TIMEOUT);
     CHECK_STATUS(rk_kernel_terminate(k, CONF_MS(300)), RK_TIMEOUT);
     CHECK_EQ(rk_kernel_get_state(k), RK_KERNEL_TERMINATING);
+    t0 = now_s();
     CHECK_STATUS(rk_kernel_destroy(k), RK_HUNG);
+    CHECK_STR_CONTAINS(rk_last_error(), "did not finish");
+    /* the device is left behind, not waited for: the runtime goes too */
+    CHECK_OK(rk_runtime_destroy(rt));
+    CHECK_LT(now_s() - t0, 30);
     conf_pass_now(); /* lavapipe keeps running the abandoned dispatch until exit */
 }
 
 static const conf_check mode_checks[] = {
-    {"modes", modes},
-    {"handler_fault", handler_fault},
-    {"handler_hang", handler_hang},
+    {"modes", modes, CONF_SHARED},
+    {"handler_fault", handler_fault, CONF_OWN_PROCESS},
+    {"handler_hang", handler_hang, CONF_OWN_PROCESS},
 };
 CONF_GROUP(conf_group_actor_modes, "actor.modes", mode_checks);

@@ -8,38 +8,45 @@
 
 /* RK_BLOCK_SIZE fixes the block of the kernels a launch runs everywhere:
  * WebGPU's workgroup size is part of the shader (device.h). */
-static const char kernels[] =
-    "RK_KERNEL RK_BLOCK_SIZE(64, 1, 1) void fill_value(uint32_t *out, uint32_t n, uint32_t value) {\n"
-    "    uint32_t i = (uint32_t)(block_idx_x() * block_dim_x() + thread_idx_x());\n"
-    "    if (i < n) out[i] = value + i;\n"
-    "}\n"
-    "RK_KERNEL RK_BLOCK_SIZE(64, 1, 1) void add_one(uint32_t *data, uint32_t n) {\n"
-    "    uint32_t i = (uint32_t)(block_idx_x() * block_dim_x() + thread_idx_x());\n"
-    "    if (i < n) data[i] = data[i] + 1u;\n"
-    "}\n"
-    "RK_KERNEL RK_BLOCK_SIZE(64, 1, 1) void grid_ids(uint32_t *out) {\n"
-    "    uint32_t block = (uint32_t)((block_idx_z() * grid_dim_y() + block_idx_y()) * grid_dim_x() + block_idx_x());\n"
-    "    out[block * 64u + (uint32_t)thread_idx_x()] = block * 1000u + (uint32_t)thread_idx_x() + 1u;\n"
-    "}\n"
-    "RK_KERNEL RK_BLOCK_SIZE(64, 1, 1) void reverse_blocks(uint32_t *data) {\n"
-    "    RK_SHARED uint32_t tile[64];\n"
-    "    int t = thread_idx_x();\n"
-    "    int base = block_idx_x() * 64;\n"
-    "    tile[t] = data[base + t];\n"
-    "    sync_threads();\n"
-    "    data[base + t] = tile[63 - t];\n"
-    "}\n"
-    "RK_KERNEL RK_BLOCK_SIZE(64, 1, 1) void atomics(uint32_t *count, int *high, int *low, uint32_t *bits, uint32_t n) {\n"
-    "    uint32_t i = (uint32_t)(block_idx_x() * block_dim_x() + thread_idx_x());\n"
-    "    if (i >= n) return;\n"
-    "    atomic_add_u32(count, 1u);\n"
-    "    atomic_max_i32(high, (int)i);\n"
-    "    atomic_min_i32(low, -(int)i);\n"
-    "    atomic_or_u32(&bits[i / 32u], 1u << (i % 32u));\n"
-    "}\n"
-    "RK_KERNEL void count_threads(uint32_t *count) {\n"
-    "    atomic_add_u32(count, 1u);\n"
-    "}\n";
+static const char kernels[] = "RK_KERNEL RK_BLOCK_SIZE(64, 1, 1) void fill_value(uint32_t *out, uint32_t "
+                              "n, uint32_t value) {\n"
+                              "    uint32_t i = (uint32_t)(block_idx_x() * block_dim_x() + "
+                              "thread_idx_x());\n"
+                              "    if (i < n) out[i] = value + i;\n"
+                              "}\n"
+                              "RK_KERNEL RK_BLOCK_SIZE(64, 1, 1) void add_one(uint32_t *data, uint32_t "
+                              "n) {\n"
+                              "    uint32_t i = (uint32_t)(block_idx_x() * block_dim_x() + "
+                              "thread_idx_x());\n"
+                              "    if (i < n) data[i] = data[i] + 1u;\n"
+                              "}\n"
+                              "RK_KERNEL RK_BLOCK_SIZE(64, 1, 1) void grid_ids(uint32_t *out) {\n"
+                              "    uint32_t block = (uint32_t)((block_idx_z() * grid_dim_y() + "
+                              "block_idx_y()) * grid_dim_x() + block_idx_x());\n"
+                              "    out[block * 64u + (uint32_t)thread_idx_x()] = block * 1000u + "
+                              "(uint32_t)thread_idx_x() + 1u;\n"
+                              "}\n"
+                              "RK_KERNEL RK_BLOCK_SIZE(64, 1, 1) void reverse_blocks(uint32_t *data) {\n"
+                              "    RK_SHARED uint32_t tile[64];\n"
+                              "    int t = thread_idx_x();\n"
+                              "    int base = block_idx_x() * 64;\n"
+                              "    tile[t] = data[base + t];\n"
+                              "    sync_threads();\n"
+                              "    data[base + t] = tile[63 - t];\n"
+                              "}\n"
+                              "RK_KERNEL RK_BLOCK_SIZE(64, 1, 1) void atomics(uint32_t *count, int "
+                              "*high, int *low, uint32_t *bits, uint32_t n) {\n"
+                              "    uint32_t i = (uint32_t)(block_idx_x() * block_dim_x() + "
+                              "thread_idx_x());\n"
+                              "    if (i >= n) return;\n"
+                              "    atomic_add_u32(count, 1u);\n"
+                              "    atomic_max_i32(high, (int)i);\n"
+                              "    atomic_min_i32(low, -(int)i);\n"
+                              "    atomic_or_u32(&bits[i / 32u], 1u << (i % 32u));\n"
+                              "}\n"
+                              "RK_KERNEL void count_threads(uint32_t *count) {\n"
+                              "    atomic_add_u32(count, 1u);\n"
+                              "}\n";
 
 typedef struct fixture {
     rk_context *ctx;
@@ -130,7 +137,8 @@ static void launch_max_block(const conf_env *env) {
     rk_launch_desc d = {.grid = RK_DIM3(2, 1, 1), .block = RK_DIM3(max, 1, 1), .args = args, .arg_count = 1};
     uint32_t got = 0;
     if (conf_is(env, "webgpu") && max != 64) {
-        /* The transpiled kernel's workgroup size is 64; another block is refused. */
+        /* The transpiled kernel's workgroup size is 64; another block is refused.
+         */
         CHECK_STATUS(rk_launch(count, &d), RK_BAD_LAUNCH_CONFIG);
         d.block = RK_DIM3(64, 1, 1);
         max = 64;
@@ -189,7 +197,8 @@ static void launch_errors(const conf_env *env) {
 static void compile_errors(const conf_env *env) {
     rk_context *ctx = conf_context(env);
     rk_module *m = NULL;
-    /* Not valid in any backend's kernel language: the compiler's log comes back. */
+    /* Not valid in any backend's kernel language: the compiler's log comes back.
+     */
     CHECK_STATUS(rk_module_compile(ctx, "this is not a kernel {", NULL, &m), RK_COMPILE_FAILED);
     CHECK(m == NULL);
     CHECK(rk_last_error()[0] != '\0');
@@ -215,7 +224,8 @@ static void compile_errors(const conf_env *env) {
     CHECK_OK(rk_context_destroy(ctx));
 }
 
-/* sync_threads is a barrier: each block reverses its tile through shared memory. */
+/* sync_threads is a barrier: each block reverses its tile through shared
+ * memory. */
 static void barrier(const conf_env *env) {
     fixture f = open_fixture(env);
     rk_function *rev = conf_function(f.m, "reverse_blocks");
@@ -321,8 +331,13 @@ static void stream_order(const conf_env *env) {
 }
 
 static const conf_check launch_checks[] = {
-    {"fill_sizes", fill_sizes},       {"launch_shapes", launch_shapes}, {"launch_max_block", launch_max_block},
-    {"launch_errors", launch_errors}, {"compile_errors", compile_errors}, {"barrier", barrier},
-    {"atomics", atomics},             {"stream_order", stream_order},
+    {"fill_sizes", fill_sizes, CONF_SHARED},
+    {"launch_shapes", launch_shapes, CONF_SHARED},
+    {"launch_max_block", launch_max_block, CONF_SHARED},
+    {"launch_errors", launch_errors, CONF_SHARED},
+    {"compile_errors", compile_errors, CONF_SHARED},
+    {"barrier", barrier, CONF_SHARED},
+    {"atomics", atomics, CONF_SHARED},
+    {"stream_order", stream_order, CONF_SHARED},
 };
 CONF_GROUP(conf_group_device_kernels, "device.kernels", launch_checks);

@@ -23,6 +23,15 @@ static void alloc_sizes(const conf_env *env) {
         CHECK_OK(rk_copy_to_host(ctx, host, b, 0, sizes[i], NULL));
         for (size_t j = 0; j < sizes[i]; j++)
             if (host[j] != 0) CHECK_EQ(host[j], 0); /* zero-initialised */
+        /* dirty it: the next allocation, likely the same memory, is zeroed again */
+        memset(host, 0xEE, sizes[i]);
+        CHECK_OK(rk_copy_to_device(ctx, b, 0, host, sizes[i], NULL));
+        CHECK_OK(rk_buffer_free(b));
+        CHECK_OK(rk_buffer_alloc(ctx, sizes[i], &b));
+        CHECK_OK(rk_copy_to_host(ctx, host, b, 0, sizes[i], NULL));
+        CHECK_OK(rk_context_synchronize(ctx));
+        for (size_t j = 0; j < sizes[i]; j++)
+            if (host[j] != 0) CHECK_EQ(host[j], 0);
         free(host);
         CHECK_OK(rk_buffer_free(b));
     }
@@ -132,7 +141,8 @@ static void copy_errors(const conf_env *env) {
     CHECK_STATUS(rk_copy_to_host(ctx, host, a, SIZE_MAX, 2, NULL), RK_OUT_OF_RANGE);
     CHECK_STATUS(rk_copy_device_to_device(ctx, a, 0, a, 8, 9, NULL), RK_OUT_OF_RANGE);
     CHECK_STATUS(rk_copy_device_to_device(ctx, odd, 0, a, 0, 16, NULL), RK_OUT_OF_RANGE);
-    /* a 15-byte buffer's 16th byte is not the caller's, whatever the device rounds to */
+    /* a 15-byte buffer's 16th byte is not the caller's, whatever the device
+     * rounds to */
     CHECK_STATUS(rk_copy_to_device(ctx, odd, 12, host, 4, NULL), RK_OUT_OF_RANGE);
     CHECK_STATUS(rk_copy_to_device(ctx, a, 0, NULL, 4, NULL), RK_NULL_ARGUMENT);
     CHECK_STATUS(rk_copy_to_host(ctx, NULL, a, 0, 4, NULL), RK_NULL_ARGUMENT);
@@ -197,12 +207,12 @@ static void registry_errors(const conf_env *env) {
 }
 
 static const conf_check memory_checks[] = {
-    {"registry_and_info", registry_errors},
-    {"alloc_sizes", alloc_sizes},
-    {"alloc_errors", alloc_errors},
-    {"copy_sizes_offsets", copy_sizes_offsets},
-    {"copy_large", copy_large},
-    {"copy_errors", copy_errors},
-    {"mapped_memory", mapped_memory},
+    {"registry_and_info", registry_errors, CONF_SHARED},
+    {"alloc_sizes", alloc_sizes, CONF_SHARED},
+    {"alloc_errors", alloc_errors, CONF_SHARED},
+    {"copy_sizes_offsets", copy_sizes_offsets, CONF_SHARED},
+    {"copy_large", copy_large, CONF_SHARED},
+    {"copy_errors", copy_errors, CONF_SHARED},
+    {"mapped_memory", mapped_memory, CONF_SHARED},
 };
 CONF_GROUP(conf_group_device_memory, "device.memory", memory_checks);

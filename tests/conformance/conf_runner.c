@@ -56,69 +56,16 @@ static void probe_check(const conf_env *env) {
     fprintf(stderr, "%s\n", info.name); /* the device, for the table's footer */
 }
 
-/* Runs fn(env) in a child; the child's stderr becomes the reason. */
-static conf_outcome run_isolated(conf_check_fn fn, const conf_env *env, const conf_options *o) {
-    conf_outcome out = {.result = CONF_FAIL};
-    int fds[2];
-    if (pipe(fds) != 0) {
-        snprintf(out.reason, sizeof out.reason, "pipe: %s", strerror(errno));
-        return out;
-    }
-    fflush(NULL);
-    double t0 = now_s();
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(out.reason, sizeof out.reason, "fork: %s", strerror(errno));
-        close(fds[0]);
-        close(fds[1]);
-        return out;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        dup2(fds[1], STDERR_FILENO);
-        if (!o->verbose) {
-            int null_fd = open("/dev/null", O_WRONLY);
-            if (null_fd >= 0) dup2(null_fd, STDOUT_FILENO);
-        } else {
-            dup2(fds[1], STDOUT_FILENO);
-        }
-        close(fds[1]);
-        alarm(o->timeout_s);
-        fn(env);
-        exit(0);
-    }
-    close(fds[1]);
-    char text[8192];
-    size_t used = 0;
-    for (;;) {
-        char chunk[1024];
-        ssize_t n = read(fds[0], chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        if (o->verbose) fwrite(chunk, 1, (size_t)n, stderr);
-        /* keep the tail: the last line is what matters */
-        if (used + (size_t)n >= sizeof text) {
-            size_t drop = used + (size_t)n - (sizeof text - 1);
-            if (drop > used) drop = used;
-            memmove(text, text + drop, used - drop);
-            used -= drop;
-        }
-        size_t take = (size_t)n < sizeof text - 1 - used ? (size_t)n : sizeof text - 1 - used;
-        memcpy(text + used, chunk + (size_t)n - take, take);
-        used += take;
-    }
-    text[used] = '\0';
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    out.seconds = now_s() - t0;
-    last_line(text, out.reason, sizeof out.reason);
+/* Turns a child's end (waitpid status) and its last line on stderr into an
+ * outcome. */
+static void judge(int status, const char *tail, const conf_options *o, conf_outcome *out) {
+    last_line(tail, out->reason, sizeof out->reason);
+    out->result = CONF_FAIL;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        out.result = CONF_PASS;
+        out->result = CONF_PASS;
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
-        out.result = CONF_SKIP;
-        if (strncmp(out.reason, "SKIP: ", 6) == 0) memmove(out.reason, out.reason + 6, strlen(out.reason + 6) + 1);
+        out->result = CONF_SKIP;
+        if (strncmp(out->reason, "SKIP: ", 6) == 0) memmove(out->reason, out->reason + 6, strlen(out->reason + 6) + 1);
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         char why[REASON_SIZE];
@@ -126,21 +73,136 @@ static conf_outcome run_isolated(conf_check_fn fn, const conf_env *env, const co
             snprintf(why, sizeof why, "timed out after %u s", o->timeout_s);
         else
             snprintf(why, sizeof why, "killed by signal %d (%s)", sig, strsignal(sig));
-        if (out.reason[0]) {
+        if (out->reason[0]) {
             size_t len = strlen(why);
-            snprintf(why + len, sizeof why - len, "; last: %.*s", (int)(sizeof why - len - 9), out.reason);
+            snprintf(why + len, sizeof why - len, "; last: %.*s", (int)(sizeof why - len - 9), out->reason);
         }
-        snprintf(out.reason, sizeof out.reason, "%s", why);
+        snprintf(out->reason, sizeof out->reason, "%s", why);
     }
+}
+
+/* The tail of what a child wrote to its stderr file. */
+static void read_tail(FILE *f, char *text, size_t size) {
+    fflush(f);
+    long end = ftell(f);
+    long from = end > (long)size - 1 ? end - (long)size + 1 : 0;
+    size_t n = 0;
+    if (end > 0 && fseek(f, from, SEEK_SET) == 0) n = fread(text, 1, size - 1, f);
+    text[n] = '\0';
+}
+
+/* Forks a child whose stderr goes to err (and stdout too with --verbose). */
+static pid_t spawn(FILE *err, int close_fd, const conf_options *o) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    if (close_fd >= 0) close(close_fd);
+    dup2(fileno(err), STDERR_FILENO);
+    int null_fd = open("/dev/null", O_WRONLY);
+    if (o->verbose) null_fd = dup(STDERR_FILENO);
+    if (null_fd >= 0) dup2(null_fd, STDOUT_FILENO);
+    return 0;
+}
+
+static int wait_child(pid_t pid) {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+}
+
+/* Runs fn(env) in a child of its own; its stderr becomes the reason. */
+static conf_outcome run_isolated(conf_check_fn fn, const conf_env *env, const conf_options *o) {
+    conf_outcome out = {.result = CONF_FAIL};
+    FILE *err = tmpfile();
+    if (!err) {
+        snprintf(out.reason, sizeof out.reason, "tmpfile: %s", strerror(errno));
+        return out;
+    }
+    double t0 = now_s();
+    pid_t pid = spawn(err, -1, o);
+    if (pid == 0) {
+        alarm(o->timeout_s);
+        fn(env);
+        exit(0);
+    }
+    int status = pid < 0 ? 0 : wait_child(pid);
+    out.seconds = now_s() - t0;
+    char tail[4096];
+    read_tail(err, tail, sizeof tail);
+    fclose(err);
+    if (pid < 0) {
+        snprintf(out.reason, sizeof out.reason, "fork: %s", strerror(errno));
+        return out;
+    }
+    judge(status, tail, o, &out);
     return out;
 }
 
+/* Runs checks[from .. to) one after another in one child, which reports
+ * each one that returns through a pipe. When the child ends early, the
+ * check it was in is judged by how it ended. Returns the index after the
+ * last check dealt with. */
+static size_t run_shared(const conf_check **checks, size_t from, size_t to, const conf_env *env, const conf_options *o,
+                         conf_outcome *out) {
+    int fds[2];
+    FILE *err = tmpfile();
+    if (!err || pipe(fds) != 0) {
+        out[from] = (conf_outcome){.result = CONF_FAIL};
+        snprintf(out[from].reason, REASON_SIZE, "tmpfile or pipe: %s", strerror(errno));
+        if (err) fclose(err);
+        return from + 1;
+    }
+    double t0 = now_s();
+    pid_t pid = spawn(err, fds[0], o);
+    if (pid == 0) {
+        for (size_t i = from; i < to; i++) {
+            alarm(o->timeout_s);
+            checks[i]->run(env);
+            uint32_t done = (uint32_t)i;
+            if (write(fds[1], &done, sizeof done) != (ssize_t)sizeof done) _exit(3);
+        }
+        exit(0);
+    }
+    close(fds[1]);
+    size_t next = from;
+    uint32_t done;
+    while (pid > 0 && read(fds[0], &done, sizeof done) == (ssize_t)sizeof done && done == next) {
+        double t = now_s();
+        out[next] = (conf_outcome){.result = CONF_PASS, .seconds = t - t0};
+        t0 = t;
+        next++;
+    }
+    close(fds[0]);
+    int status = pid > 0 ? wait_child(pid) : 0;
+    if (next < to) {
+        char tail[4096];
+        read_tail(err, tail, sizeof tail);
+        out[next].seconds = now_s() - t0;
+        if (pid < 0)
+            snprintf(out[next].reason, REASON_SIZE, "fork: %s", strerror(errno));
+        else
+            judge(status, tail, o, &out[next]);
+        if (out[next].result == CONF_PASS) { /* ended at once without saying so: a
+                                                check called _exit(0) */
+            out[next].result = CONF_FAIL;
+            snprintf(out[next].reason, REASON_SIZE, "the check ended its process without returning");
+        }
+        next++;
+    }
+    fclose(err);
+    return next;
+}
+
 static int usage(FILE *f) {
-    fprintf(f,
-            "usage: rk conformance [--backend B]... [--check SUBSTRING] [--json] [--timeout S] [--verbose]\n"
-            "Runs the conformance suite (tests/conformance) on each backend built into this library\n"
-            "(or those named) and prints check x backend -> pass / skip / fail. A backend that is not\n"
-            "present here is skipped. Exit: 0 nothing failed, 1 a check failed, 77 every backend skipped.\n");
+    fprintf(f, "usage: rk conformance [--backend B]... [--check SUBSTRING] "
+               "[--json] [--timeout S] [--verbose]\n"
+               "Runs the conformance suite (tests/conformance) on each backend "
+               "built into this library\n"
+               "(or those named) and prints check x backend -> pass / skip / "
+               "fail. A backend that is not\n"
+               "present here is skipped. Exit: 0 nothing failed, 1 a check "
+               "failed, 77 every backend skipped.\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -215,7 +277,11 @@ int rk_conformance_main(int argc, char **argv) {
     for (size_t g = 0; g < conf_group_count; g++) total += conf_groups[g]->count;
     conf_outcome *results = calloc(total * nb + 1, sizeof *results);
     conf_outcome probes[MAX_BACKENDS];
-    CHECK(results != NULL);
+    conf_outcome *outcomes = calloc(total + 1, sizeof *outcomes);
+    const conf_check **picked = calloc(total + 1, sizeof *picked);
+    const conf_group **picked_group = calloc(total + 1, sizeof *picked_group);
+    size_t *picked_index = calloc(total + 1, sizeof *picked_index);
+    CHECK(results && outcomes && picked && picked_group && picked_index);
 
     for (size_t b = 0; b < nb; b++) {
         conf_env env = {.backend = o.backends[b]};
@@ -227,22 +293,37 @@ int rk_conformance_main(int argc, char **argv) {
             probes[b] = run_isolated(probe_check, &env, &o);
         }
         if (!o.json) fprintf(stderr, "%s: %s\n", env.backend, probes[b].reason);
-        size_t i = 0;
-        for (size_t g = 0; g < conf_group_count; g++) {
-            const conf_group *grp = conf_groups[g];
-            for (size_t c = 0; c < grp->count; c++, i++) {
-                conf_outcome *r = &results[i * nb + b];
-                if (!selected(&o, grp, &grp->checks[c])) continue;
-                if (probes[b].result != CONF_PASS) {
-                    *r = probes[b];
-                    r->seconds = 0;
-                    if (r->result == CONF_FAIL) snprintf(r->reason, REASON_SIZE, "the backend did not open");
-                    continue;
+        /* The selected checks, in order; runs of shared ones share a child. */
+        size_t n = 0, i = 0;
+        for (size_t g = 0; g < conf_group_count; g++)
+            for (size_t c = 0; c < conf_groups[g]->count; c++, i++)
+                if (selected(&o, conf_groups[g], &conf_groups[g]->checks[c])) {
+                    picked[n] = &conf_groups[g]->checks[c];
+                    picked_group[n] = conf_groups[g];
+                    picked_index[n++] = i;
                 }
-                *r = run_isolated(grp->checks[c].run, &env, &o);
-                if (!o.json)
-                    fprintf(stderr, "  %-5s %s.%s %.2f s%s%s\n", result_names[r->result], grp->name,
-                            grp->checks[c].name, r->seconds, r->result == CONF_PASS ? "" : ": ",
+        for (size_t k = 0; k < n;) {
+            size_t end = k;
+            if (probes[b].result != CONF_PASS) {
+                outcomes[k] = probes[b];
+                outcomes[k].seconds = 0;
+                if (outcomes[k].result == CONF_FAIL)
+                    snprintf(outcomes[k].reason, REASON_SIZE, "the backend did not open");
+                end = k + 1;
+            } else if (picked[k]->flags & CONF_OWN_PROCESS) {
+                outcomes[k] = run_isolated(picked[k]->run, &env, &o);
+                end = k + 1;
+            } else {
+                size_t to = k;
+                while (to < n && !(picked[to]->flags & CONF_OWN_PROCESS)) to++;
+                end = run_shared(picked, k, to, &env, &o, outcomes);
+            }
+            for (; k < end; k++) {
+                results[picked_index[k] * nb + b] = outcomes[k];
+                const conf_outcome *r = &outcomes[k];
+                if (!o.json && probes[b].result == CONF_PASS)
+                    fprintf(stderr, "  %-5s %s.%s %.2f s%s%s\n", result_names[r->result], picked_group[k]->name,
+                            picked[k]->name, r->seconds, r->result == CONF_PASS ? "" : ": ",
                             r->result == CONF_PASS ? "" : r->reason);
             }
         }
@@ -250,7 +331,8 @@ int rk_conformance_main(int argc, char **argv) {
 
     size_t counts[MAX_BACKENDS][3] = {{0}};
     bool any_fail = false, any_ran = false;
-    if (o.json) printf("{\"results\": [\n");
+    if (o.json)
+        printf("{\"results\": [\n");
     else {
         printf("%-44s", "check");
         for (size_t b = 0; b < nb; b++) printf(" %-7s", o.backends[b]);
@@ -311,12 +393,16 @@ int rk_conformance_main(int argc, char **argv) {
                     const conf_outcome *r = &results[i * nb + b];
                     if (!selected(&o, grp, &grp->checks[c]) || r->result == CONF_PASS) continue;
                     if (probes[b].result != CONF_PASS) continue; /* said once above */
-                    printf("%s %s.%s: %s: %s\n", o.backends[b], grp->name, grp->checks[c].name,
-                           result_names[r->result], r->reason);
+                    printf("%s %s.%s: %s: %s\n", o.backends[b], grp->name, grp->checks[c].name, result_names[r->result],
+                           r->reason);
                 }
         }
     }
     free(results);
+    free(outcomes);
+    free(picked);
+    free(picked_group);
+    free(picked_index);
     if (any_fail) return 1;
     return any_ran ? 0 : 77;
 }

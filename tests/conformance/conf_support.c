@@ -77,21 +77,20 @@ _Noreturn void conf_pass_now(void) {
 
 /* mix: stateless. counted: numbers the requests it has seen in its state
  * (meaningful where handlers run one at a time: ordered kernels). */
-const char conf_handlers[] =
-    "typedef struct { uint32_t value; int32_t fail_with; } Req;\n"
-    "typedef struct { uint32_t value; uint32_t count; } Resp;\n"
-    "typedef struct { uint32_t seen; } State;\n"
-    "RK_HANDLER int mix(const Req *req, Resp *resp, State *state) {\n"
-    "    resp->value = req->value * 3u + 1u;\n"
-    "    resp->count = 0u;\n"
-    "    return req->fail_with;\n"
-    "}\n"
-    "RK_HANDLER int counted(const Req *req, Resp *resp, State *state) {\n"
-    "    state->seen = state->seen + 1u;\n"
-    "    resp->value = req->value * 3u + 1u;\n"
-    "    resp->count = state->seen;\n"
-    "    return req->fail_with;\n"
-    "}\n";
+const char conf_handlers[] = "typedef struct { uint32_t value; int32_t fail_with; } Req;\n"
+                             "typedef struct { uint32_t value; uint32_t count; } Resp;\n"
+                             "typedef struct { uint32_t seen; } State;\n"
+                             "RK_HANDLER int mix(const Req *req, Resp *resp, State *state) {\n"
+                             "    resp->value = req->value * 3u + 1u;\n"
+                             "    resp->count = 0u;\n"
+                             "    return req->fail_with;\n"
+                             "}\n"
+                             "RK_HANDLER int counted(const Req *req, Resp *resp, State *state) {\n"
+                             "    state->seen = state->seen + 1u;\n"
+                             "    resp->value = req->value * 3u + 1u;\n"
+                             "    resp->count = state->seen;\n"
+                             "    return req->fail_with;\n"
+                             "}\n";
 
 rk_kernel_desc conf_kernel_desc(const char *handler, uint32_t capacity, rk_exec_mode mode) {
     rk_kernel_desc d = {

@@ -3,9 +3,11 @@
  *
  * A check is a function that uses check.h's asserts: it returns to pass,
  * exits 1 (a failed CHECK) to fail and exits 77 (RK_SKIP) to skip. The
- * runner (conf_runner.c) runs each check in its own child process, so a
- * failed check, a crash or a hang costs that check only, and reports each
- * one per backend.
+ * runner (conf_runner.c) runs the checks of a backend one after another in
+ * a child process; when one ends that process (fails, skips, crashes or
+ * hangs past its time limit) it is reported and a new child goes on with
+ * the next, so a failure costs that check only. A check flagged
+ * CONF_OWN_PROCESS always gets a child of its own.
  *
  * Checks are grouped, and the groups are listed in one table
  * (conf_groups.c). That table is the plug-in point for the checks other
@@ -21,8 +23,8 @@
 #include "check.h"
 #include "ringkernel/ringkernel.h"
 
-#define CONF_MS(n) ((uint64_t)(n) * 1000000u)
-#define CONF_SECONDS(n) ((uint64_t)(n) * 1000000000u)
+#define CONF_MS(n) ((uint64_t)(n)*1000000u)
+#define CONF_SECONDS(n) ((uint64_t)(n)*1000000000u)
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define CONF_SANITIZED 1
@@ -40,9 +42,17 @@ typedef struct conf_env {
 
 typedef void (*conf_check_fn)(const conf_env *env);
 
+enum conf_check_flags {
+    CONF_SHARED = 0,       /* runs in a process shared with the group's other checks */
+    CONF_OWN_PROCESS = 1u, /* needs a process of its own: it leaves a device it
+                              cannot tear down (a hung or faulted kernel) or
+                              changes the environment */
+};
+
 typedef struct conf_check {
     const char *name; /* short, unique in its group: "alloc_sizes" */
     conf_check_fn run;
+    unsigned flags; /* conf_check_flags */
 } conf_check;
 
 typedef struct conf_group {
@@ -51,7 +61,7 @@ typedef struct conf_group {
     size_t count;
 } conf_group;
 
-#define CONF_GROUP(var, group_name, array) \
+#define CONF_GROUP(var, group_name, array)                                                                             \
     const conf_group var = {group_name, array, sizeof(array) / sizeof((array)[0])}
 
 /* The groups in the order they run (conf_groups.c). */
@@ -85,7 +95,8 @@ extern const char conf_handlers[];
 static inline uint32_t conf_expect(uint32_t value) { return value * 3u + 1u; }
 rk_kernel_desc conf_kernel_desc(const char *handler, uint32_t capacity, rk_exec_mode mode);
 rk_kernel *conf_launch(rk_runtime *rt, const char *handler, uint32_t capacity, rk_exec_mode mode);
-/* Sends values [from, to) with fail_with 0 and checks the ids are to - from consecutive. */
+/* Sends values [from, to) with fail_with 0 and checks the ids are to - from
+ * consecutive. */
 void conf_send_range(rk_kernel *k, uint32_t from, uint32_t to);
 /* Receives to - from replies in send order and checks each. */
 void conf_receive_range(rk_kernel *k, uint32_t from, uint32_t to);
