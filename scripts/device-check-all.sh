@@ -38,7 +38,9 @@ stage() { # stage NAME LIMIT COMMAND...
 
 summary "$(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
 # Most important first: a command past its limit loses the rest.
-stage ctest-gpu 240 ctest --test-dir "$build" -L 'cuda|transpile' -E transpile_diff --output-on-failure
+stage ctest-gpu 240 ctest --test-dir "$build" -L 'cuda|transpile' -E 'transpile_diff|conformance' --output-on-failure
+# The conformance suite: CUDA and WebGPU (NVIDIA's Vulkan driver) beside the CPU (docs/conformance.md).
+OUT=$work/conformance stage conformance 130 "$root/scripts/device-conformance.sh" "$build"
 # Differential tests with the cuda-gpu executor (docs/transpiler.md, "Differential testing").
 stage diff-corpus-gpu 120 "$build/tests/transpile/diff/transpile_diff_corpus"
 stage diff-random-gpu 120 "$build/tests/transpile/diff/transpile_diff_random" --seconds 90 --save "$work/diff-failures"
@@ -57,4 +59,4 @@ stage clients-bench-cuda 90 "$build/tools/rk/rk" bench kernel --backend cuda --q
 stage k2k-tests 120 ctest --test-dir "$build" -L k2k --output-on-failure
 stage k2k-bench-cpu 60 "$build/tools/rk/rk" bench k2k --backend cpu
 stage k2k-bench-cuda 30 "$build/tools/rk/rk" bench k2k --backend cuda
-grep -h -E "tests passed|Failed|FAILED|p50|msg/s|per hop" "$work"/*.log "$work"/*/*.log 2>/dev/null | head -80 >> "$out/summary.log"
+grep -h -E "tests passed|Failed|FAILED|p50|msg/s|per hop|pass, .* fail" "$work"/*.log "$work"/*/*.log 2>/dev/null | head -80 >> "$out/summary.log"

@@ -107,7 +107,8 @@ size_t rk_buffer_size(const rk_buffer *buffer);
  * H100 GPU atomics on host memory are not atomic with respect to the CPU.
  * Kernels use load_acquire_* / store_release_* (dsl.h), the host C11 atomics.
  * Copies to and from the buffer work too. RK_UNSUPPORTED on backends that
- * cannot map host memory (see rk_device_info.host_mapped_memory). */
+ * cannot map host memory (see rk_device_info.host_mapped_memory), for every
+ * call, before the size is looked at. */
 rk_status rk_buffer_alloc_mapped(rk_context *ctx, size_t size, rk_buffer **out, void **host_ptr);
 
 rk_status rk_copy_to_device(rk_context *ctx, rk_buffer *dst, size_t dst_offset,
@@ -122,6 +123,8 @@ rk_status rk_copy_device_to_device(rk_context *ctx, rk_buffer *dst, size_t dst_o
 
 rk_status rk_stream_create(rk_context *ctx, rk_stream **out);
 rk_status rk_stream_synchronize(rk_stream *stream);
+/* Work already queued on the stream still runs (it need not have finished
+ * when this returns): rk_context_synchronize waits for it. */
 rk_status rk_stream_destroy(rk_stream *stream);
 
 /* ---- compile ------------------------------------------------------------- */
@@ -189,7 +192,14 @@ typedef struct rk_launch_desc {
 } rk_launch_desc;
 
 /* Enqueues the kernel on the stream. Grid/block problems give
- * RK_BAD_LAUNCH_CONFIG before anything is launched. */
+ * RK_BAD_LAUNCH_CONFIG before anything is launched: a zero or over-the-limit
+ * dimension (rk_device_info), more threads than max_threads_per_block, more
+ * shared memory than max_shared_memory_per_block. A cooperative launch
+ * where rk_device_info.cooperative_launch is false is RK_UNSUPPORTED.
+ * Backend differences (checked by tests/conformance):
+ * - WebGPU: the block is part of the shader (@workgroup_size; RK_BLOCK_SIZE
+ *   in DSL kernels, else 64, 8 x 8 or 4 x 4 x 4 from the transpiler): any
+ *   other block is RK_BAD_LAUNCH_CONFIG, and so is dynamic shared memory. */
 rk_status rk_launch(rk_function *function, const rk_launch_desc *desc);
 
 /* ---- host-compiled kernels (CPU backend) ------------------------------------ */

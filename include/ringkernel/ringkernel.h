@@ -26,7 +26,15 @@
  *   handler is then cancelled asynchronously: the handler is abandoned where
  *   it is and none of its code runs again. Handlers must therefore be plain
  *   computation, as on a GPU: a lock it holds or an allocation it is inside
- *   stays as it was.
+ *   stays as it was. A hung CUDA kernel cannot be stopped: it keeps
+ *   running, and rk_kernel_destroy says RK_HUNG although the kernel was
+ *   FAILED already. WebGPU has no watchdog (a dispatch cannot be watched
+ *   or stopped): terminate times out (RK_TIMEOUT, state TERMINATING) and
+ *   rk_kernel_destroy abandons the dispatch with RK_HUNG.
+ * - Faults: a handler that crashes (a NULL write) fails its kernel with
+ *   RK_DEVICE_FAULT on the CPU (outside sanitizer builds) and CUDA. WebGPU
+ *   handlers cannot fault: WGSL has no pointers to arbitrary memory, so
+ *   such a handler is refused at launch (RK_COMPILE_FAILED).
  * - Nothing accepted is lost: on the CPU backend every message send
  *   accepted gets exactly one reply. Replies are published as each finishes
  *   (persistent mode) or as each launch ends (traditional), so one stuck or
@@ -99,6 +107,13 @@ typedef struct rk_kernel rk_kernel;
  * them.   */
 typedef int (*rk_handler_fn)(const void *request, void *reply, void *state);
 
+/* Execution modes per backend (others give RK_UNSUPPORTED at launch; the
+ * conformance suite checks this table):
+ *   CPU:    persistent (the default), traditional.
+ *   CUDA:   persistent (the default where the device has persistent_kernels
+ *           and cooperative_launch, else traditional), traditional, graph.
+ *   WebGPU: traditional only (the default): relaunch per batch of messages.
+ * rk_kernel_stats.launches is 1 in persistent mode, one per batch otherwise. */
 typedef enum rk_exec_mode {
     RK_MODE_DEFAULT = 0,  /* persistent where the backend supports it, else relaunch */
     RK_MODE_PERSISTENT,   /* one launch; the kernel polls its input queue */
@@ -120,10 +135,17 @@ typedef struct rk_kernel_desc {
     const char *handler_name;
     rk_handler_fn handler;
     const rk_compile_options *compile_options; /* for handler_source; may be NULL */
-    uint32_t message_size;       /* request bytes, 1 .. 65536 */
+    /* Request bytes, 1 .. 65536. WebGPU copies a request and its reply into
+     * the handler's private memory: on a software Vulkan driver (lavapipe)
+     * a handler for large messages builds and runs very slowly (16 KiB:
+     * about 30 s to build, 50 s per batch on a 2-core machine). */
+    uint32_t message_size;
     uint32_t reply_size;         /* reply bytes, 0 .. 65536 */
     uint32_t state_size;         /* per-kernel handler state, zeroed at launch; 0 .. RK_MAX_STATE_SIZE */
-    uint32_t queue_capacity;     /* slots per queue: a non-zero power of two */
+    /* Slots per queue: a non-zero power of two. Exactly this many requests
+     * wait unprocessed (an inactive kernel); a send beyond waits for room
+     * (RK_TIMEOUT, or RK_WOULD_BLOCK with RK_NO_WAIT), on every backend. */
+    uint32_t queue_capacity;
     rk_exec_mode mode;
     uint32_t workers;            /* CPU threads / GPU blocks; 0 = backend default */
     bool ordered;                /* handlers run one at a time in send order: see "Ordering" */

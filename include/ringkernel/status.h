@@ -56,7 +56,12 @@ const char *rk_status_message(rk_status status);
 const char *rk_last_error(void);
 
 /* Optional log sink for info and error lines (for example why a backend is
- * unavailable). NULL restores the default, which prints nothing. */
+ * unavailable). NULL restores the default, which prints nothing. Any
+ * thread may set it while others log: each line goes to one whole (fn,
+ * user) pair, and once this returns the previous callback has finished and
+ * is not called again (its user data may be freed). The callback may run on
+ * several threads at once. Called from inside a callback, this does nothing,
+ * and lines logged from inside a callback are dropped. */
 typedef enum rk_log_level { RK_LOG_DEBUG = 0, RK_LOG_INFO, RK_LOG_WARN, RK_LOG_ERROR } rk_log_level;
 typedef void (*rk_log_fn)(rk_log_level level, const char *line, void *user);
 void rk_set_log_callback(rk_log_fn fn, void *user);

@@ -201,8 +201,6 @@ uint64_t rk__watchdog_ns(const char *env);
 extern const rk_backend rk__cpu_backend;
 #ifdef RK_HAVE_CUDA
 extern const rk_backend rk__cuda_backend;
-/* src/cuda/cuda_mapped.c: the CUDA context's buffer_alloc_mapped slot. */
-rk_status rk__cuda_buffer_alloc_mapped(rk_context *ctx, size_t size, rk_buffer **out, void **host_ptr);
 #endif
 #ifdef RK_HAVE_METAL
 extern const rk_backend rk__metal_backend;

@@ -1,5 +1,8 @@
 /* Status names and messages, per-thread error details, and the log sink. */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -64,23 +67,39 @@ void rk__fail_append(const char *text) {
     if (text) append_text(text);
 }
 
+/* The sink is read by every thread that logs and set by any: a read-write
+ * lock keeps the pair (fn, user) consistent, and a callback runs under the
+ * read lock, so once rk_set_log_callback returns the old one has finished
+ * and is not called again. Logging threads do not wait for each other. */
+static pthread_rwlock_t log_lock = PTHREAD_RWLOCK_INITIALIZER;
 static rk_log_fn log_fn;
 static void *log_user;
+static _Atomic bool log_set; /* a cheap test before the lock: nothing to do when unset */
+static _Thread_local bool in_callback;
 
 void rk_set_log_callback(rk_log_fn fn, void *user) {
+    if (in_callback) return; /* it would wait for itself (status.h) */
+    pthread_rwlock_wrlock(&log_lock);
     log_fn = fn;
     log_user = user;
+    atomic_store_explicit(&log_set, fn != NULL, memory_order_release);
+    pthread_rwlock_unlock(&log_lock);
 }
 
 void rk__log(rk_log_level level, const char *fmt, ...) {
-    rk_log_fn fn = log_fn;
-    if (!fn) return;
+    if (!atomic_load_explicit(&log_set, memory_order_acquire) || in_callback) return;
     char line[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fn(level, line, log_user);
+    pthread_rwlock_rdlock(&log_lock);
+    if (log_fn) {
+        in_callback = true;
+        log_fn(level, line, log_user);
+        in_callback = false;
+    }
+    pthread_rwlock_unlock(&log_lock);
 }
 
 uint64_t rk__now_ns(void) {

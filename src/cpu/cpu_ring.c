@@ -154,13 +154,19 @@ size_t rk__cpu_ring_pop_replies(rk_queue *q, uint32_t reply_size, unsigned char 
 
 /* ---- the iface ------------------------------------------------------------------- */
 
+/* Each mode's implementation, by rk_exec_mode; NULL where the CPU has none. */
+static const rk__cpu_ring_ops *const modes[] = {
+    [RK_MODE_PERSISTENT] = &rk__cpu_persistent_ops,
+    [RK_MODE_TRADITIONAL] = &rk__cpu_traditional_ops,
+    [RK_MODE_GRAPH] = NULL,
+};
+
 static rk_status resolve_mode(rk_context *ctx, rk_exec_mode requested, rk_exec_mode *out) {
     (void)ctx;
-    switch (requested) {
-    case RK_MODE_DEFAULT:
-    case RK_MODE_PERSISTENT: *out = RK_MODE_PERSISTENT; return RK_OK;
-    case RK_MODE_TRADITIONAL: *out = RK_MODE_TRADITIONAL; return RK_OK;
-    case RK_MODE_GRAPH: break;
+    rk_exec_mode mode = requested == RK_MODE_DEFAULT ? RK_MODE_PERSISTENT : requested;
+    if ((unsigned)mode < sizeof modes / sizeof modes[0] && modes[mode]) {
+        *out = mode;
+        return RK_OK;
     }
     return rk__fail(RK_UNSUPPORTED, "rk_kernel_launch: %s mode is not available on the cpu backend",
                     rk_exec_mode_name(requested));
@@ -215,7 +221,7 @@ static rk_status start(rk_kernel *k) {
         s = rk_buffer_alloc(k->ctx, r->state_size, &r->state_buffer); /* zeroed */
         if (s == RK_OK) r->state = rk__cpu_buffer_data(r->state_buffer);
     }
-    if (s == RK_OK) s = k->mode == RK_MODE_TRADITIONAL ? rk__cpu_traditional_start(r) : rk__cpu_persistent_start(r);
+    if (s == RK_OK) s = modes[k->mode]->start(r);
     if (s != RK_OK) {
         free_ring(r);
         return s;

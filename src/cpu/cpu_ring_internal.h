@@ -84,8 +84,12 @@ const char *rk__cpu_signal_name(int sig);
 
 typedef struct rk__cpu_ring rk__cpu_ring;
 
-/* One mode's implementation of the iface slots after start. */
+/* One mode's implementation of the iface slots (cpu_ring.c picks it from
+ * its mode table, indexed by the resolved rk_exec_mode, as every backend
+ * does: docs/architecture.md). */
 typedef struct rk__cpu_ring_ops {
+    /* Makes the mode's queues and threads; on success sets r->ops and r->mode_impl. */
+    rk_status (*start)(rk__cpu_ring *r);
     rk_status (*try_send)(rk__cpu_ring *r, const void *messages, size_t stride, size_t count, uint64_t first_id,
                           size_t *accepted);
     rk_status (*try_receive)(rk__cpu_ring *r, void *replies, size_t stride, rk_reply_info *infos, size_t max,
@@ -209,5 +213,9 @@ void rk__cpu_ring_free(rk__cpu_ring *r);
 
 rk_status rk__cpu_persistent_start(rk__cpu_ring *r);
 rk_status rk__cpu_traditional_start(rk__cpu_ring *r);
+
+/* The modes (cpu_ring_persistent.c, cpu_ring_traditional.c). */
+extern const rk__cpu_ring_ops rk__cpu_persistent_ops;
+extern const rk__cpu_ring_ops rk__cpu_traditional_ops;
 
 #endif

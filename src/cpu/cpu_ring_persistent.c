@@ -447,7 +447,8 @@ static rk_status p_destroy(rk__cpu_ring *r) {
 /* A channel put a message on one of r's inputs: wake its (only) worker. */
 static void p_kick(rk__cpu_ring *r) { ring_doorbell(&impl_of(r)->workers[0]); }
 
-static const rk__cpu_ring_ops persistent_ops = {
+const rk__cpu_ring_ops rk__cpu_persistent_ops = {
+    .start = rk__cpu_persistent_start,
     .try_send = p_try_send,
     .try_receive = p_try_receive,
     .wake = p_wake,
@@ -495,7 +496,7 @@ rk_status rk__cpu_persistent_start(rk__cpu_ring *r) {
     unsigned initialised = 0;
     for (; initialised < p->count && s == RK_OK; initialised++) s = init_worker(&p->workers[initialised], r, initialised);
     r->mode_impl = p;
-    r->ops = &persistent_ops;
+    r->ops = &rk__cpu_persistent_ops;
     /* Workers take no asynchronous signals (they stay with the
      * application's threads); faults in a handler still reach the guard. */
     sigset_t all, previous_mask;

@@ -372,7 +372,8 @@ static rk_status t_destroy(rk__cpu_ring *r) {
     return RK_OK;
 }
 
-static const rk__cpu_ring_ops traditional_ops = {
+const rk__cpu_ring_ops rk__cpu_traditional_ops = {
+    .start = rk__cpu_traditional_start,
     .try_send = t_try_send,
     .try_receive = t_try_receive,
     .wake = t_wake,
@@ -413,6 +414,6 @@ rk_status rk__cpu_traditional_start(rk__cpu_ring *r) {
         return s;
     }
     r->mode_impl = t;
-    r->ops = &traditional_ops;
+    r->ops = &rk__cpu_traditional_ops;
     return RK_OK;
 }

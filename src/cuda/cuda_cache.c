@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/resident.h"
 #include "cuda/cuda_internal.h"
 #include "cuda/nvrtc.h"
 
@@ -135,10 +136,10 @@ static rk_status load_image(rk__cuda_context *ctx, const char *image, CUmodule *
     char error_log[4096] = "";
     int options[] = {RK_CU_JIT_ERROR_LOG_BUFFER, RK_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {error_log, (void *)(uintptr_t)sizeof error_log};
-    rk_status paused = rk__cuda_pause_all(ctx);
+    rk_status paused = rk__resident_pause(&ctx->base);
     if (paused != RK_OK) return paused;
     CUresult r = rk__cuda.cuModuleLoadDataEx(out, image, 2, options, values);
-    rk__cuda_resume_all(ctx);
+    rk__resident_resume(&ctx->base);
     if (r == RK_CUDA_SUCCESS) return RK_OK;
     rk_status s = rk__cuda_fail(r, RK_COMPILE_FAILED, "cuModuleLoadDataEx");
     if (error_log[0]) {

@@ -117,6 +117,9 @@ void rk__cuda_hash(const void *const *parts, const size_t *sizes, size_t count, 
 rk_status rk__cuda_cache_load(const uint64_t key[2], char **image, size_t *size);
 void rk__cuda_cache_store(const uint64_t key[2], const char *image, size_t size);
 
+/* The context's buffer_alloc_mapped slot (cuda_mapped.c). */
+rk_status rk__cuda_buffer_alloc_mapped(rk_context *ctx, size_t size, rk_buffer **out, void **host_ptr);
+
 /* Module and launch slots (cuda_module.c). */
 rk_status rk__cuda_module_compile(rk_context *ctx, const char *source, const rk_compile_options *opts,
                                   rk_module **out);
@@ -125,16 +128,12 @@ rk_status rk__cuda_module_get_function(rk_module *module, const char *name, rk_f
 rk_status rk__cuda_launch(rk_function *function, const rk_launch_desc *desc);
 
 /* Loading or unloading a module waits for every kernel running in the CUDA
- * context, and a persistent ring kernel never finishes by itself. So around
- * such calls the persistent ring kernels of the same CUDA context (every rk
- * context on a device shares its primary context) are paused: each saves
- * its place and exits, and is relaunched afterwards. rk__cuda_pause_all
- * takes a process-wide pause lock and rk__cuda_resume_all releases it. If a
- * kernel does not pause within a few seconds (a handler that never
- * returns), pause_all resumes the others, releases the lock and returns
- * RK_HUNG: the caller then must not load. */
-rk_status rk__cuda_pause_all(rk__cuda_context *ctx);
-void rk__cuda_resume_all(rk__cuda_context *ctx);
+ * context, and a resident kernel (a persistent ring kernel or simulation)
+ * never finishes by itself: module loads and unloads run inside
+ * rk__resident_pause / rk__resident_resume (core/resident.h), which stop
+ * and relaunch them. If one does not stop within a few seconds (a handler
+ * that never returns), the pause returns RK_HUNG: the caller then must not
+ * load. */
 
 /* Ring kernels on CUDA. */
 extern const rk__ring_iface rk__cuda_ring_iface;

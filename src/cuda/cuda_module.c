@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/resident.h"
 #include "cuda/cuda_internal.h"
 
 rk_status rk__cuda_module_compile(rk_context *base, const char *source, const rk_compile_options *opts,
@@ -52,12 +53,12 @@ void rk__cuda_module_destroy(rk_module *base) {
         free(f);
     }
     rk__cuda_context *ctx = rk__cuda_ctx(base->ctx);
-    /* Unloading waits for running kernels, like loading: pause ring kernels. */
-    if (rk__cuda_bind(ctx) == RK_OK && rk__cuda_pause_all(ctx) == RK_OK) {
+    /* Unloading waits for running kernels, like loading: pause resident ones. */
+    if (rk__cuda_bind(ctx) == RK_OK && rk__resident_pause(&ctx->base) == RK_OK) {
         rk__cuda.cuModuleUnload(m->module);
-        rk__cuda_resume_all(ctx);
+        rk__resident_resume(&ctx->base);
     } else {
-        rk__log(RK_LOG_WARN, "cuda: a module stays loaded: a ring kernel could not be paused to unload it");
+        rk__log(RK_LOG_WARN, "cuda: a module stays loaded: a resident kernel could not be paused to unload it");
     }
     pthread_mutex_destroy(&m->lock);
     free(m);

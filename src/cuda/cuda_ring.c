@@ -6,9 +6,15 @@
 
 #include "cuda/cuda_ring.h"
 
-static const rk__ring_iface *ops_of(const rk_kernel *k) {
-    return k->mode == RK_MODE_PERSISTENT ? &rk__cuda_persistent_ops : &rk__cuda_batch_ops;
-}
+/* Each mode's implementation, by rk_exec_mode (docs/architecture.md):
+ * graph mode is the launch-per-batch code replaying a CUDA graph. */
+static const rk__ring_iface *const modes[] = {
+    [RK_MODE_PERSISTENT] = &rk__cuda_persistent_ops,
+    [RK_MODE_TRADITIONAL] = &rk__cuda_batch_ops,
+    [RK_MODE_GRAPH] = &rk__cuda_batch_ops,
+};
+
+static const rk__ring_iface *ops_of(const rk_kernel *k) { return modes[k->mode]; }
 
 static rk_status resolve_mode(rk_context *ctx, rk_exec_mode requested, rk_exec_mode *out) {
     bool persistent = ctx->info.persistent_kernels && ctx->info.cooperative_launch;

@@ -20,5 +20,8 @@ uint64_t rk__cuda_watchdog_ns(void);
 
 extern const rk__ring_iface rk__cuda_persistent_ops;
 extern const rk__ring_iface rk__cuda_batch_ops;
+/* The persistent kernels as an owner of resident launches (core/resident.h). */
+struct rk__resident_owner;
+extern const struct rk__resident_owner rk__cuda_ring_resident;
 
 #endif

@@ -14,8 +14,9 @@
  *  - poll reads those, and every millisecond asks the driver whether the
  *    kernel is still running (a fault shows up there) and whether it still
  *    makes progress (the watchdog).
- *  - Running kernels are listed so that module loads can pause them (see
- *    rk__cuda_pause_all). */
+ *  - Running kernels are listed so that module loads can pause them: this
+ *    file is an owner of resident launches (core/resident.h), which the
+ *    device layer pauses around every module load and unload. */
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -28,9 +29,8 @@
 
 enum { QUERY_INTERVAL_NS = 1000000, HOST_CONTROL_BYTES = 4096 };
 
-/* Running persistent kernels of the process, and the lock held while one is
- * launched or retired and from rk__cuda_pause_all to rk__cuda_resume_all. */
-static pthread_mutex_t pause_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Running persistent kernels of the process, changed under the resident
+ * lock (core/resident.h), which a pause section holds throughout. */
 static struct persistent_ring *running_list;
 
 typedef struct persistent_ring {
@@ -206,13 +206,14 @@ static rk_status start(rk_kernel *k) {
         /* Launched and listed under the pause lock, so no module load can
          * start between the two and wait for this kernel. */
         r->name = k->name;
-        pthread_mutex_lock(&pause_lock);
+        rk__resident_add_owner(&rk__cuda_ring_resident);
+        rk__resident_lock();
         CUresult res = launch(r);
         if (res == RK_CUDA_SUCCESS) {
             r->next_running = running_list;
             running_list = r;
         }
-        pthread_mutex_unlock(&pause_lock);
+        rk__resident_unlock();
         if (res != RK_CUDA_SUCCESS)
             s = rk__cuda_fail(res, res == 720 || res == 701 ? RK_BAD_LAUNCH_CONFIG : RK_INTERNAL,
                               "launching the persistent ring kernel");
@@ -371,14 +372,14 @@ static rk_status poll(rk_kernel *k, rk__control *out) {
 }
 
 static void unlist(persistent_ring *r) {
-    pthread_mutex_lock(&pause_lock);
+    rk__resident_lock();
     for (persistent_ring **p = &running_list; *p; p = &(*p)->next_running) {
         if (*p == r) {
             *p = r->next_running;
             break;
         }
     }
-    pthread_mutex_unlock(&pause_lock);
+    rk__resident_unlock();
 }
 
 static rk_status destroy(rk_kernel *k) {
@@ -431,9 +432,11 @@ static bool running(persistent_ring *r) {
     return atomic_load(&r->failure) == RK_OK && rk__cuda.cuStreamQuery(r->stream) == RK_CUDA_ERROR_NOT_READY;
 }
 
-rk_status rk__cuda_pause_all(rk__cuda_context *ctx) {
-    pthread_mutex_lock(&pause_lock);
-    rk__resident_pause(&ctx->base); /* persistent simulations (core/resident.h) */
+static void resume_rings(rk_context *base);
+
+/* The resident owner's pause: called with the resident lock held. */
+static rk_status pause_rings(rk_context *base) {
+    rk__cuda_context *ctx = rk__cuda_ctx(base);
     persistent_ring *list = running_list;
     if (!list) return RK_OK;
     for (persistent_ring *r = list; r; r = r->next_running) {
@@ -465,12 +468,12 @@ rk_status rk__cuda_pause_all(rk__cuda_context *ctx) {
         if (atomic_load(&r->pausing) && !r->paused && rk__cuda.cuStreamQuery(r->stream) == RK_CUDA_ERROR_NOT_READY)
             latch_failure(r, RK_HUNG, reason);
     rk_status s = rk__fail(RK_HUNG, "cannot load or unload a CUDA module: ring kernel '%s' %s", stuck->name, reason);
-    rk__cuda_resume_all(ctx);
+    resume_rings(base);
     return s;
 }
 
-void rk__cuda_resume_all(rk__cuda_context *ctx) {
-    (void)ctx;
+static void resume_rings(rk_context *base) {
+    (void)base;
     for (persistent_ring *r = running_list; r; r = r->next_running) {
         if (r->paused) {
             r->hctl[RK_HCTL_PAUSE] = 0;
@@ -487,6 +490,10 @@ void rk__cuda_resume_all(rk__cuda_context *ctx) {
         }
         atomic_store(&r->pausing, false);
     }
-    rk__resident_resume(&ctx->base);
-    pthread_mutex_unlock(&pause_lock);
 }
+
+const rk__resident_owner rk__cuda_ring_resident = {
+    .name = "cuda persistent ring kernels",
+    .pause = pause_rings,
+    .resume = resume_rings,
+};

@@ -44,7 +44,7 @@ PY
 case "$case_name" in
 help)
     run 0 --help; contains "$out" "usage: rk"
-    for c in info demo bench transpile; do
+    for c in info demo bench transpile conformance; do
         run 0 "$c" --help; contains "$out" "usage: rk $c"
     done
     run 0 help demo; contains "$out" "usage: rk demo"
@@ -57,6 +57,7 @@ usage-errors)
     run 2 demo --seconds abc; contains "$err" "seconds"
     run 2 demo --mode nope; contains "$err" "mode"
     run 2 bench no-such-group
+    run 2 conformance --backend no-such-backend; contains "$err" "no backend named"
     ;;
 info)
     run 0 info; contains "$out" "cpu"; contains "$out" "automatic selection"

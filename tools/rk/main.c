@@ -16,6 +16,7 @@ static const command commands[] = {
     {"demo", rk_cmd_demo, "run a persistent ring kernel on the best backend and check every reply"},
     {"bench", rk_cmd_bench, "queue, actor, CUDA and transpiler benchmarks (table or --json)"},
     {"transpile", rk_cmd_transpile, "translate DSL C kernels to CUDA C, WGSL or MSL"},
+    {"conformance", rk_cmd_conformance, "run the conformance suite on each backend: check x backend table"},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
@@ -27,7 +28,7 @@ static void print_usage(FILE *out) {
             "ringkernel %s: GPU-native persistent actors on CUDA, WebGPU, Metal and the CPU.\n\n"
             "commands:\n",
             rk_version());
-    for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(out,
             "\nalso: rk demo wave (the steered wave simulation), rk demo pipeline (kernels in a chain),\n"
             "      rk bench seed-table (persistent vs traditional), rk bench k2k (kernel-to-kernel hops)\n"
