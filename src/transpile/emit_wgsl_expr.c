@@ -393,11 +393,12 @@ static void atomic_builtin(emitter *e, tp_node *n) {
 }
 
 
-/* block_dim_*(): a kernel's own body knows its workgroup size (uniform for
- * WGSL's analysis, unlike the private copy helpers read). */
+/* block_dim_*(): uniform for WGSL's analysis (see emitter.has_block_overrides). */
 static void block_dim(emitter *e, int axis) {
-    if (e->in_kernel)
+    if (e->in_kernel && e->in_stencil)
         PRINTF(e, "%di", e->kernel_wg[axis]);
+    else if (e->has_block_overrides)
+        PRINTF(e, "i32(rk_block_%c)", "xyz"[axis]);
     else
         PRINTF(e, "i32(rk_wgs.%c)", "xyz"[axis]);
 }

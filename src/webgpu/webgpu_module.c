@@ -7,8 +7,10 @@
  * any, are packed in order into one uniform buffer bound at the next binding
  * (the last one), whose WGSL type is a struct with one member per scalar:
  * i32/u32/f32 as themselves, 64-bit integers as vec2<u32> (low word first).
- * The block dimensions must equal the entry point's @workgroup_size; the grid
- * is the number of workgroups dispatched.
+ * A @workgroup_size dimension that names an `override` constant takes the
+ * launch's block (one pipeline per block, created on first use and kept);
+ * a literal or const dimension must equal the block. The grid is the number
+ * of workgroups dispatched.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,11 +19,18 @@
 #include "webgpu_internal.h"
 #include "wgsl_scan.h"
 
+/* A pipeline of one entry point for one block (its overrides set from it). */
+typedef struct wg_pipeline {
+    rk_dim3 block; /* {0, 0, 0}: the compile-time pipeline whose block is not known */
+    WGPUComputePipeline pipeline;
+    WGPUBindGroupLayout layout; /* "auto" layouts are per pipeline */
+} wg_pipeline;
+
 typedef struct wg_function {
     struct rk_function base;
     const wgsl_entry *entry;
-    WGPUComputePipeline pipeline;
-    WGPUBindGroupLayout layout;
+    wg_pipeline *pipelines; /* [0]: created at compile time with the overrides' defaults */
+    size_t pipeline_count;
     WGPUBuffer uniforms; /* scalar arguments; reused, since writeBuffer is queue-ordered */
     uint64_t uniforms_size;
 } wg_function;
@@ -43,8 +52,11 @@ static void release_module(wg_context *c, wg_module *m) {
             c->W->BufferDestroy(f->uniforms);
             c->W->BufferRelease(f->uniforms);
         }
-        if (f->layout) c->W->BindGroupLayoutRelease(f->layout);
-        if (f->pipeline) c->W->ComputePipelineRelease(f->pipeline);
+        for (size_t p = 0; p < f->pipeline_count; p++) {
+            if (f->pipelines[p].layout) c->W->BindGroupLayoutRelease(f->pipelines[p].layout);
+            if (f->pipelines[p].pipeline) c->W->ComputePipelineRelease(f->pipelines[p].pipeline);
+        }
+        free(f->pipelines);
     }
     free(m->functions);
     if (m->shader) c->W->ShaderModuleRelease(m->shader);
@@ -132,12 +144,14 @@ static rk_status create_shader(wg_context *c, const char *code, WGPUShaderModule
     return RK_OK;
 }
 
-static rk_status create_pipeline(wg_context *c, WGPUShaderModule shader, const char *entry,
-                                 WGPUComputePipeline *out) {
+static rk_status create_pipeline_with(wg_context *c, WGPUShaderModule shader, const char *entry,
+                                      const WGPUConstantEntry *constants, size_t constant_count,
+                                      WGPUComputePipeline *out) {
     WGPUComputePipelineDescriptor pd = {
         .label = rk__wgpu_str(entry),
         .layout = NULL, /* "auto": derived from what the entry point uses */
-        .compute = {.module = shader, .entryPoint = rk__wgpu_str(entry)},
+        .compute = {.module = shader, .entryPoint = rk__wgpu_str(entry), .constantCount = constant_count,
+                    .constants = constants},
     };
     rk__wg_scope_push(c);
     WGPUComputePipeline p = c->W->DeviceCreateComputePipeline(c->device, &pd);
@@ -150,6 +164,11 @@ static rk_status create_pipeline(wg_context *c, WGPUShaderModule shader, const c
     }
     *out = p;
     return RK_OK;
+}
+
+static rk_status create_pipeline(wg_context *c, WGPUShaderModule shader, const char *entry,
+                                 WGPUComputePipeline *out) {
+    return create_pipeline_with(c, shader, entry, NULL, 0, out);
 }
 
 rk_status rk__wg_build_pipeline(wg_context *c, const char *code, const char *entry, WGPUShaderModule *shader,
@@ -175,9 +194,24 @@ static rk_status compile_locked(wg_context *c, wg_module *m, const char *code) {
         wg_function *f = &m->functions[i];
         f->entry = &m->facts.entries[i];
         f->base.name = f->entry->name;
-        s = create_pipeline(c, m->shader, f->entry->name, &f->pipeline);
+        f->pipelines = calloc(1, sizeof *f->pipelines);
+        if (!f->pipelines) return rk__fail(RK_OUT_OF_MEMORY, "rk_module_compile: out of memory");
+        /* Validates the entry point now; an override without a default gets 1. */
+        WGPUConstantEntry k[3];
+        size_t nk = 0;
+        const wgsl_entry *e = f->entry;
+        bool block_known = e->workgroup_known;
+        for (int d = 0; d < 3; d++) {
+            if (e->dim_override[d] && e->workgroup[d] == 0)
+                k[nk++] = (WGPUConstantEntry){.key = rk__wgpu_str(e->dim_name[d]), .value = 1.0};
+            block_known = block_known && e->workgroup[d] > 0;
+        }
+        wg_pipeline *p = &f->pipelines[0];
+        s = create_pipeline_with(c, m->shader, e->name, k, nk, &p->pipeline);
         if (s != RK_OK) return s;
-        f->layout = c->W->ComputePipelineGetBindGroupLayout(f->pipeline, 0);
+        f->pipeline_count = 1;
+        p->layout = c->W->ComputePipelineGetBindGroupLayout(p->pipeline, 0);
+        if (block_known) p->block = (rk_dim3){e->workgroup[0], e->workgroup[1], e->workgroup[2]};
     }
     return rk__wg_check(c, "rk_module_compile");
 }
@@ -354,17 +388,59 @@ static rk_status check_args(const wg_module *m, const wg_function *f, const rk_l
     return RK_OK;
 }
 
+static bool same_block(rk_dim3 a, rk_dim3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+/* The entry point's pipeline for this block: the compile-time one when the
+ * sizes are fixed or the block is the overrides' defaults, else one made
+ * with the overrides set to the block (kept for later launches). Lock held. */
+static rk_status pipeline_for(wg_context *c, wg_module *m, wg_function *f, rk_dim3 block, const wg_pipeline **out) {
+    const wgsl_entry *e = f->entry;
+    if (!e->dim_override[0] && !e->dim_override[1] && !e->dim_override[2]) {
+        *out = &f->pipelines[0];
+        return RK_OK;
+    }
+    for (size_t i = 0; i < f->pipeline_count; i++)
+        if (same_block(f->pipelines[i].block, block)) {
+            *out = &f->pipelines[i];
+            return RK_OK;
+        }
+    const uint32_t b[3] = {block.x, block.y, block.z};
+    WGPUConstantEntry k[3];
+    size_t nk = 0;
+    for (int d = 0; d < 3; d++)
+        if (e->dim_override[d]) k[nk++] = (WGPUConstantEntry){.key = rk__wgpu_str(e->dim_name[d]), .value = b[d]};
+    wg_pipeline *grown = realloc(f->pipelines, (f->pipeline_count + 1) * sizeof *grown);
+    if (!grown) return rk__fail(RK_OUT_OF_MEMORY, "rk_launch: out of memory");
+    f->pipelines = grown;
+    wg_pipeline *p = &f->pipelines[f->pipeline_count];
+    *p = (wg_pipeline){.block = block};
+    rk_status s = create_pipeline_with(c, m->shader, e->name, k, nk, &p->pipeline);
+    if (s != RK_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", rk_last_error());
+        return rk__fail(RK_BAD_LAUNCH_CONFIG, "rk_launch '%s': no pipeline for block (%u, %u, %u): %s", e->name,
+                        block.x, block.y, block.z, why);
+    }
+    p->layout = c->W->ComputePipelineGetBindGroupLayout(p->pipeline, 0);
+    f->pipeline_count++;
+    *out = p;
+    return RK_OK;
+}
+
 rk_status rk__wg_launch(rk_function *function, const rk_launch_desc *d) {
     wg_function *f = (wg_function *)function;
     wg_module *m = (wg_module *)function->module;
     wg_context *c = wg_ctx(function->module->ctx);
     const wgsl_entry *e = f->entry;
-    if (e->workgroup_known &&
-        (d->block.x != e->workgroup[0] || d->block.y != e->workgroup[1] || d->block.z != e->workgroup[2]))
-        return rk__fail(RK_BAD_LAUNCH_CONFIG,
-                        "rk_launch '%s': block (%u, %u, %u) does not match the shader's @workgroup_size(%u, %u, %u); "
-                        "on WebGPU the workgroup size is fixed by the WGSL source",
-                        e->name, d->block.x, d->block.y, d->block.z, e->workgroup[0], e->workgroup[1], e->workgroup[2]);
+    const uint32_t block[3] = {d->block.x, d->block.y, d->block.z};
+    for (int k = 0; k < 3 && e->workgroup_known; k++)
+        if (!e->dim_override[k] && block[k] != e->workgroup[k])
+            return rk__fail(RK_BAD_LAUNCH_CONFIG,
+                            "rk_launch '%s': block (%u, %u, %u) does not match the shader's @workgroup_size(%u, %u, "
+                            "%u) in %c; a WGSL size that is a literal or const fixes the block (name an override "
+                            "constant there to take the launch's block)",
+                            e->name, block[0], block[1], block[2], e->workgroup[0], e->workgroup[1], e->workgroup[2],
+                            "xyz"[k]);
     if (d->shared_memory)
         return rk__fail(RK_BAD_LAUNCH_CONFIG,
                         "rk_launch '%s': WGSL has no dynamic workgroup memory (declare var<workgroup> in the shader)",
@@ -391,6 +467,12 @@ rk_status rk__wg_launch(rk_function *function, const rk_launch_desc *d) {
         b++;
     }
     LOCK(c);
+    const wg_pipeline *pl = NULL;
+    s = pipeline_for(c, m, f, d->block, &pl);
+    if (s != RK_OK) {
+        UNLOCK(c);
+        return s;
+    }
     if (has_scalars) {
         if (f->uniforms_size < packed_size) {
             if (f->uniforms) {
@@ -413,12 +495,12 @@ rk_status rk__wg_launch(rk_function *function, const rk_launch_desc *d) {
     }
     WGPUBindGroup group = NULL;
     if (n) {
-        WGPUBindGroupDescriptor bd = {.layout = f->layout, .entryCount = n, .entries = entries};
+        WGPUBindGroupDescriptor bd = {.layout = pl->layout, .entryCount = n, .entries = entries};
         group = c->W->DeviceCreateBindGroup(c->device, &bd);
     }
     WGPUCommandEncoder enc = c->W->DeviceCreateCommandEncoder(c->device, NULL);
     WGPUComputePassEncoder pass = c->W->CommandEncoderBeginComputePass(enc, NULL);
-    c->W->ComputePassEncoderSetPipeline(pass, f->pipeline);
+    c->W->ComputePassEncoderSetPipeline(pass, pl->pipeline);
     if (group) c->W->ComputePassEncoderSetBindGroup(pass, 0, group, 0, NULL);
     c->W->ComputePassEncoderDispatchWorkgroups(pass, d->grid.x, d->grid.y, d->grid.z);
     c->W->ComputePassEncoderEnd(pass);
