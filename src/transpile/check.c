@@ -203,6 +203,7 @@ void rk__tp_check_program(tp_ctx *ctx, tp_program *prog) {
         }
     }
     shared_limit(ctx, prog);
+    if (!ctx->error_count) rk__tp_check_uniformity(ctx, prog); /* needs the call graph free of cycles */
     if (entries == 0)
         rk__tp_error(ctx, NULL, "no kernel in the source: mark a function with RK_KERNEL or RK_HANDLER");
     else if (want == RK_TRANSPILE_STENCIL || want == RK_TRANSPILE_HANDLER || want == RK_TRANSPILE_GLOBAL) {

@@ -434,9 +434,10 @@ static void builtin(emitter *e, tp_node *n) {
     case TP_B_THREAD_IDX_X: put(e, "i32(rk_lid.x)"); return;
     case TP_B_THREAD_IDX_Y: put(e, "i32(rk_lid.y)"); return;
     case TP_B_THREAD_IDX_Z: put(e, "i32(rk_lid.z)"); return;
-    case TP_B_BLOCK_IDX_X: put(e, "i32(rk_wid.x)"); return;
-    case TP_B_BLOCK_IDX_Y: put(e, "i32(rk_wid.y)"); return;
-    case TP_B_BLOCK_IDX_Z: put(e, "i32(rk_wid.z)"); return;
+    /* In a kernel's body the builtin itself: uniform to WGSL, unlike the private copy. */
+    case TP_B_BLOCK_IDX_X: PRINTF(e, "i32(%s.x)", e->in_kernel ? "rk_wid_in" : "rk_wid"); return;
+    case TP_B_BLOCK_IDX_Y: PRINTF(e, "i32(%s.y)", e->in_kernel ? "rk_wid_in" : "rk_wid"); return;
+    case TP_B_BLOCK_IDX_Z: PRINTF(e, "i32(%s.z)", e->in_kernel ? "rk_wid_in" : "rk_wid"); return;
     case TP_B_BLOCK_DIM_X: block_dim(e, 0); return;
     case TP_B_BLOCK_DIM_Y: block_dim(e, 1); return;
     case TP_B_BLOCK_DIM_Z: block_dim(e, 2); return;

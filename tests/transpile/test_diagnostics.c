@@ -218,8 +218,62 @@ static const diag_case cases[] = {
             "static shared memory)"}},
 };
 
+/* Issue 18: a barrier that not every thread of the block reaches is refused
+ * on every target, at the barrier, naming the branch; a barrier whose loop or
+ * branch is uniform in the kernel's meaning is accepted. */
+#define NOT_REACHED(what, at) what " is not reached by every thread of the block: the branch at " at " depends on " \
+    "the thread index (or an atomic's or warp operation's result), so threads that leave it wait forever (CUDA), " \
+    "run undefined (CPU) or make WebGPU refuse the module; move the barrier out of the branch"
+static const diag_case every_target_cases[] = {
+    {"barriers under branches on the thread index", DSL "RK_DEVICE void wait_all(void) { sync_threads(); }\n"
+                                                        "RK_KERNEL void k(int *out, const int *in) {\n"
+                                                        "    int t = thread_idx_x();\n"
+                                                        "    if (t < 32) sync_threads();\n"
+                                                        "    int steps = t * 2;\n"
+                                                        "    for (int i = 0; i < steps; i++) sync_threads();\n"
+                                                        "    while (1) { if (in[t] > 0) break; wait_all(); }\n"
+                                                        "    if (atomic_add_i32(out, 1) == 0) return;\n"
+                                                        "    sync_threads();\n"
+                                                        "}\n",
+     0, 0, {"5:17: error: " NOT_REACHED("sync_threads()", "5:5"), "7:37: error: " NOT_REACHED("sync_threads()", "7:5"),
+            "8:39: error: " NOT_REACHED("the call of 'wait_all', which holds a barrier,", "8:17"),
+            "10:5: error: " NOT_REACHED("sync_threads()", "9:5")}},
+    {"barriers in uniform control flow", DSL "#define MAX 256\n"
+                                             "RK_DEVICE int half(int v) { return v / 2; }\n"
+                                             "RK_KERNEL void k(int *out, const int *len, int n) {\n"
+                                             "    RK_SHARED int part[MAX];\n"
+                                             "    int t = thread_idx_x();\n"
+                                             "    part[t] = t;\n"
+                                             "    if (t == 0) out[0] = 1;\n"
+                                             "    sync_threads();\n"
+                                             "    for (int s = half(block_dim_x()); s > 0; s >>= 1) {\n"
+                                             "        if (t < s) part[t] += part[t + s];\n"
+                                             "        sync_threads();\n"
+                                             "    }\n"
+                                             "    for (int i = 0; i < n * grid_dim_x() + len[0]; i++) sync_threads();\n"
+                                             "    if (block_idx_x() > 2) return;\n"
+                                             "    sync_threads();\n"
+                                             "    out[t] = part[t];\n"
+                                             "}\n",
+     0, 0, {NULL}},
+};
+
 /* Issue 21: what WGSL cannot express is refused, never an invalid module. */
 static const diag_case wgsl_cases[] = {
+    {"WGSL: a barrier under a branch on a writable buffer or shared memory", DSL
+     "RK_KERNEL void k(int *flags) {\n"
+     "    RK_SHARED int go[1];\n"
+     "    if (thread_idx_x() == 0) go[0] = flags[0];\n"
+     "    sync_threads();\n"
+     "    if (go[0] > 0) sync_threads();\n"
+     "    while (flags[1] > 0) { sync_threads(); flags[1] = 0; }\n"
+     "}\n",
+     0, 0, {"6:20: error: sync_threads() under the branch at 6:5, which depends on a value read from a writable buffer "
+            "or shared memory: WGSL requires barriers in uniform control flow and counts such reads as non-uniform; "
+            "branch on parameters, block_idx_*(), block_dim_*() or grid_dim_*() instead (WGSL target)",
+            "7:28: error: sync_threads() under the branch at 7:5, which depends on a value read from a writable buffer "
+            "or shared memory: WGSL requires barriers in uniform control flow and counts such reads as non-uniform; "
+            "branch on parameters, block_idx_*(), block_dim_*() or grid_dim_*() instead (WGSL target)"}},
     {"WGSL: shared memory over the default workgroup storage", DSL "RK_KERNEL void k(float *o) {\n"
                                                                "    RK_SHARED float tile[4097];\n"
                                                                "    tile[thread_idx_x()] = 1.0f;\n"
@@ -330,6 +384,10 @@ int main(void) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) failures += run_case(&cases[i], RK_TARGET_CUDA, print);
     for (size_t i = 0; i < sizeof wgsl_cases / sizeof wgsl_cases[0]; i++)
         failures += run_case(&wgsl_cases[i], RK_TARGET_WGSL, print);
+    for (size_t i = 0; i < sizeof every_target_cases / sizeof every_target_cases[0]; i++) {
+        failures += run_case(&every_target_cases[i], RK_TARGET_CUDA, print);
+        failures += run_case(&every_target_cases[i], RK_TARGET_WGSL, print);
+    }
     rendered_text();
     many_errors();
     if (failures) fprintf(stderr, "%d mismatches\n", failures);
