@@ -271,6 +271,7 @@ static const char *kind_name(rk_arg_kind k) {
     case RK_ARG_U64: return "u64";
     case RK_ARG_F32: return "f32";
     case RK_ARG_F64: return "f64";
+    case RK_ARG_STRUCT: return "struct";
     }
     return "?";
 }
@@ -286,6 +287,9 @@ static const char *wgsl_type_of(rk_arg_kind k) {
     default: return NULL;
     }
 }
+
+/* Buffers and structs passed by value each take a binding, in order. */
+static bool takes_binding(const rk_arg *a) { return a->kind == RK_ARG_BUFFER || a->kind == RK_ARG_STRUCT; }
 
 static size_t entry_index(const wg_module *m, const wg_function *f) { return (size_t)(f->entry - m->facts.entries); }
 
@@ -312,7 +316,7 @@ static rk_status pack_scalars(const rk_launch_desc *d, unsigned char *out, size_
     size_t off = 0;
     for (size_t i = 0; i < d->arg_count; i++) {
         const rk_arg *a = &d->args[i];
-        if (a->kind == RK_ARG_BUFFER) continue;
+        if (takes_binding(a)) continue;
         if (a->kind == RK_ARG_F64)
             return rk__fail(RK_UNSUPPORTED, "rk_launch '%s': argument %zu is a double, and WGSL has no f64", fn, i);
         size_t size = (a->kind == RK_ARG_I64 || a->kind == RK_ARG_U64) ? 8 : 4;
@@ -334,7 +338,7 @@ static rk_status check_args(const wg_module *m, const wg_function *f, const rk_l
     uint32_t buffers = 0;
     size_t scalars = 0;
     for (size_t i = 0; i < d->arg_count; i++) {
-        if (d->args[i].kind == RK_ARG_BUFFER) buffers++;
+        if (takes_binding(&d->args[i])) buffers++;
         else scalars++;
     }
     for (size_t i = 0; i < m->facts.binding_count; i++) {
@@ -355,8 +359,8 @@ static rk_status check_args(const wg_module *m, const wg_function *f, const rk_l
         const wgsl_binding *b = binding_at(m, f, i);
         if (!b || (b->space != WGSL_STORAGE_RW && b->space != WGSL_STORAGE_READ))
             return rk__fail(RK_INVALID_ARGUMENT,
-                            "rk_launch '%s': buffer argument %u needs a var<storage> at @group(0) @binding(%u)", fn,
-                            i, i);
+                            "rk_launch '%s': buffer or struct argument %u needs a var<storage> at @group(0) @binding(%u)",
+                            fn, i, i);
     }
     if (scalars) {
         const wgsl_binding *u = binding_at(m, f, buffers);
@@ -369,7 +373,7 @@ static rk_status check_args(const wg_module *m, const wg_function *f, const rk_l
         size_t k = 0;
         for (size_t i = 0; i < d->arg_count; i++) {
             const rk_arg *a = &d->args[i];
-            if (a->kind == RK_ARG_BUFFER) continue;
+            if (takes_binding(a)) continue;
             const char *want = wgsl_type_of(a->kind);
             const char *have = st ? (k < st->member_count ? st->members[k].type : NULL) : (k == 0 ? u->type : NULL);
             if (want && (!have || strcmp(want, have) != 0))
@@ -455,21 +459,47 @@ rk_status rk__wg_launch(rk_function *function, const rk_launch_desc *d) {
     if (has_scalars && (s = pack_scalars(d, packed, sizeof packed, e->name, &packed_size)) != RK_OK) return s;
 
     WGPUBindGroupEntry entries[64];
-    size_t n = 0;
-    for (size_t i = 0, b = 0; i < d->arg_count; i++) {
-        if (d->args[i].kind != RK_ARG_BUFFER) continue;
-        const wgsl_binding *decl = binding_at(m, f, (uint32_t)b);
-        wg_buffer *buf = wg_buf(d->args[i].value.buffer);
-        /* A binding the module never mentions is not in the "auto" layout. */
-        if (decl->referenced && n < 64)
-            entries[n++] = (WGPUBindGroupEntry){.binding = (uint32_t)b, .buffer = buf->buffer, .offset = 0,
-                                                .size = buf->alloc_size};
-        b++;
-    }
+    WGPUBuffer structs[64]; /* released once submitted: the queue keeps what it uses */
+    size_t n = 0, nstructs = 0;
     LOCK(c);
     const wg_pipeline *pl = NULL;
     s = pipeline_for(c, m, f, d->block, &pl);
+    for (size_t i = 0, b = 0; s == RK_OK && i < d->arg_count; i++) {
+        const rk_arg *a = &d->args[i];
+        if (!takes_binding(a)) continue;
+        const wgsl_binding *decl = binding_at(m, f, (uint32_t)b);
+        WGPUBuffer buffer = NULL;
+        uint64_t size = 0;
+        if (a->kind == RK_ARG_STRUCT && nstructs == sizeof structs / sizeof structs[0]) {
+            s = rk__fail(RK_INVALID_ARGUMENT, "rk_launch '%s': too many struct arguments", e->name);
+            break;
+        }
+        if (a->kind == RK_ARG_STRUCT) { /* a struct by value: its bytes in a storage buffer of its own */
+            size = (a->value.structure.size + 3u) & ~(uint64_t)3u;
+            s = rk__wg_create_buffer(c, size, WGPU_BUFFER_USAGE_STORAGE | WGPU_BUFFER_USAGE_COPY_DST, "rk struct",
+                                     &buffer);
+            if (s != RK_OK) break;
+            structs[nstructs++] = buffer;
+            unsigned char bytes[1024] = {0};
+            const unsigned char *src = a->value.structure.data;
+            if (size > sizeof bytes) {
+                s = rk__fail(RK_UNSUPPORTED, "rk_launch '%s': struct argument %zu is over %zu bytes", e->name, i,
+                             sizeof bytes);
+                break;
+            }
+            memcpy(bytes, src, a->value.structure.size); /* writeBuffer takes multiples of 4 */
+            c->W->QueueWriteBuffer(c->queue, buffer, 0, bytes, size);
+        } else {
+            buffer = wg_buf(a->value.buffer)->buffer;
+            size = wg_buf(a->value.buffer)->alloc_size;
+        }
+        /* A binding the module never mentions is not in the "auto" layout. */
+        if (decl->referenced && n < 64)
+            entries[n++] = (WGPUBindGroupEntry){.binding = (uint32_t)b, .buffer = buffer, .offset = 0, .size = size};
+        b++;
+    }
     if (s != RK_OK) {
+        for (size_t i = 0; i < nstructs; i++) c->W->BufferRelease(structs[i]);
         UNLOCK(c);
         return s;
     }
@@ -484,6 +514,7 @@ rk_status rk__wg_launch(rk_function *function, const rk_launch_desc *d) {
                                      "rk scalars", &f->uniforms);
             if (s != RK_OK) {
                 f->uniforms_size = 0;
+                for (size_t i = 0; i < nstructs; i++) c->W->BufferRelease(structs[i]);
                 UNLOCK(c);
                 return s;
             }
@@ -510,6 +541,7 @@ rk_status rk__wg_launch(rk_function *function, const rk_launch_desc *d) {
     c->W->ComputePassEncoderRelease(pass);
     c->W->CommandEncoderRelease(enc);
     if (group) c->W->BindGroupRelease(group);
+    for (size_t i = 0; i < nstructs; i++) c->W->BufferRelease(structs[i]);
     s = rk__wg_check(c, "rk_launch");
     UNLOCK(c);
     return s;
