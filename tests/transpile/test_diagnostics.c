@@ -203,10 +203,17 @@ static const diag_case cases[] = {
      0, 0, {"2:11: error: RK_BLOCK_SIZE does not apply to a stencil kernel, whose block is its tile",
             "5:11: error: RK_BLOCK_SIZE(64, 32, 1): each size must be at least 1 and the block at most 1024 threads",
             "6:11: error: RK_BLOCK_SIZE marks a kernel (RK_KERNEL), not 'helper'"}},
-    {"struct parameter by value", DSL "typedef struct P { float x, y; } P;\n"
-                                      "RK_KERNEL void k(P p, float *o) { o[0] = p.x; }\n",
-     0, 0, {"3:20: error: kernel parameters must be numbers or pointers: a launch (rk_arg) cannot pass a struct by "
-            "value; pass its fields, or a pointer to a buffer holding it"}},
+    {"struct parameters by value that rk_arg cannot carry", DSL "typedef struct P { float x; float *data; } P;\n"
+                                                               "typedef struct Q { int n; struct { char c; } in; } Q;\n"
+                                                               "RK_KERNEL void k(P p, Q q, float *o) { o[0] = p.x + q.n; }\n",
+     0, 0, {"4:20: error: kernel 'k': struct parameter 'p' cannot be passed by value: member 'data' is a pointer: a "
+            "buffer's address means something else on every backend, so it cannot travel inside a struct; pass the "
+            "buffer as a parameter of its own",
+            "4:25: error: kernel 'k': struct parameter 'q' cannot be passed by value: member 'c' is narrower than 32 "
+            "bits: struct arguments carry 32- and 64-bit integers, float and double"}},
+    {"struct parameters by value", DSL "typedef struct P { float x, y; int n; long long big; double d[2]; } P;\n"
+                                       "RK_KERNEL void k(P p, float *o) { o[0] = p.x + (float)p.big; }\n",
+     0, 0, {NULL}},
     {"shared memory over CUDA's static limit", DSL "RK_DEVICE float helper(int i) { RK_SHARED float more[4097]; "
                                                    "more[i] = 1.0f; return more[0]; }\n"
                                                    "RK_KERNEL void k(float *o) {\n"
