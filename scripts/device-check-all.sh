@@ -38,7 +38,7 @@ stage() { # stage NAME LIMIT COMMAND...
 
 summary "$(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
 # Most important first: a command past its limit loses the rest.
-stage ctest-gpu 240 ctest --test-dir "$build" -L 'cuda|transpile' -E transpile_diff --output-on-failure
+stage ctest-gpu 240 ctest --test-dir "$build" -L 'cuda|transpile' -E 'transpile_diff|transpile_portability' --output-on-failure
 # Differential tests with the cuda-gpu executor (docs/transpiler.md, "Differential testing").
 stage diff-corpus-gpu 120 "$build/tests/transpile/diff/transpile_diff_corpus"
 stage diff-random-gpu 120 "$build/tests/transpile/diff/transpile_diff_random" --seconds 90 --save "$work/diff-failures"
