@@ -42,6 +42,7 @@ typedef struct checker {
     const tp_token *ctl_tok;     /* the branch that made the control flow non-uniform */
     struct fn_facts *fns;
     int fn_count;
+    bool in_helper; /* checking a helper, not an entry point */
 } checker;
 
 static taint max_t(taint a, taint b) { return a > b ? a : b; }
@@ -89,10 +90,11 @@ typedef struct fn_facts {
 
 static const fn_facts *facts_of(checker *c, const tp_obj *fn);
 
+/* c NULL: only the body's own barriers, not its callees' (a cheap first look). */
 static bool barrier_in(checker *c, const tp_node *n, int depth) {
     for (; n && depth < 4 * TP_MAX_EXPR_DEPTH; n = n->next) {
         if (n->kind == ND_BUILTIN && (rk__tp_builtins[n->builtin].flags & TP_BF_SYNC)) return true;
-        if (n->kind == ND_CALL && n->obj && facts_of(c, n->obj)->barrier) return true;
+        if (c && n->kind == ND_CALL && n->obj && facts_of(c, n->obj)->barrier) return true;
         const tp_node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body,
                                  n->kind == ND_SWITCH ? NULL : n->args};
         for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
@@ -169,6 +171,9 @@ static taint expr_taint(checker *c, const tp_node *n, int depth) {
         if (f & (TP_BF_ATOMIC | TP_BF_WARP)) return T_THREAD;
         switch (n->builtin) {
         case TP_B_THREAD_IDX_X: case TP_B_THREAD_IDX_Y: case TP_B_THREAD_IDX_Z: case TP_B_LANE_ID: return T_THREAD;
+        /* A WGSL helper reads these from private copies, which its analysis calls non-uniform. */
+        case TP_B_BLOCK_IDX_X: case TP_B_BLOCK_IDX_Y: case TP_B_BLOCK_IDX_Z:
+        case TP_B_GRID_DIM_X: case TP_B_GRID_DIM_Y: case TP_B_GRID_DIM_Z: return c->in_helper ? T_MEMORY : T_UNIFORM;
         default: break;
         }
         for (const tp_node *a = n->args; a; a = a->next) t = max_t(t, expr_taint(c, a, depth + 1));
@@ -209,9 +214,10 @@ static void barrier(checker *c, const tp_node *n, taint ctl, const char *what) {
     else if (c->wgsl)
         rk__tp_error(c->ctx, n->tok,
                      "%s under the branch at %d:%d, which depends on a value read from a writable buffer or shared "
-                     "memory: WGSL requires barriers in uniform control flow and counts such reads as non-uniform; "
-                     "branch on parameters, block_idx_*(), block_dim_*() or grid_dim_*() instead (WGSL target)",
-                     what, line, col);
+                     "memory%s: WGSL requires barriers in uniform control flow and counts such reads as non-uniform; "
+                     "branch on parameters, block_idx_*(), block_dim_*() or grid_dim_*()%s instead (WGSL target)",
+                     what, line, col, c->in_helper ? ", or on block_idx_*() or grid_dim_*() in a helper" : "",
+                     c->in_helper ? " in the kernel" : "");
 }
 
 /* Walks an expression: assignments raise their target's taint, barriers
@@ -374,11 +380,15 @@ static void check_function(checker *c, tp_obj *fn) {
 }
 
 void rk__tp_check_uniformity(tp_ctx *ctx, tp_program *prog) {
+    bool any = false; /* most kernels have no barrier: then nothing to allocate or walk */
+    for (tp_obj *fn = prog->functions; fn && !any; fn = fn->next) any = fn->body && barrier_in(NULL, fn->body, 0);
+    if (!any) return;
     checker c = {.ctx = ctx, .wgsl = ctx->desc->target == RK_TARGET_WGSL};
     c.fns = rk__tp_alloc(ctx, MAX_TRACKED * sizeof *c.fns);
     for (tp_obj *fn = prog->functions; fn; fn = fn->next) {
         if (!fn->body || !facts_of(&c, fn)->barrier) continue;
         if (fn->entry_kind == RK_TRANSPILE_HANDLER || fn->entry_kind == RK_TRANSPILE_STENCIL) continue;
+        c.in_helper = fn->entry_kind != RK_TRANSPILE_GLOBAL;
         check_function(&c, fn);
     }
 }

@@ -267,6 +267,15 @@ static const diag_case every_target_cases[] = {
 
 /* Issue 21: what WGSL cannot express is refused, never an invalid module. */
 static const diag_case wgsl_cases[] = {
+    {"WGSL: a barrier in a helper under a branch on the block index", DSL
+     "RK_DEVICE void phase(int k) {\n"
+     "    if (block_idx_x() > k) sync_threads();\n"
+     "}\n"
+     "RK_KERNEL void k(int *o) { phase(1); o[0] = 1; }\n",
+     0, 0, {"3:28: error: sync_threads() under the branch at 3:5, which depends on a value read from a writable buffer "
+            "or shared memory, or on block_idx_*() or grid_dim_*() in a helper: WGSL requires barriers in uniform "
+            "control flow and counts such reads as non-uniform; branch on parameters, block_idx_*(), block_dim_*() or "
+            "grid_dim_*() in the kernel instead (WGSL target)"}},
     {"WGSL: a barrier under a branch on a writable buffer or shared memory", DSL
      "RK_KERNEL void k(int *flags) {\n"
      "    RK_SHARED int go[1];\n"
