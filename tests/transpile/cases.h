@@ -33,6 +33,7 @@ static const tp_case tp_cases[] = {
     {"meaning", "tests/transpile/cases/meaning.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
     {"dsl_builtins", "tests/transpile/cases/dsl_builtins.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
     {"uniform_barriers", "tests/transpile/cases/uniform_barriers.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
+    {"struct_params", "tests/transpile/corpus/struct_params.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
 };
 enum { TP_CASE_COUNT = sizeof tp_cases / sizeof tp_cases[0] };
 
