@@ -38,7 +38,7 @@ stage() { # stage NAME LIMIT COMMAND...
 
 summary "$(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
 # Most important first: a command past its limit loses the rest.
-stage ctest-gpu 240 ctest --test-dir "$build" -L 'cuda|transpile' -E 'transpile_diff|conformance' --output-on-failure
+stage ctest-gpu 240 ctest --test-dir "$build" -L 'cuda|transpile' -E 'transpile_diff|transpile_portability|conformance' --output-on-failure
 # The conformance suite: CUDA and WebGPU (NVIDIA's Vulkan driver) beside the CPU (docs/conformance.md).
 OUT=$work/conformance stage conformance 130 "$root/scripts/device-conformance.sh" "$build"
 # Differential tests with the cuda-gpu executor (docs/transpiler.md, "Differential testing").
@@ -48,6 +48,8 @@ OUT=$work/showcase STEP_TIMEOUT=80 stage showcase 150 "$root/scripts/showcase-de
 OUT=$work/sim SIM_SKIP_TESTS=1 stage sim 150 "$root/scripts/sim-device-check.sh" "$build" # tests: in ctest-gpu
 mkdir -p "$work/webgpu"; rm -rf "$root/build-webgpu-check"; ln -s "$build" "$root/build-webgpu-check"
 OUT=$work/webgpu stage webgpu 100 bash "$root/scripts/webgpu-device-check.sh" run
+# The portability suite (issue 18) on CUDA and on WebGPU over NVIDIA's Vulkan (loader unpacked by the stage above).
+stage portability 70 "$root/scripts/device-portability.sh" "${1:-build-dev}"
 stage latency-1-block 40 "$build/bench/bench_cuda" --latency-only --workers 1
 OUT=$work/cuda stage cuda-bench 150 "$root/scripts/cuda-device-check.sh" "$build" info cli bench
 # Many clients on one kernel (issue 25): the host's many cores give the uncontended figures.
@@ -59,4 +61,4 @@ stage clients-bench-cuda 90 "$build/tools/rk/rk" bench kernel --backend cuda --q
 stage k2k-tests 120 ctest --test-dir "$build" -L k2k --output-on-failure
 stage k2k-bench-cpu 60 "$build/tools/rk/rk" bench k2k --backend cpu
 stage k2k-bench-cuda 30 "$build/tools/rk/rk" bench k2k --backend cuda
-grep -h -E "tests passed|Failed|FAILED|p50|msg/s|per hop|pass, .* fail" "$work"/*.log "$work"/*/*.log 2>/dev/null | head -80 >> "$out/summary.log"
+grep -h -E "tests passed|Failed|FAILED|p50|msg/s|per hop|pass, .* fail|portability" "$work"/*.log "$work"/*/*.log 2>/dev/null | head -80 >> "$out/summary.log"

@@ -157,7 +157,25 @@ typedef enum rk_arg_kind {
     RK_ARG_U64,
     RK_ARG_F32,
     RK_ARG_F64,
+    RK_ARG_STRUCT, /* a struct passed by value: value.structure */
 } rk_arg_kind;
+
+/* A struct argument: the host's bytes of the struct, and its members as
+ * letters in order so that every backend can lay it out and pass it as the
+ * host's C compiler would: 'i' int32_t, 'u' uint32_t, 'l' int64_t, 'L'
+ * uint64_t, 'f' float, 'd' double (an array member repeats its letter;
+ * padding follows from C's natural alignment). The fields must account for
+ * size exactly. Members that are pointers cannot be passed (a device pointer
+ * means something else on every backend): pass the buffer as an argument of
+ * its own. Nested structs: flatten them into their own fields only when that
+ * does not change the layout (the size check catches it when it does).
+ * On WebGPU the struct is bound as a var<storage, read> at the binding of the
+ * next buffer argument (docs/webgpu.md); the bytes are copied at rk_launch. */
+typedef struct rk_arg_struct {
+    const void *data;
+    size_t size;        /* sizeof the struct */
+    const char *fields; /* "ffi" for struct { float x, y; int n; } */
+} rk_arg_struct;
 
 typedef struct rk_arg {
     rk_arg_kind kind;
@@ -169,6 +187,7 @@ typedef struct rk_arg {
         uint64_t u64;
         float f32;
         double f64;
+        rk_arg_struct structure;
     } value;
 } rk_arg;
 
@@ -179,6 +198,9 @@ typedef struct rk_arg {
 #define RK_ARG_ULONG(v) ((rk_arg){.kind = RK_ARG_U64, .value.u64 = (v)})
 #define RK_ARG_FLOAT(v) ((rk_arg){.kind = RK_ARG_F32, .value.f32 = (v)})
 #define RK_ARG_DOUBLE(v) ((rk_arg){.kind = RK_ARG_F64, .value.f64 = (v)})
+/* A struct by value from a pointer to it: RK_ARG_STRUCT_OF(&params, "ffi"). */
+#define RK_ARG_STRUCT_OF(ptr, fields_)                                                                             \
+    ((rk_arg){.kind = RK_ARG_STRUCT, .value.structure = {.data = (ptr), .size = sizeof *(ptr), .fields = (fields_)}})
 
 typedef struct rk_launch_desc {
     rk_dim3 grid;            /* every component >= 1 */

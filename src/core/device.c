@@ -2,6 +2,7 @@
  * backend's vtable. Backends may assume what is checked here. */
 #include <string.h>
 
+#include "arg_struct.h"
 #include "backend_impl.h"
 
 #define REQUIRE(ptr, fn)                                                          \
@@ -249,8 +250,11 @@ rk_status rk_launch(rk_function *function, const rk_launch_desc *desc) {
         return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: stream belongs to another context");
     for (size_t i = 0; i < desc->arg_count; i++) {
         const rk_arg *a = &desc->args[i];
-        if (a->kind < RK_ARG_BUFFER || a->kind > RK_ARG_F64)
+        if (a->kind < RK_ARG_BUFFER || a->kind > RK_ARG_STRUCT)
             return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: argument %zu has unknown kind %d", i, (int)a->kind);
+        size_t fields = 0;
+        rk_status fs = a->kind == RK_ARG_STRUCT ? rk__arg_struct_layout(&a->value.structure, i, NULL, &fields) : RK_OK;
+        if (fs != RK_OK) return fs;
         if (a->kind == RK_ARG_BUFFER && !a->value.buffer)
             return rk__fail(RK_NULL_ARGUMENT, "rk_launch: argument %zu is a NULL buffer", i);
         if (a->kind == RK_ARG_BUFFER && a->value.buffer->ctx != ctx)

@@ -86,6 +86,7 @@ void rk__cpu_call_prepare_direct(rk__cpu_call *call) {
     for (size_t i = 0; i < call->arg_count; i++) {
         const rk__cpu_arg_slot *s = &call->slots[i];
         const ffi_type *t = call->types[i];
+        if (t->type == FFI_TYPE_STRUCT) return; /* libffi classifies structs */
         if (t == &ffi_type_float || t == &ffi_type_double) {
             if (nf == FP_REGS) return;
             /* A float travels in the low 32 bits of its register. */

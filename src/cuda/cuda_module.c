@@ -118,12 +118,14 @@ rk_status rk__cuda_module_get_function(rk_module *base, const char *name, rk_fun
     return RK_OK;
 }
 
-static size_t arg_size(rk_arg_kind kind) {
-    switch (kind) {
+static size_t arg_size(const rk_arg *a) {
+    switch (a->kind) {
     case RK_ARG_I32:
     case RK_ARG_U32:
     case RK_ARG_F32:
         return 4;
+    case RK_ARG_STRUCT:
+        return a->value.structure.size;
     default:
         return 8;
     }
@@ -137,9 +139,9 @@ static rk_status check_arguments(const rk__cuda_function *f, const rk_launch_des
                         f->param_count > RK_CUDA_MAX_ARGS ? "more than " : "",
                         f->param_count > RK_CUDA_MAX_ARGS ? RK_CUDA_MAX_ARGS : f->param_count, desc->arg_count);
     for (size_t i = 0; i < desc->arg_count; i++) {
-        if (f->param_size[i] != arg_size(desc->args[i].kind))
+        if (f->param_size[i] != arg_size(&desc->args[i]))
             return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: argument %zu of '%s' is %u bytes in the kernel, %zu given",
-                            i, f->name, f->param_size[i], arg_size(desc->args[i].kind));
+                            i, f->name, f->param_size[i], arg_size(&desc->args[i]));
     }
     return RK_OK;
 }
@@ -179,8 +181,9 @@ rk_status rk__cuda_launch(rk_function *base, const rk_launch_desc *desc) {
         case RK_ARG_U64: values[i].u64 = a->value.u64; break;
         case RK_ARG_F32: values[i].f32 = a->value.f32; break;
         case RK_ARG_F64: values[i].f64 = a->value.f64; break;
+        case RK_ARG_STRUCT: break; /* the driver copies the struct's bytes at the launch */
         }
-        params[i] = &values[i];
+        params[i] = a->kind == RK_ARG_STRUCT ? (void *)(uintptr_t)a->value.structure.data : &values[i];
     }
     params[desc->arg_count] = NULL;
 

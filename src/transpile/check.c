@@ -149,6 +149,27 @@ static void shared_limit(tp_ctx *ctx, tp_program *prog) {
     }
 }
 
+/* A struct passed to a kernel by value travels as bytes (RK_ARG_STRUCT): its
+ * members must be what rk_arg's field letters describe, and no pointers. */
+static void struct_param(tp_ctx *ctx, const tp_obj *fn, const tp_obj *p, tp_type *ty, int depth) {
+    for (tp_member *m = ty->members; m && depth < 8; m = m->next) {
+        tp_type *t = rk__tp_unqual(m->ty);
+        while (t->kind == TY_ARRAY) t = rk__tp_unqual(t->base);
+        const char *why = NULL;
+        if (t->kind == TY_PTR)
+            why = "is a pointer: a buffer's address means something else on every backend, so it cannot travel "
+                  "inside a struct; pass the buffer as a parameter of its own";
+        else if (t->kind == TY_BOOL || t->kind == TY_CHAR || t->kind == TY_SHORT)
+            why = "is narrower than 32 bits: struct arguments carry 32- and 64-bit integers, float and double";
+        if (why)
+            rk__tp_error(ctx, p->tok, "kernel '%s': struct parameter '%s' cannot be passed by value: member '%.*s' %s",
+                         fn->name, p->name ? p->name : "?", m->name ? m->name->len : 1, m->name ? m->name->loc : "?",
+                         why);
+        else if (t->kind == TY_STRUCT)
+            struct_param(ctx, fn, p, t, depth + 1);
+    }
+}
+
 void rk__tp_check_program(tp_ctx *ctx, tp_program *prog) {
     undefined_callees(ctx, prog);
     recursion(ctx, prog);
@@ -190,19 +211,14 @@ void rk__tp_check_program(tp_ctx *ctx, tp_program *prog) {
                                                  "at most 1024 threads", fn->block[0], fn->block[1], fn->block[2]);
         }
         for (tp_obj *p = fn->params; p; p = p->next)
-            if (p->ty->kind == TY_ARRAY || p->ty->kind == TY_STRUCT) {
-                /* Allowed by CUDA, but no launch API here can pass them. */
-                if (p->ty->kind == TY_STRUCT)
-                    rk__tp_error(ctx, p->tok, "kernel parameters must be numbers or pointers: a launch (rk_arg) "
-                                                 "cannot pass a struct by value; pass its fields, or a pointer to a buffer "
-                                                 "holding it");
-            }
+            if (rk__tp_unqual(p->ty)->kind == TY_STRUCT) struct_param(ctx, fn, p, rk__tp_unqual(p->ty), 0);
         if (kind == RK_TRANSPILE_STENCIL) {
             if (grid_pos_params(fn) > 1) rk__tp_error(ctx, fn->tok, "a stencil kernel takes one rk_grid_pos");
             rk__tp_analyze_stencil(ctx, fn);
         }
     }
     shared_limit(ctx, prog);
+    if (!ctx->error_count) rk__tp_check_uniformity(ctx, prog); /* needs the call graph free of cycles */
     if (entries == 0)
         rk__tp_error(ctx, NULL, "no kernel in the source: mark a function with RK_KERNEL or RK_HANDLER");
     else if (want == RK_TRANSPILE_STENCIL || want == RK_TRANSPILE_HANDLER || want == RK_TRANSPILE_GLOBAL) {

@@ -17,8 +17,11 @@
  * Entry points follow the WebGPU backend's launch convention
  * (docs/webgpu.md): a kernel's pointer parameters bind, in order, to
  * @group(0) @binding(0..), its scalar parameters are members of one uniform
- * struct at the next binding. Global kernels get @workgroup_size(64) (8x8
- * when they use a y index, 4x4x4 with z); stencils get their tile and read
+ * struct at the next binding. Global kernels get @workgroup_size(rk_block_x,
+ * rk_block_y, rk_block_z), override constants that the WebGPU backend sets
+ * from the launch's block (any block runs, as on the CPU and CUDA); their
+ * defaults are the first kernel's RK_BLOCK_SIZE, else 64 (8x8 when it uses a
+ * y index, 4x4x4 with z). Stencils get their tile and read
  * neighbours straight from storage with clamp-to-edge. A handler becomes a
  * WGSL function over ptr<function, T> plus an adapter rk_handle_NAME(req,
  * resp) that the WebGPU ring template (src/webgpu/ring_template.wgsl) calls:
@@ -207,6 +210,7 @@ static void global_var(emitter *e, tp_obj *v) {
 static void copy_params(emitter *e, tp_obj *fn, const char *from_struct) {
     for (tp_obj *p = fn->params; p; p = p->next) {
         if (p->ty->kind == TY_PTR || p->ty->kind == TY_GRID_POS || !p->name) continue;
+        if (from_struct && unq(p->ty)->kind == TY_STRUCT) continue; /* kernel_struct_params() */
         const char *name = rk__wgsl_ident(e, p->name);
         line_start(e);
         if (from_struct)
@@ -296,11 +300,14 @@ static bool kernel_bindings(emitter *e, tp_obj *fn, bool stencil) {
             continue;
         }
         const char *pname = p->name ? p->name : "unnamed";
+        if (unq(p->ty)->kind == TY_STRUCT) {
+            /* By value (RK_ARG_STRUCT): its bytes in a storage binding of its own, in order with the buffers. */
+            if (rk__wgsl_check_type(e, p->ty, p->tok, rk__tp_format(e->ctx, "struct parameter '%s'", pname)))
+                PRINTF(e, "@group(0) @binding(%d) var<storage, read> %s_%s: %s;\n", binding++, k, pname,
+                       rk__wgsl_type_name(e, unq(p->ty)));
+            continue;
+        }
         if (p->ty->kind != TY_PTR) {
-            if (p->ty->kind == TY_STRUCT || p->ty->kind == TY_ARRAY) {
-                rk__tp_error(e->ctx, p->tok, "kernel '%s': a struct passed by value is not available as a kernel "
-                                             "argument; pass a pointer to a buffer (WGSL target)", k);
-            }
             if (unq(p->ty)->kind == TY_DOUBLE)
                 rk__tp_error(e->ctx, p->tok, "kernel '%s': parameter '%s' is a double and WGSL has no f64; use float "
                                              "(WGSL target)", k, pname);
@@ -325,7 +332,7 @@ static bool kernel_bindings(emitter *e, tp_obj *fn, bool stencil) {
     if (scalars) {
         PRINTF(e, "struct rk_args_%s {\n", k);
         for (tp_obj *p = fn->params; p; p = p->next)
-            if (p->ty->kind != TY_PTR && p->ty->kind != TY_GRID_POS && p->name)
+            if (p->ty->kind != TY_PTR && p->ty->kind != TY_GRID_POS && unq(p->ty)->kind != TY_STRUCT && p->name)
                 PRINTF(e, "    %s: %s,\n", rk__wgsl_ident(e, p->name), rk__wgsl_type_name(e, unq(p->ty)));
         if (stencil) {
             put(e, "    rk_nx: i32,\n    rk_ny: i32,\n");
@@ -357,8 +364,11 @@ static void kernel(emitter *e, tp_obj *fn) {
                fn->stencil->dims == 3 ? rk__tp_format(e->ctx, "ceil(nz/%d)", wg[2]) : "1",
                fn->stencil->dims == 3 ? ", nz" : "");
     else
-        PRINTF(e, "// Kernel '%s': launch with block (%d, %d, %d).\n", k, wg[0], wg[1], wg[2]);
-    PRINTF(e, "@compute @workgroup_size(%d, %d, %d)\n", wg[0], wg[1], wg[2]);
+        PRINTF(e, "// Kernel '%s': launch with any block the device allows (the backend sets rk_block_x/y/z).\n", k);
+    if (stencil)
+        PRINTF(e, "@compute @workgroup_size(%d, %d, %d)\n", wg[0], wg[1], wg[2]);
+    else
+        put(e, "@compute @workgroup_size(rk_block_x, rk_block_y, rk_block_z)\n");
     PRINTF(e, "fn %s(@builtin(local_invocation_id) rk_lid_in: vec3<u32>, @builtin(workgroup_id) rk_wid_in: vec3<u32>,\n"
               "        @builtin(num_workgroups) rk_nwg_in: vec3<u32>) {\n",
            rk__wgsl_ident(e, k));
@@ -370,7 +380,10 @@ static void kernel(emitter *e, tp_obj *fn) {
     line_start(e);
     put(e, "rk_nwg = rk_nwg_in;\n");
     line_start(e);
-    PRINTF(e, "rk_wgs = vec3<u32>(%du, %du, %du);\n", wg[0], wg[1], wg[2]);
+    if (stencil)
+        PRINTF(e, "rk_wgs = vec3<u32>(%du, %du, %du);\n", wg[0], wg[1], wg[2]);
+    else
+        put(e, "rk_wgs = vec3<u32>(rk_block_x, rk_block_y, rk_block_z);\n");
     /* Every binding stays in the "auto" layout even if the body ignores it. */
     for (tp_obj *p = fn->params; p; p = p->next) {
         if (p->ty->kind != TY_PTR) continue;
@@ -381,6 +394,13 @@ static void kernel(emitter *e, tp_obj *fn) {
         line_start(e);
         PRINTF(e, "_ = rk_args_%s_v;\n", k);
         copy_params(e, fn, rk__tp_format(e->ctx, "rk_args_%s_v", k));
+    }
+    for (tp_obj *p = fn->params; p; p = p->next) { /* structs by value, from their storage bindings */
+        if (unq(p->ty)->kind != TY_STRUCT || !p->name) continue;
+        const char *name = rk__wgsl_ident(e, p->name);
+        line_start(e);
+        PRINTF(e, "var %s: %s = %s_%s;\n", name, rk__wgsl_type_name(e, unq(p->ty)), k, p->name);
+        rk__wgsl_add_name(e, p, name, NK_PLAIN);
     }
     if (stencil) {
         bool d3 = fn->stencil->dims == 3;
@@ -409,8 +429,9 @@ static void kernel(emitter *e, tp_obj *fn) {
     e->indent++;
     memcpy(e->kernel_wg, wg, sizeof e->kernel_wg);
     e->in_kernel = true;
+    e->in_stencil = stencil;
     rk__wgsl_stmt(e, fn->body->body);
-    e->in_kernel = false;
+    e->in_kernel = e->in_stencil = false;
     e->indent--;
     line_start(e);
     put(e, "}\n");
@@ -625,8 +646,16 @@ static void note_int64(emitter *e, tp_node *n) {
     if ((n->ty && is64(n->ty)) || (n->kind == ND_DECL && is64(n->obj->ty))) e->uses_int64 = true;
 }
 
-static void helpers(emitter *e, bool any_stencil) {
+static void helpers(emitter *e, bool any_stencil, const tp_obj *first_global) {
     if (e->uses_int64) put(e, int64_library);
+    if (first_global) {
+        int wg[3];
+        global_workgroup(first_global, wg);
+        PRINTF(e, "// The block of a global kernel's launch: the WebGPU backend sets these per pipeline.\n"
+                  "override rk_block_x: u32 = %du;\noverride rk_block_y: u32 = %du;\noverride rk_block_z: u32 = %du;\n",
+               wg[0], wg[1], wg[2]);
+        e->has_block_overrides = true;
+    }
     put(e, "var<private> rk_lid: vec3<u32>;\nvar<private> rk_wid: vec3<u32>;\n"
            "var<private> rk_nwg: vec3<u32>;\nvar<private> rk_wgs: vec3<u32>;\n\n");
     if (any_stencil)
@@ -686,6 +715,7 @@ static void late_helpers(emitter *e) {
 void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
     emitter e = {.ctx = ctx, .out = out};
     bool any_stencil = false;
+    const tp_obj *first_global = NULL;
     tp_buf kinds;
     rk__tp_buf_init(&kinds, ctx);
     for (tp_obj *fn = prog->functions; fn; fn = fn->next) {
@@ -699,17 +729,19 @@ void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
                 if (is64(p->ty)) e.uses_int64 = true;
         }
         if (fn->entry_kind == RK_TRANSPILE_STENCIL) any_stencil = true;
+        if (fn->entry_kind == RK_TRANSPILE_GLOBAL && fn->body && !first_global) first_global = fn;
         rk__tp_note_entry_point(&kinds, fn);
     }
     PRINTF(&e, "// Generated by the ringkernel transpiler from %s (target: WGSL).\n", rk__tp_source_base_name(ctx));
     PRINTF(&e, "// Entry points: %s. Do not edit; edit the source and run rk transpile.\n", kinds.data);
-    put(&e, "// Launch convention (docs/webgpu.md): buffer parameters bind to @group(0) @binding(0..) in order;\n"
-            "// scalar parameters are one uniform struct at the next binding. Handlers are called by the\n"
+    put(&e, "// Launch convention (docs/webgpu.md): buffer parameters, and structs passed by value, bind to\n"
+            "// @group(0) @binding(0..) in order; scalar parameters are one uniform struct at the next binding;\n"
+            "// global kernels take the launch's block as the overrides rk_block_x/y/z. Handlers are called by the\n"
             "// WebGPU ring template, which declares rk_in, rk_out and rk_state.\n\n");
     for (tp_item *it = prog->items; it; it = it->next)
         if ((it->kind == IT_STRUCT && is64(it->struct_ty)) || (it->kind == IT_VAR && is64(it->obj->ty)))
             e.uses_int64 = true;
-    helpers(&e, any_stencil);
+    helpers(&e, any_stencil, first_global);
     for (tp_item *it = prog->items; it; it = it->next) {
         switch (it->kind) {
         case IT_STRUCT:

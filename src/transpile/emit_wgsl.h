@@ -55,12 +55,15 @@ typedef struct emitter {
     const tp_obj *find_obj;  /* mentions(): what to look for, and whether it was seen */
     bool found_obj;
     bool uses_int64; /* the output needs the 64-bit integer helpers */
-    /* While a kernel's body is written: its workgroup size. block_dim_*() and
-     * grid_dim_*() are then a literal and the num_workgroups builtin, which
-     * WGSL's uniformity analysis accepts before a barrier (a private copy is
-     * "non-uniform", so a loop bounded by it could not hold sync_threads). */
+    /* block_dim_*() must be uniform to WGSL's analysis (a loop bounded by it
+     * may hold sync_threads; a private copy counts as non-uniform): global
+     * kernels take their block from the override constants rk_block_x/y/z
+     * (declared when has_block_overrides), which the WebGPU backend sets from
+     * the launch; a stencil's body uses its tile as literals (kernel_wg).
+     * grid_dim_*() in a kernel's body reads the num_workgroups builtin. */
+    bool has_block_overrides;
     int kernel_wg[3];
-    bool in_kernel;
+    bool in_kernel, in_stencil;
     const tp_type *checked[64]; /* structs whose layout was checked, and the verdict */
     bool checked_ok[64];
     int checked_count;

@@ -393,11 +393,12 @@ static void atomic_builtin(emitter *e, tp_node *n) {
 }
 
 
-/* block_dim_*(): a kernel's own body knows its workgroup size (uniform for
- * WGSL's analysis, unlike the private copy helpers read). */
+/* block_dim_*(): uniform for WGSL's analysis (see emitter.has_block_overrides). */
 static void block_dim(emitter *e, int axis) {
-    if (e->in_kernel)
+    if (e->in_kernel && e->in_stencil)
         PRINTF(e, "%di", e->kernel_wg[axis]);
+    else if (e->has_block_overrides)
+        PRINTF(e, "i32(rk_block_%c)", "xyz"[axis]);
     else
         PRINTF(e, "i32(rk_wgs.%c)", "xyz"[axis]);
 }
@@ -433,9 +434,10 @@ static void builtin(emitter *e, tp_node *n) {
     case TP_B_THREAD_IDX_X: put(e, "i32(rk_lid.x)"); return;
     case TP_B_THREAD_IDX_Y: put(e, "i32(rk_lid.y)"); return;
     case TP_B_THREAD_IDX_Z: put(e, "i32(rk_lid.z)"); return;
-    case TP_B_BLOCK_IDX_X: put(e, "i32(rk_wid.x)"); return;
-    case TP_B_BLOCK_IDX_Y: put(e, "i32(rk_wid.y)"); return;
-    case TP_B_BLOCK_IDX_Z: put(e, "i32(rk_wid.z)"); return;
+    /* In a kernel's body the builtin itself: uniform to WGSL, unlike the private copy. */
+    case TP_B_BLOCK_IDX_X: PRINTF(e, "i32(%s.x)", e->in_kernel ? "rk_wid_in" : "rk_wid"); return;
+    case TP_B_BLOCK_IDX_Y: PRINTF(e, "i32(%s.y)", e->in_kernel ? "rk_wid_in" : "rk_wid"); return;
+    case TP_B_BLOCK_IDX_Z: PRINTF(e, "i32(%s.z)", e->in_kernel ? "rk_wid_in" : "rk_wid"); return;
     case TP_B_BLOCK_DIM_X: block_dim(e, 0); return;
     case TP_B_BLOCK_DIM_Y: block_dim(e, 1); return;
     case TP_B_BLOCK_DIM_Z: block_dim(e, 2); return;

@@ -471,6 +471,8 @@ tp_node *rk__tp_convert_for_assign(tp_ctx *ctx, tp_node *node, tp_type *ty, cons
 bool rk__tp_is_null_pointer_constant(tp_ctx *ctx, tp_node *node);
 /* Whole-program checks: recursion, undefined callees, entry points. */
 void rk__tp_check_program(tp_ctx *ctx, tp_program *prog);
+/* Barriers every thread of a block may not reach (uniformity.c). */
+void rk__tp_check_uniformity(tp_ctx *ctx, tp_program *prog);
 void rk__tp_analyze_stencil(tp_ctx *ctx, tp_obj *fn);
 
 /* An emitter writes the whole output for one target. */

@@ -7,8 +7,10 @@
  * any, are packed in order into one uniform buffer bound at the next binding
  * (the last one), whose WGSL type is a struct with one member per scalar:
  * i32/u32/f32 as themselves, 64-bit integers as vec2<u32> (low word first).
- * The block dimensions must equal the entry point's @workgroup_size; the grid
- * is the number of workgroups dispatched.
+ * A @workgroup_size dimension that names an `override` constant takes the
+ * launch's block (one pipeline per block, created on first use and kept);
+ * a literal or const dimension must equal the block. The grid is the number
+ * of workgroups dispatched.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,11 +19,18 @@
 #include "webgpu_internal.h"
 #include "wgsl_scan.h"
 
+/* A pipeline of one entry point for one block (its overrides set from it). */
+typedef struct wg_pipeline {
+    rk_dim3 block; /* {0, 0, 0}: the compile-time pipeline whose block is not known */
+    WGPUComputePipeline pipeline;
+    WGPUBindGroupLayout layout; /* "auto" layouts are per pipeline */
+} wg_pipeline;
+
 typedef struct wg_function {
     struct rk_function base;
     const wgsl_entry *entry;
-    WGPUComputePipeline pipeline;
-    WGPUBindGroupLayout layout;
+    wg_pipeline *pipelines; /* [0]: created at compile time with the overrides' defaults */
+    size_t pipeline_count;
     WGPUBuffer uniforms; /* scalar arguments; reused, since writeBuffer is queue-ordered */
     uint64_t uniforms_size;
 } wg_function;
@@ -43,8 +52,11 @@ static void release_module(wg_context *c, wg_module *m) {
             c->W->BufferDestroy(f->uniforms);
             c->W->BufferRelease(f->uniforms);
         }
-        if (f->layout) c->W->BindGroupLayoutRelease(f->layout);
-        if (f->pipeline) c->W->ComputePipelineRelease(f->pipeline);
+        for (size_t p = 0; p < f->pipeline_count; p++) {
+            if (f->pipelines[p].layout) c->W->BindGroupLayoutRelease(f->pipelines[p].layout);
+            if (f->pipelines[p].pipeline) c->W->ComputePipelineRelease(f->pipelines[p].pipeline);
+        }
+        free(f->pipelines);
     }
     free(m->functions);
     if (m->shader) c->W->ShaderModuleRelease(m->shader);
@@ -132,12 +144,14 @@ static rk_status create_shader(wg_context *c, const char *code, WGPUShaderModule
     return RK_OK;
 }
 
-static rk_status create_pipeline(wg_context *c, WGPUShaderModule shader, const char *entry,
-                                 WGPUComputePipeline *out) {
+static rk_status create_pipeline_with(wg_context *c, WGPUShaderModule shader, const char *entry,
+                                      const WGPUConstantEntry *constants, size_t constant_count,
+                                      WGPUComputePipeline *out) {
     WGPUComputePipelineDescriptor pd = {
         .label = rk__wgpu_str(entry),
         .layout = NULL, /* "auto": derived from what the entry point uses */
-        .compute = {.module = shader, .entryPoint = rk__wgpu_str(entry)},
+        .compute = {.module = shader, .entryPoint = rk__wgpu_str(entry), .constantCount = constant_count,
+                    .constants = constants},
     };
     rk__wg_scope_push(c);
     WGPUComputePipeline p = c->W->DeviceCreateComputePipeline(c->device, &pd);
@@ -150,6 +164,11 @@ static rk_status create_pipeline(wg_context *c, WGPUShaderModule shader, const c
     }
     *out = p;
     return RK_OK;
+}
+
+static rk_status create_pipeline(wg_context *c, WGPUShaderModule shader, const char *entry,
+                                 WGPUComputePipeline *out) {
+    return create_pipeline_with(c, shader, entry, NULL, 0, out);
 }
 
 rk_status rk__wg_build_pipeline(wg_context *c, const char *code, const char *entry, WGPUShaderModule *shader,
@@ -175,9 +194,24 @@ static rk_status compile_locked(wg_context *c, wg_module *m, const char *code) {
         wg_function *f = &m->functions[i];
         f->entry = &m->facts.entries[i];
         f->base.name = f->entry->name;
-        s = create_pipeline(c, m->shader, f->entry->name, &f->pipeline);
+        f->pipelines = calloc(1, sizeof *f->pipelines);
+        if (!f->pipelines) return rk__fail(RK_OUT_OF_MEMORY, "rk_module_compile: out of memory");
+        /* Validates the entry point now; an override without a default gets 1. */
+        WGPUConstantEntry k[3];
+        size_t nk = 0;
+        const wgsl_entry *e = f->entry;
+        bool block_known = e->workgroup_known;
+        for (int d = 0; d < 3; d++) {
+            if (e->dim_override[d] && e->workgroup[d] == 0)
+                k[nk++] = (WGPUConstantEntry){.key = rk__wgpu_str(e->dim_name[d]), .value = 1.0};
+            block_known = block_known && e->workgroup[d] > 0;
+        }
+        wg_pipeline *p = &f->pipelines[0];
+        s = create_pipeline_with(c, m->shader, e->name, k, nk, &p->pipeline);
         if (s != RK_OK) return s;
-        f->layout = c->W->ComputePipelineGetBindGroupLayout(f->pipeline, 0);
+        f->pipeline_count = 1;
+        p->layout = c->W->ComputePipelineGetBindGroupLayout(p->pipeline, 0);
+        if (block_known) p->block = (rk_dim3){e->workgroup[0], e->workgroup[1], e->workgroup[2]};
     }
     return rk__wg_check(c, "rk_module_compile");
 }
@@ -237,6 +271,7 @@ static const char *kind_name(rk_arg_kind k) {
     case RK_ARG_U64: return "u64";
     case RK_ARG_F32: return "f32";
     case RK_ARG_F64: return "f64";
+    case RK_ARG_STRUCT: return "struct";
     }
     return "?";
 }
@@ -252,6 +287,9 @@ static const char *wgsl_type_of(rk_arg_kind k) {
     default: return NULL;
     }
 }
+
+/* Buffers and structs passed by value each take a binding, in order. */
+static bool takes_binding(const rk_arg *a) { return a->kind == RK_ARG_BUFFER || a->kind == RK_ARG_STRUCT; }
 
 static size_t entry_index(const wg_module *m, const wg_function *f) { return (size_t)(f->entry - m->facts.entries); }
 
@@ -278,7 +316,7 @@ static rk_status pack_scalars(const rk_launch_desc *d, unsigned char *out, size_
     size_t off = 0;
     for (size_t i = 0; i < d->arg_count; i++) {
         const rk_arg *a = &d->args[i];
-        if (a->kind == RK_ARG_BUFFER) continue;
+        if (takes_binding(a)) continue;
         if (a->kind == RK_ARG_F64)
             return rk__fail(RK_UNSUPPORTED, "rk_launch '%s': argument %zu is a double, and WGSL has no f64", fn, i);
         size_t size = (a->kind == RK_ARG_I64 || a->kind == RK_ARG_U64) ? 8 : 4;
@@ -300,7 +338,7 @@ static rk_status check_args(const wg_module *m, const wg_function *f, const rk_l
     uint32_t buffers = 0;
     size_t scalars = 0;
     for (size_t i = 0; i < d->arg_count; i++) {
-        if (d->args[i].kind == RK_ARG_BUFFER) buffers++;
+        if (takes_binding(&d->args[i])) buffers++;
         else scalars++;
     }
     for (size_t i = 0; i < m->facts.binding_count; i++) {
@@ -321,8 +359,8 @@ static rk_status check_args(const wg_module *m, const wg_function *f, const rk_l
         const wgsl_binding *b = binding_at(m, f, i);
         if (!b || (b->space != WGSL_STORAGE_RW && b->space != WGSL_STORAGE_READ))
             return rk__fail(RK_INVALID_ARGUMENT,
-                            "rk_launch '%s': buffer argument %u needs a var<storage> at @group(0) @binding(%u)", fn,
-                            i, i);
+                            "rk_launch '%s': buffer or struct argument %u needs a var<storage> at @group(0) @binding(%u)",
+                            fn, i, i);
     }
     if (scalars) {
         const wgsl_binding *u = binding_at(m, f, buffers);
@@ -335,7 +373,7 @@ static rk_status check_args(const wg_module *m, const wg_function *f, const rk_l
         size_t k = 0;
         for (size_t i = 0; i < d->arg_count; i++) {
             const rk_arg *a = &d->args[i];
-            if (a->kind == RK_ARG_BUFFER) continue;
+            if (takes_binding(a)) continue;
             const char *want = wgsl_type_of(a->kind);
             const char *have = st ? (k < st->member_count ? st->members[k].type : NULL) : (k == 0 ? u->type : NULL);
             if (want && (!have || strcmp(want, have) != 0))
@@ -354,17 +392,59 @@ static rk_status check_args(const wg_module *m, const wg_function *f, const rk_l
     return RK_OK;
 }
 
+static bool same_block(rk_dim3 a, rk_dim3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+/* The entry point's pipeline for this block: the compile-time one when the
+ * sizes are fixed or the block is the overrides' defaults, else one made
+ * with the overrides set to the block (kept for later launches). Lock held. */
+static rk_status pipeline_for(wg_context *c, wg_module *m, wg_function *f, rk_dim3 block, const wg_pipeline **out) {
+    const wgsl_entry *e = f->entry;
+    if (!e->dim_override[0] && !e->dim_override[1] && !e->dim_override[2]) {
+        *out = &f->pipelines[0];
+        return RK_OK;
+    }
+    for (size_t i = 0; i < f->pipeline_count; i++)
+        if (same_block(f->pipelines[i].block, block)) {
+            *out = &f->pipelines[i];
+            return RK_OK;
+        }
+    const uint32_t b[3] = {block.x, block.y, block.z};
+    WGPUConstantEntry k[3];
+    size_t nk = 0;
+    for (int d = 0; d < 3; d++)
+        if (e->dim_override[d]) k[nk++] = (WGPUConstantEntry){.key = rk__wgpu_str(e->dim_name[d]), .value = b[d]};
+    wg_pipeline *grown = realloc(f->pipelines, (f->pipeline_count + 1) * sizeof *grown);
+    if (!grown) return rk__fail(RK_OUT_OF_MEMORY, "rk_launch: out of memory");
+    f->pipelines = grown;
+    wg_pipeline *p = &f->pipelines[f->pipeline_count];
+    *p = (wg_pipeline){.block = block};
+    rk_status s = create_pipeline_with(c, m->shader, e->name, k, nk, &p->pipeline);
+    if (s != RK_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", rk_last_error());
+        return rk__fail(RK_BAD_LAUNCH_CONFIG, "rk_launch '%s': no pipeline for block (%u, %u, %u): %s", e->name,
+                        block.x, block.y, block.z, why);
+    }
+    p->layout = c->W->ComputePipelineGetBindGroupLayout(p->pipeline, 0);
+    f->pipeline_count++;
+    *out = p;
+    return RK_OK;
+}
+
 rk_status rk__wg_launch(rk_function *function, const rk_launch_desc *d) {
     wg_function *f = (wg_function *)function;
     wg_module *m = (wg_module *)function->module;
     wg_context *c = wg_ctx(function->module->ctx);
     const wgsl_entry *e = f->entry;
-    if (e->workgroup_known &&
-        (d->block.x != e->workgroup[0] || d->block.y != e->workgroup[1] || d->block.z != e->workgroup[2]))
-        return rk__fail(RK_BAD_LAUNCH_CONFIG,
-                        "rk_launch '%s': block (%u, %u, %u) does not match the shader's @workgroup_size(%u, %u, %u); "
-                        "on WebGPU the workgroup size is fixed by the WGSL source",
-                        e->name, d->block.x, d->block.y, d->block.z, e->workgroup[0], e->workgroup[1], e->workgroup[2]);
+    const uint32_t block[3] = {d->block.x, d->block.y, d->block.z};
+    for (int k = 0; k < 3 && e->workgroup_known; k++)
+        if (!e->dim_override[k] && block[k] != e->workgroup[k])
+            return rk__fail(RK_BAD_LAUNCH_CONFIG,
+                            "rk_launch '%s': block (%u, %u, %u) does not match the shader's @workgroup_size(%u, %u, "
+                            "%u) in %c; a WGSL size that is a literal or const fixes the block (name an override "
+                            "constant there to take the launch's block)",
+                            e->name, block[0], block[1], block[2], e->workgroup[0], e->workgroup[1], e->workgroup[2],
+                            "xyz"[k]);
     if (d->shared_memory)
         return rk__fail(RK_BAD_LAUNCH_CONFIG,
                         "rk_launch '%s': WGSL has no dynamic workgroup memory (declare var<workgroup> in the shader)",
@@ -379,18 +459,50 @@ rk_status rk__wg_launch(rk_function *function, const rk_launch_desc *d) {
     if (has_scalars && (s = pack_scalars(d, packed, sizeof packed, e->name, &packed_size)) != RK_OK) return s;
 
     WGPUBindGroupEntry entries[64];
-    size_t n = 0;
-    for (size_t i = 0, b = 0; i < d->arg_count; i++) {
-        if (d->args[i].kind != RK_ARG_BUFFER) continue;
+    WGPUBuffer structs[64]; /* released once submitted: the queue keeps what it uses */
+    size_t n = 0, nstructs = 0;
+    LOCK(c);
+    const wg_pipeline *pl = NULL;
+    s = pipeline_for(c, m, f, d->block, &pl);
+    for (size_t i = 0, b = 0; s == RK_OK && i < d->arg_count; i++) {
+        const rk_arg *a = &d->args[i];
+        if (!takes_binding(a)) continue;
         const wgsl_binding *decl = binding_at(m, f, (uint32_t)b);
-        wg_buffer *buf = wg_buf(d->args[i].value.buffer);
+        WGPUBuffer buffer = NULL;
+        uint64_t size = 0;
+        if (a->kind == RK_ARG_STRUCT && nstructs == sizeof structs / sizeof structs[0]) {
+            s = rk__fail(RK_INVALID_ARGUMENT, "rk_launch '%s': too many struct arguments", e->name);
+            break;
+        }
+        if (a->kind == RK_ARG_STRUCT) { /* a struct by value: its bytes in a storage buffer of its own */
+            size = (a->value.structure.size + 3u) & ~(uint64_t)3u;
+            s = rk__wg_create_buffer(c, size, WGPU_BUFFER_USAGE_STORAGE | WGPU_BUFFER_USAGE_COPY_DST, "rk struct",
+                                     &buffer);
+            if (s != RK_OK) break;
+            structs[nstructs++] = buffer;
+            unsigned char bytes[1024] = {0};
+            const unsigned char *src = a->value.structure.data;
+            if (size > sizeof bytes) {
+                s = rk__fail(RK_UNSUPPORTED, "rk_launch '%s': struct argument %zu is over %zu bytes", e->name, i,
+                             sizeof bytes);
+                break;
+            }
+            memcpy(bytes, src, a->value.structure.size); /* writeBuffer takes multiples of 4 */
+            c->W->QueueWriteBuffer(c->queue, buffer, 0, bytes, size);
+        } else {
+            buffer = wg_buf(a->value.buffer)->buffer;
+            size = wg_buf(a->value.buffer)->alloc_size;
+        }
         /* A binding the module never mentions is not in the "auto" layout. */
         if (decl->referenced && n < 64)
-            entries[n++] = (WGPUBindGroupEntry){.binding = (uint32_t)b, .buffer = buf->buffer, .offset = 0,
-                                                .size = buf->alloc_size};
+            entries[n++] = (WGPUBindGroupEntry){.binding = (uint32_t)b, .buffer = buffer, .offset = 0, .size = size};
         b++;
     }
-    LOCK(c);
+    if (s != RK_OK) {
+        for (size_t i = 0; i < nstructs; i++) c->W->BufferRelease(structs[i]);
+        UNLOCK(c);
+        return s;
+    }
     if (has_scalars) {
         if (f->uniforms_size < packed_size) {
             if (f->uniforms) {
@@ -402,6 +514,7 @@ rk_status rk__wg_launch(rk_function *function, const rk_launch_desc *d) {
                                      "rk scalars", &f->uniforms);
             if (s != RK_OK) {
                 f->uniforms_size = 0;
+                for (size_t i = 0; i < nstructs; i++) c->W->BufferRelease(structs[i]);
                 UNLOCK(c);
                 return s;
             }
@@ -413,12 +526,12 @@ rk_status rk__wg_launch(rk_function *function, const rk_launch_desc *d) {
     }
     WGPUBindGroup group = NULL;
     if (n) {
-        WGPUBindGroupDescriptor bd = {.layout = f->layout, .entryCount = n, .entries = entries};
+        WGPUBindGroupDescriptor bd = {.layout = pl->layout, .entryCount = n, .entries = entries};
         group = c->W->DeviceCreateBindGroup(c->device, &bd);
     }
     WGPUCommandEncoder enc = c->W->DeviceCreateCommandEncoder(c->device, NULL);
     WGPUComputePassEncoder pass = c->W->CommandEncoderBeginComputePass(enc, NULL);
-    c->W->ComputePassEncoderSetPipeline(pass, f->pipeline);
+    c->W->ComputePassEncoderSetPipeline(pass, pl->pipeline);
     if (group) c->W->ComputePassEncoderSetBindGroup(pass, 0, group, 0, NULL);
     c->W->ComputePassEncoderDispatchWorkgroups(pass, d->grid.x, d->grid.y, d->grid.z);
     c->W->ComputePassEncoderEnd(pass);
@@ -428,6 +541,7 @@ rk_status rk__wg_launch(rk_function *function, const rk_launch_desc *d) {
     c->W->ComputePassEncoderRelease(pass);
     c->W->CommandEncoderRelease(enc);
     if (group) c->W->BindGroupRelease(group);
+    for (size_t i = 0; i < nstructs; i++) c->W->BufferRelease(structs[i]);
     s = rk__wg_check(c, "rk_launch");
     UNLOCK(c);
     return s;

@@ -283,7 +283,11 @@ typedef struct WGPUCompilationInfo {
     const WGPUCompilationMessage *messages;
 } WGPUCompilationInfo;
 
-typedef struct WGPUConstantEntry WGPUConstantEntry;
+typedef struct WGPUConstantEntry {
+    const WGPUChainedStruct *nextInChain;
+    WGPUStringView key;
+    double value;
+} WGPUConstantEntry;
 
 typedef struct WGPUComputeState {
     const WGPUChainedStruct *nextInChain;

@@ -91,6 +91,8 @@ typedef struct attr {
 typedef struct constant {
     const tok *name;
     long long value;
+    bool has_value;   /* a literal value (an override's default may be absent) */
+    bool is_override; /* set per pipeline; the launch's block fills a workgroup size */
 } constant;
 
 typedef struct scan_state {
@@ -112,20 +114,26 @@ static bool attr_int(const scan_state *st, const attr *a, long long *out) {
     return a && a->arg_end == a->arg_begin + 1 && int_literal(&st->t->v[a->arg_begin], out);
 }
 
-/* One @workgroup_size argument: a literal or the name of a module const. */
-static bool eval_size(const scan_state *st, size_t b, size_t e, uint32_t *out) {
+/* One @workgroup_size argument (dimension d): a literal, the name of a
+ * module const, or the name of an override that the launch's block sets. */
+static bool eval_size(const scan_state *st, size_t b, size_t e, wgsl_entry *out, size_t d) {
     long long v;
     if (e != b + 1) return false;
     const tok *k = &st->t->v[b];
     if (int_literal(k, &v)) {
-        *out = (uint32_t)v;
+        out->workgroup[d] = (uint32_t)v;
         return v > 0;
     }
     for (size_t i = 0; i < st->const_n; i++) {
-        if (k->kind == T_IDENT && st->consts[i].name->n == k->n && memcmp(st->consts[i].name->p, k->p, k->n) == 0) {
-            *out = (uint32_t)st->consts[i].value;
-            return st->consts[i].value > 0;
+        const constant *c = &st->consts[i];
+        if (k->kind != T_IDENT || c->name->n != k->n || memcmp(c->name->p, k->p, k->n) != 0) continue;
+        out->workgroup[d] = c->has_value && c->value > 0 ? (uint32_t)c->value : 0;
+        if (c->is_override) {
+            out->dim_override[d] = true;
+            copy_name(out->dim_name[d], k);
+            return true;
         }
+        return c->has_value && c->value > 0;
     }
     return false;
 }
@@ -142,7 +150,7 @@ static void read_workgroup(const scan_state *st, const attr *a, wgsl_entry *e) {
         if (k && k->kind == T_PUNCT && (*k->p == '(' || *k->p == '<')) depth++;
         if (k && k->kind == T_PUNCT && (*k->p == ')' || *k->p == '>')) depth--;
         if (!k || (depth == 0 && k->kind == T_PUNCT && *k->p == ',')) {
-            if (i > b) ok = ok && eval_size(st, b, i, &e->workgroup[dim++]);
+            if (i > b) ok = ok && eval_size(st, b, i, e, dim++);
             b = i + 1;
         }
     }
@@ -263,15 +271,15 @@ static bool add_entry(scan_state *st, size_t i, wgsl_facts *f) {
     return true;
 }
 
-static void add_const(scan_state *st, size_t i) {
+static void add_const(scan_state *st, size_t i, bool is_override) {
     const toks *t = st->t;
     if (i + 1 >= t->n || t->v[i + 1].kind != T_IDENT || st->const_n == sizeof st->consts / sizeof st->consts[0])
         return;
     size_t j = i + 2;
     while (j < t->n && !is(&t->v[j], "=") && !is(&t->v[j], ";")) j++;
-    long long v;
-    if (j + 2 < t->n && is(&t->v[j], "=") && is(&t->v[j + 2], ";") && int_literal(&t->v[j + 1], &v))
-        st->consts[st->const_n++] = (constant){&t->v[i + 1], v};
+    long long v = 0;
+    bool literal = j + 2 < t->n && is(&t->v[j], "=") && is(&t->v[j + 2], ";") && int_literal(&t->v[j + 1], &v);
+    if (literal || is_override) st->consts[st->const_n++] = (constant){&t->v[i + 1], v, literal, is_override};
 }
 
 bool rk__wgsl_scan(const char *source, wgsl_facts *out) {
@@ -309,7 +317,7 @@ bool rk__wgsl_scan(const char *source, wgsl_facts *out) {
             ok = add_struct(&t, &i, out);
             st.pending_n = 0;
         } else if (is(k, "const") || is(k, "override")) {
-            add_const(&st, i);
+            add_const(&st, i, is(k, "override"));
             st.pending_n = 0;
         }
     }

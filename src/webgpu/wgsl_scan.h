@@ -17,6 +17,10 @@ typedef struct wgsl_entry {
     char name[WGSL_NAME_MAX];
     uint32_t workgroup[3];
     bool workgroup_known; /* false when a size is an expression we cannot evaluate */
+    /* A size that names a pipeline-overridable constant (`override`): the
+     * launch's block supplies it. workgroup[d] is then its default, or 0. */
+    bool dim_override[3];
+    char dim_name[3][WGSL_NAME_MAX];
 } wgsl_entry;
 
 typedef enum wgsl_space { WGSL_STORAGE_RW = 1, WGSL_STORAGE_READ, WGSL_UNIFORM, WGSL_OTHER } wgsl_space;

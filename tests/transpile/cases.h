@@ -32,6 +32,8 @@ static const tp_case tp_cases[] = {
     {"tagged_words", "tests/transpile/cases/tagged_words.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
     {"meaning", "tests/transpile/cases/meaning.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
     {"dsl_builtins", "tests/transpile/cases/dsl_builtins.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
+    {"uniform_barriers", "tests/transpile/cases/uniform_barriers.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
+    {"struct_params", "tests/transpile/corpus/struct_params.c", RK_TRANSPILE_GLOBAL, {0, 0, 0}, 0},
 };
 enum { TP_CASE_COUNT = sizeof tp_cases / sizeof tp_cases[0] };
 

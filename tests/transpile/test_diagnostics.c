@@ -203,10 +203,17 @@ static const diag_case cases[] = {
      0, 0, {"2:11: error: RK_BLOCK_SIZE does not apply to a stencil kernel, whose block is its tile",
             "5:11: error: RK_BLOCK_SIZE(64, 32, 1): each size must be at least 1 and the block at most 1024 threads",
             "6:11: error: RK_BLOCK_SIZE marks a kernel (RK_KERNEL), not 'helper'"}},
-    {"struct parameter by value", DSL "typedef struct P { float x, y; } P;\n"
-                                      "RK_KERNEL void k(P p, float *o) { o[0] = p.x; }\n",
-     0, 0, {"3:20: error: kernel parameters must be numbers or pointers: a launch (rk_arg) cannot pass a struct by "
-            "value; pass its fields, or a pointer to a buffer holding it"}},
+    {"struct parameters by value that rk_arg cannot carry", DSL "typedef struct P { float x; float *data; } P;\n"
+                                                               "typedef struct Q { int n; struct { char c; } in; } Q;\n"
+                                                               "RK_KERNEL void k(P p, Q q, float *o) { o[0] = p.x + q.n; }\n",
+     0, 0, {"4:20: error: kernel 'k': struct parameter 'p' cannot be passed by value: member 'data' is a pointer: a "
+            "buffer's address means something else on every backend, so it cannot travel inside a struct; pass the "
+            "buffer as a parameter of its own",
+            "4:25: error: kernel 'k': struct parameter 'q' cannot be passed by value: member 'c' is narrower than 32 "
+            "bits: struct arguments carry 32- and 64-bit integers, float and double"}},
+    {"struct parameters by value", DSL "typedef struct P { float x, y; int n; long long big; double d[2]; } P;\n"
+                                       "RK_KERNEL void k(P p, float *o) { o[0] = p.x + (float)p.big; }\n",
+     0, 0, {NULL}},
     {"shared memory over CUDA's static limit", DSL "RK_DEVICE float helper(int i) { RK_SHARED float more[4097]; "
                                                    "more[i] = 1.0f; return more[0]; }\n"
                                                    "RK_KERNEL void k(float *o) {\n"
@@ -218,8 +225,71 @@ static const diag_case cases[] = {
             "static shared memory)"}},
 };
 
+/* Issue 18: a barrier that not every thread of the block reaches is refused
+ * on every target, at the barrier, naming the branch; a barrier whose loop or
+ * branch is uniform in the kernel's meaning is accepted. */
+#define NOT_REACHED(what, at) what " is not reached by every thread of the block: the branch at " at " depends on " \
+    "the thread index (or an atomic's or warp operation's result), so threads that leave it wait forever (CUDA), " \
+    "run undefined (CPU) or make WebGPU refuse the module; move the barrier out of the branch"
+static const diag_case every_target_cases[] = {
+    {"barriers under branches on the thread index", DSL "RK_DEVICE void wait_all(void) { sync_threads(); }\n"
+                                                        "RK_KERNEL void k(int *out, const int *in) {\n"
+                                                        "    int t = thread_idx_x();\n"
+                                                        "    if (t < 32) sync_threads();\n"
+                                                        "    int steps = t * 2;\n"
+                                                        "    for (int i = 0; i < steps; i++) sync_threads();\n"
+                                                        "    while (1) { if (in[t] > 0) break; wait_all(); }\n"
+                                                        "    if (atomic_add_i32(out, 1) == 0) return;\n"
+                                                        "    sync_threads();\n"
+                                                        "}\n",
+     0, 0, {"5:17: error: " NOT_REACHED("sync_threads()", "5:5"), "7:37: error: " NOT_REACHED("sync_threads()", "7:5"),
+            "8:39: error: " NOT_REACHED("the call of 'wait_all', which holds a barrier,", "8:17"),
+            "10:5: error: " NOT_REACHED("sync_threads()", "9:5")}},
+    {"barriers in uniform control flow", DSL "#define MAX 256\n"
+                                             "RK_DEVICE int half(int v) { return v / 2; }\n"
+                                             "RK_KERNEL void k(int *out, const int *len, int n) {\n"
+                                             "    RK_SHARED int part[MAX];\n"
+                                             "    int t = thread_idx_x();\n"
+                                             "    part[t] = t;\n"
+                                             "    if (t == 0) out[0] = 1;\n"
+                                             "    sync_threads();\n"
+                                             "    for (int s = half(block_dim_x()); s > 0; s >>= 1) {\n"
+                                             "        if (t < s) part[t] += part[t + s];\n"
+                                             "        sync_threads();\n"
+                                             "    }\n"
+                                             "    for (int i = 0; i < n * grid_dim_x() + len[0]; i++) sync_threads();\n"
+                                             "    if (block_idx_x() > 2) return;\n"
+                                             "    sync_threads();\n"
+                                             "    out[t] = part[t];\n"
+                                             "}\n",
+     0, 0, {NULL}},
+};
+
 /* Issue 21: what WGSL cannot express is refused, never an invalid module. */
 static const diag_case wgsl_cases[] = {
+    {"WGSL: a barrier in a helper under a branch on the block index", DSL
+     "RK_DEVICE void phase(int k) {\n"
+     "    if (block_idx_x() > k) sync_threads();\n"
+     "}\n"
+     "RK_KERNEL void k(int *o) { phase(1); o[0] = 1; }\n",
+     0, 0, {"3:28: error: sync_threads() under the branch at 3:5, which depends on a value read from a writable buffer "
+            "or shared memory, or on block_idx_*() or grid_dim_*() in a helper: WGSL requires barriers in uniform "
+            "control flow and counts such reads as non-uniform; branch on parameters, block_idx_*(), block_dim_*() or "
+            "grid_dim_*() in the kernel instead (WGSL target)"}},
+    {"WGSL: a barrier under a branch on a writable buffer or shared memory", DSL
+     "RK_KERNEL void k(int *flags) {\n"
+     "    RK_SHARED int go[1];\n"
+     "    if (thread_idx_x() == 0) go[0] = flags[0];\n"
+     "    sync_threads();\n"
+     "    if (go[0] > 0) sync_threads();\n"
+     "    while (flags[1] > 0) { sync_threads(); flags[1] = 0; }\n"
+     "}\n",
+     0, 0, {"6:20: error: sync_threads() under the branch at 6:5, which depends on a value read from a writable buffer "
+            "or shared memory: WGSL requires barriers in uniform control flow and counts such reads as non-uniform; "
+            "branch on parameters, block_idx_*(), block_dim_*() or grid_dim_*() instead (WGSL target)",
+            "7:28: error: sync_threads() under the branch at 7:5, which depends on a value read from a writable buffer "
+            "or shared memory: WGSL requires barriers in uniform control flow and counts such reads as non-uniform; "
+            "branch on parameters, block_idx_*(), block_dim_*() or grid_dim_*() instead (WGSL target)"}},
     {"WGSL: shared memory over the default workgroup storage", DSL "RK_KERNEL void k(float *o) {\n"
                                                                "    RK_SHARED float tile[4097];\n"
                                                                "    tile[thread_idx_x()] = 1.0f;\n"
@@ -330,6 +400,10 @@ int main(void) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) failures += run_case(&cases[i], RK_TARGET_CUDA, print);
     for (size_t i = 0; i < sizeof wgsl_cases / sizeof wgsl_cases[0]; i++)
         failures += run_case(&wgsl_cases[i], RK_TARGET_WGSL, print);
+    for (size_t i = 0; i < sizeof every_target_cases / sizeof every_target_cases[0]; i++) {
+        failures += run_case(&every_target_cases[i], RK_TARGET_CUDA, print);
+        failures += run_case(&every_target_cases[i], RK_TARGET_WGSL, print);
+    }
     rendered_text();
     many_errors();
     if (failures) fprintf(stderr, "%d mismatches\n", failures);

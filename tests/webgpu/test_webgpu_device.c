@@ -176,8 +176,51 @@ static void test_convention_details(rk_context *ctx) {
     CHECK_OK(rk_module_destroy(m));
 }
 
+/* A workgroup size that names override constants takes the launch's block:
+ * one pipeline per block, kept; a literal dimension beside them still fixes
+ * its part of the block; a block the device cannot run is refused. A struct
+ * by value binds as storage at the next buffer binding. */
+static void test_override_blocks(rk_context *ctx) {
+    const char *src = "override bx: u32 = 64u;\n"
+                      "override by: u32;\n"
+                      "struct S { a: f32, n: i32 }\n"
+                      "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n"
+                      "@group(0) @binding(1) var<storage, read> s: S;\n"
+                      "@compute @workgroup_size(bx, by, 1)\n"
+                      "fn fill(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w: vec3<u32>) {\n"
+                      "    let i = w.x * bx * by + l;\n"
+                      "    out[i] = i * 10u + bx * 1000u + by * 100000u + u32(s.n) + u32(s.a);\n"
+                      "}\n";
+    rk_module *m = NULL;
+    rk_function *f = NULL;
+    CHECK_OK(rk_module_compile(ctx, src, NULL, &m));
+    CHECK_OK(rk_module_get_function(m, "fill", &f));
+    rk_buffer *out = NULL;
+    enum { MAX = 1024 };
+    CHECK_OK(rk_buffer_alloc(ctx, MAX * 4, &out));
+    struct { float a; int32_t n; } sv = {2.0f, 5};
+    rk_arg args[] = {RK_ARG_BUF(out), RK_ARG_STRUCT_OF(&sv, "fi")};
+    static uint32_t got[MAX];
+    const rk_dim3 blocks[] = {RK_DIM3(128, 1, 1), RK_DIM3(256, 1, 1), RK_DIM3(16, 16, 1), RK_DIM3(128, 1, 1)};
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+        rk_launch_desc d = {.grid = RK_DIM3(3, 1, 1), .block = blocks[b], .args = args, .arg_count = 2};
+        CHECK_OK(rk_launch(f, &d));
+        uint32_t n = 3 * blocks[b].x * blocks[b].y;
+        CHECK_OK(rk_copy_to_host(ctx, got, out, 0, n * 4, NULL));
+        for (uint32_t i = 0; i < n; i++) CHECK_EQ(got[i], i * 10u + blocks[b].x * 1000u + blocks[b].y * 100000u + 7u);
+    }
+    rk_launch_desc d = {.grid = RK_DIM3(1, 1, 1), .block = RK_DIM3(64, 1, 2), .args = args, .arg_count = 2};
+    CHECK_STATUS(rk_launch(f, &d), RK_BAD_LAUNCH_CONFIG);
+    CHECK_STR_CONTAINS(rk_last_error(), "in z");
+    d.block = RK_DIM3(2048, 1, 1);
+    CHECK_STATUS(rk_launch(f, &d), RK_BAD_LAUNCH_CONFIG);
+    CHECK_OK(rk_buffer_free(out));
+    CHECK_OK(rk_module_destroy(m));
+}
+
 int main(void) {
     rk_context *ctx = webgpu_open_or_skip();
+    test_override_blocks(ctx);
     test_info(ctx);
     test_compile_errors(ctx);
     test_vector_scale(ctx);

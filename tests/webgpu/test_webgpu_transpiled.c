@@ -54,6 +54,7 @@ static const char *const sources[] = {
     "examples/kernels/poly_handler.c", "tests/transpile/cases/blur.c", "tests/transpile/cases/features.c",
     "tests/transpile/cases/reduce.c", "tests/webgpu/wgsl_features.c", "examples/handlers/demo_handler.c",
     "tests/transpile/cases/meaning.c", "tests/transpile/cases/dsl_builtins.c",
+    "tests/transpile/cases/uniform_barriers.c",
 };
 
 /* Handlers call into the ring template's bindings: stand-ins make them a module. */

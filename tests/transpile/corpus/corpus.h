@@ -21,8 +21,10 @@ typedef struct corpus_case {
     const char *known_bug;
 } corpus_case;
 
-extern const corpus_case corpus_compute[], corpus_stencil[], corpus_regress[];
-extern const size_t corpus_compute_count, corpus_stencil_count, corpus_regress_count;
+/* file names a kernel under tests/transpile/corpus/, or under tests/ when it
+ * has a directory ("portability/reduce.c"). */
+extern const corpus_case corpus_compute[], corpus_stencil[], corpus_regress[], corpus_portable[];
+extern const size_t corpus_compute_count, corpus_stencil_count, corpus_regress_count, corpus_portable_count;
 
 /* Deterministic inputs: the same sequence for every run. */
 uint32_t corpus_random(void);

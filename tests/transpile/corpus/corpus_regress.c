@@ -138,6 +138,44 @@ static void wrap_ref(const diff_program *p, void *e[]) {
     for (int i = 0; i < N; i++) out[i] = (in[i] ^ (2166136261u * 16777619u)) * 16777619u + (969u << 31) + 0xffffffffu * 3u;
 }
 
+/* ---- struct_params.c: a struct by value (RK_ARG_STRUCT) ---- */
+typedef struct Params {
+    float dt, gravity;
+    int n;
+    unsigned seed;
+    float bounds[2];
+    long long step;
+} Params;
+static const Params params = {0.01f, 9.81f, N - 7, 0x9e3779b9u, {-1.0f, 1.0f}, 123456789012LL};
+#define PARAMS DIFF_SCALAR(RK_ARG_STRUCT_OF(&params, "ffiuffl"))
+static void struct_params_setup(diff_program *p) {
+    corpus_buffer(p, "y", DT_F32, N, corpus_floats(N, -1.0f, 1.0f), true);
+    corpus_buffer(p, "v", DT_F32, N, corpus_floats(N, -200.0f, 200.0f), true);
+    corpus_buffer(p, "tags", DT_I32, N, NULL, true);
+    corpus_buffer(p, "scaled", DT_F32, N, NULL, true);
+    for (size_t b = 0; b < 4; b++) p->buffers[b].abs_tol = 1e-5; /* a GPU may fuse multiply-adds */
+    corpus_launch(p, "integrate", GRID, 64, 4, PARAMS, BUF(0), BUF(1), BUF(2));
+    corpus_launch(p, "rescale", GRID, 64, 4, BUF(0), PARAMS, BUF(3), FLT(3.0f));
+}
+static void struct_params_ref(const diff_program *p, void *e[]) {
+    float *y = e[0], *v = e[1], *scaled = e[3];
+    int *tags = e[2];
+    (void)p;
+    for (int i = 0; i < params.n; i++) {
+        v[i] -= params.gravity * params.dt;
+        y[i] += v[i] * params.dt;
+        if (y[i] < params.bounds[0]) {
+            y[i] = params.bounds[0];
+            v[i] = -v[i];
+        } else if (y[i] > params.bounds[1]) {
+            y[i] = params.bounds[1];
+            v[i] = -v[i];
+        }
+        tags[i] = (int)(params.step % 1000) + (int)((params.seed >> (i & 7)) & 7u);
+        scaled[i] = (y[i] - params.bounds[0]) * 3.0f / (params.bounds[1] - params.bounds[0]);
+    }
+}
+
 const corpus_case corpus_regress[] = {
     {"regress_elseif_stmt.c", elseif_setup, elseif_ref, false, NULL},
     {"regress_ternary_atomic.c", ternary_setup, ternary_ref, false, NULL},
@@ -147,5 +185,6 @@ const corpus_case corpus_regress[] = {
     {"regress_struct_atomic.c", struct_setup, struct_ref, true, NULL}, /* WGSL refuses it (tpfix ddf9e34) */
     {"regress_two_pointers.c", two_setup, two_ref, false, NULL},
     {"regress_const_wrap.c", wrap_setup, wrap_ref, false, NULL},
+    {"struct_params.c", struct_params_setup, struct_params_ref, false, NULL},
 };
 const size_t corpus_regress_count = sizeof corpus_regress / sizeof corpus_regress[0];

@@ -3,6 +3,8 @@
  * WGSL on WebGPU and the CUDA output on a GPU, whichever are present.
  *
  *   transpile_diff_corpus [NAME...]   only the named cases (file names without .c)
+ *   transpile_diff_corpus --portability [NAME...]   the portability suite
+ *                                     (tests/portability/) instead of the corpus
  *
  * A case that uses what WGSL lacks must be refused by the WGSL emitter with
  * "(WGSL target)"; any other refusal or failure, and any difference, fails,
@@ -16,16 +18,30 @@
 #include "support/read_file.h"
 
 static bool selected(const char *file, int argc, char **argv) {
-    if (argc < 2) return true;
-    for (int i = 1; i < argc; i++)
-        if (strncmp(file, argv[i], strlen(argv[i])) == 0 && file[strlen(argv[i])] == '.') return true;
+    if (argc < 1) return true;
+    const char *slash = strrchr(file, '/');
+    const char *base = slash ? slash + 1 : file;
+    for (int i = 0; i < argc; i++)
+        if (strncmp(base, argv[i], strlen(argv[i])) == 0 && base[strlen(argv[i])] == '.') return true;
     return false;
+}
+
+/* A portability case names its launch shape: one kernel runs with several. */
+static const char *case_label(const corpus_case *c, const diff_program *p, char *buf, size_t size) {
+    if (!strchr(c->file, '/') || !p->launch_count) return c->file;
+    rk_dim3 b = p->launches[0].block;
+    if (b.y == 1 && b.z == 1)
+        snprintf(buf, size, "%s (block %u)", c->file, b.x);
+    else
+        snprintf(buf, size, "%s (block %ux%ux%u)", c->file, b.x, b.y, b.z);
+    return buf;
 }
 
 /* Runs one case everywhere; returns the number of problems. */
 static int run_case(diff_env *env, const corpus_case *c, int ran[DIFF_EXEC_COUNT]) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/tests/transpile/corpus/%s", RK_SOURCE_DIR, c->file);
+    char path[512], label[256];
+    snprintf(path, sizeof path, "%s/tests/%s%s", RK_SOURCE_DIR, strchr(c->file, '/') ? "" : "transpile/corpus/",
+             c->file);
     size_t size = 0;
     char *source = rk_test_read_file(path, &size);
     if (!source) {
@@ -34,6 +50,7 @@ static int run_case(diff_env *env, const corpus_case *c, int ran[DIFF_EXEC_COUNT
     }
     diff_program p = {.name = c->file, .source = source};
     c->setup(&p);
+    const char *name_shown = case_label(c, &p, label, sizeof label);
     void *expected[DIFF_MAX_BUFFERS] = {0};
     for (size_t b = 0; b < p.buffer_count; b++) {
         size_t bytes = p.buffers[b].count * diff_type_size(p.buffers[b].type);
@@ -54,7 +71,7 @@ static int run_case(diff_env *env, const corpus_case *c, int ran[DIFF_EXEC_COUNT
             const char *nl = strchr(why, '\n');
             printf("  %s: refused by the WGSL emitter, as expected: %.*s\n", c->file, nl ? (int)(nl - why) : (int)strlen(why), why);
         } else if (outcome[e] != DIFF_UNAVAILABLE) {
-            fprintf(stderr, "FAIL %s on %s: %s\n%s\n", c->file, name,
+            fprintf(stderr, "FAIL %s on %s: %s\n%s\n", name_shown, name,
                     outcome[e] == DIFF_REFUSED ? "refused" : "did not run", why);
             problems++;
         }
@@ -65,7 +82,7 @@ static int run_case(diff_env *env, const corpus_case *c, int ran[DIFF_EXEC_COUNT
     }
     size_t bad = diff_compare_all(&p, results, outcome, expected, false);
     if (bad) {
-        fprintf(stderr, "FAIL %s: %zu elements differ from the reference\n", c->file, bad);
+        fprintf(stderr, "FAIL %s: %zu elements differ from the reference\n", name_shown, bad);
         problems++;
     }
     for (int e = 0; e < DIFF_EXEC_COUNT; e++)
@@ -73,20 +90,26 @@ static int run_case(diff_env *env, const corpus_case *c, int ran[DIFF_EXEC_COUNT
     for (size_t b = 0; b < p.buffer_count; b++) free(expected[b]);
     corpus_free_inputs();
     free(source);
-    if (!problems) printf("ok %s\n", c->file);
+    if (!problems) printf("ok %s\n", name_shown);
     return problems;
 }
 
 int main(int argc, char **argv) {
     diff_env *env = diff_env_open(false, false);
     if (!env) return 1;
-    const corpus_case *sets[] = {corpus_compute, corpus_stencil, corpus_regress};
-    const size_t counts[] = {corpus_compute_count, corpus_stencil_count, corpus_regress_count};
+    bool portability = argc > 1 && strcmp(argv[1], "--portability") == 0;
+    const corpus_case *corpus_sets[] = {corpus_compute, corpus_stencil, corpus_regress};
+    const size_t corpus_counts[] = {corpus_compute_count, corpus_stencil_count, corpus_regress_count};
+    const corpus_case *const *sets = portability ? (const corpus_case *const[]){corpus_portable} : corpus_sets;
+    const size_t *counts = portability ? (const size_t[]){corpus_portable_count} : corpus_counts;
+    size_t set_count = portability ? 1 : 3;
+    int names = portability ? argc - 2 : argc - 1;
+    char **name_list = argv + (portability ? 2 : 1);
     int ran[DIFF_EXEC_COUNT] = {0}, cases = 0, failed = 0, expected_failures = 0;
-    for (size_t s = 0; s < 3; s++)
+    for (size_t s = 0; s < set_count; s++)
         for (size_t i = 0; i < counts[s]; i++) {
             const corpus_case *c = &sets[s][i];
-            if (!selected(c->file, argc, argv)) continue;
+            if (!selected(c->file, names, name_list)) continue;
             cases++;
             int problems = run_case(env, c, ran);
             if (c->known_bug && problems) {
@@ -101,7 +124,7 @@ int main(int argc, char **argv) {
         }
     if (expected_failures)
         fprintf(stderr, "%d EXPECTED FAILURES (known bugs, listed above)\n", expected_failures);
-    printf("%d corpus kernels: runs per executor:", cases);
+    printf("%d %s: runs per executor:", cases, portability ? "portability cases" : "corpus kernels");
     for (int e = 0; e < DIFF_EXEC_COUNT; e++)
         printf(" %s %d%s", diff_exec_name((diff_exec_id)e), ran[e], diff_exec_present(env, (diff_exec_id)e) ? "" : " (absent)");
     printf("\n");

@@ -12,8 +12,8 @@
  *
  * A program's launches run in order on the same buffers. Three kinds of
  * launch, after the kind of the entry point:
- *   global   grid and block as given (WGSL fixes the block: the program's
- *            block must equal the emitted @workgroup_size);
+ *   global   grid and block as given, on every executor (WGSL kernels take
+ *            their block from override constants);
  *   stencil  `cells` = nx, ny, nz; the tiled CUDA/WGSL kernels get nx, ny
  *            (, nz) after the arguments, the CPU runs a driver that visits
  *            every cell through dsl_stencil.h;

@@ -373,14 +373,6 @@ static void built_free(built *b) {
     if (b->target) rk_transpile_result_destroy(b->target);
 }
 
-/* WGSL fixes a global kernel's block: "// Kernel 'NAME': launch with block (X, Y, Z)." */
-static bool wgsl_block(const rk_transpile_result *r, const char *name, rk_dim3 *block) {
-    char key[200];
-    snprintf(key, sizeof key, "// Kernel '%s': launch with block (", name);
-    const char *s = strstr(rk_transpile_output(r, NULL), key);
-    return s && sscanf(s + strlen(key), "%u, %u, %u", &block->x, &block->y, &block->z) == 3;
-}
-
 /* ---- running --------------------------------------------------------------------------- */
 
 static diff_outcome launch_all(diff_env *env, diff_exec_id id, const diff_program *p, const rk_transpile_result *cuda,
@@ -409,17 +401,6 @@ static diff_outcome launch_all(diff_env *env, diff_exec_id id, const diff_progra
             }
         } else if (k->kind == RK_TRANSPILE_HANDLER) {
             d.grid = d.block = (rk_dim3){1, 1, 1};
-        } else if (id == DIFF_WGSL) {
-            rk_dim3 wg;
-            if (!wgsl_block(b->target, l->kernel, &wg)) {
-                why_printf(why, why_size, "no workgroup size for '%s' in the WGSL", l->kernel);
-                return DIFF_FAILED;
-            }
-            if (wg.x != l->block.x || wg.y != l->block.y || wg.z != l->block.z) {
-                why_printf(why, why_size, "the WGSL workgroup of '%s' is (%u, %u, %u), the program launches (%u, %u, %u)",
-                           l->kernel, wg.x, wg.y, wg.z, l->block.x, l->block.y, l->block.z);
-                return DIFF_REFUSED;
-            }
         }
         d.args = args;
         d.arg_count = n;
