@@ -96,7 +96,8 @@ static const char *base_name(const tp_type *ty) {
 }
 
 /* Arrays of scalars and structs, and one level of pointer (the space
- * analysis refuses deeper ones): "device const float *name", "float name[4][4]". */
+ * analysis refuses deeper ones): "device const float *name", "float name[4][4]".
+ * `space`: where a pointer points, or MS_CONSTANT for a constant table. */
 void rk__msl_declaration(msl_emitter *e, const tp_type *ty, const char *name, msl_space space) {
     tp_buf dims;
     rk__tp_buf_init(&dims, e->ctx);
@@ -112,7 +113,7 @@ void rk__msl_declaration(msl_emitter *e, const tp_type *ty, const char *name, ms
         t = t->base;
     }
     if (pointer) MSL_PRINTF(e, "%s ", rk__msl_space_name(space == MS_NONE || space == MS_CONFLICT ? MS_DEVICE : space));
-    if (t->is_const) msl_put(e, "const ");
+    if (t->is_const && space != MS_CONSTANT) msl_put(e, "const "); /* constant memory is read-only already */
     if (t->is_volatile) msl_put(e, "volatile ");
     msl_put(e, base_name(t));
     if (pointer) {
@@ -180,7 +181,7 @@ static void struct_def(msl_emitter *e, tp_type *ty) {
 static void global_var(msl_emitter *e, tp_obj *var) {
     /* Read-only tables live in the constant address space. */
     msl_put(e, "constant ");
-    rk__msl_declaration(e, var->ty, rk__msl_obj_name(e, var), MS_NONE);
+    rk__msl_declaration(e, var->ty, rk__msl_obj_name(e, var), MS_CONSTANT);
     if (var->init) {
         msl_put(e, " = ");
         if (var->init->kind == ND_INIT_LIST)

@@ -115,4 +115,9 @@ size_t diff_compare_all(const diff_program *p, void *results[DIFF_EXEC_COUNT][DI
 
 void diff_free_outputs(const diff_program *p, void *outputs[]);
 
+/* Mutation tests of the MSL emitter: from now on the msl-host executor
+ * replaces every `find` in the MSL with `replace` before compiling it
+ * (NULL: no more mutation). The strings must outlive the runs. */
+void diff_env_set_msl_mutation(diff_env *env, const char *find, const char *replace);
+
 #endif

@@ -31,7 +31,13 @@ struct diff_env {
     char objects[300];                /* cuda-host objects, named by a hash of what built them */
     uint64_t salt;                    /* hash of the shim and dsl.h */
     unsigned serial;
+    const char *msl_find, *msl_replace; /* diff_env_set_msl_mutation */
 };
+
+void diff_env_set_msl_mutation(diff_env *env, const char *find, const char *replace) {
+    env->msl_find = find;
+    env->msl_replace = replace;
+}
 
 static const char *const exec_names[DIFF_EXEC_COUNT] = {"cpu", "cuda-host", "wgsl", "cuda-gpu", "msl-host"};
 
@@ -353,7 +359,7 @@ static diff_outcome build(diff_env *env, diff_exec_id id, const diff_program *p,
             return strstr(text, "(WGSL target)") || strstr(text, "(MSL target)") ? DIFF_REFUSED : DIFF_FAILED;
         }
         if (id == DIFF_MSL_HOST)
-            msl_host_rewrite(&code, rk_transpile_output(out->target, NULL));
+            msl_host_rewrite(&code, rk_transpile_output(out->target, NULL), env->msl_find, env->msl_replace);
         else
             diff_text_printf(&code, "%s\n", rk_transpile_output(out->target, NULL));
     }

@@ -20,12 +20,29 @@ static bool threadgroup_variable(const char *line, size_t len) {
     return !memchr(line, '*', len) && !memchr(line, '(', len);
 }
 
-void msl_host_rewrite(diff_text *out, const char *msl) {
+static void append_line(diff_text *out, const char *line, size_t len, const char *find, const char *replace) {
+    size_t n = find ? strlen(find) : 0;
+    if (!n) {
+        diff_text_printf(out, "%.*s", (int)len, line);
+        return;
+    }
+    for (size_t i = 0; i < len;) {
+        if (n && i + n <= len && memcmp(line + i, find, n) == 0) {
+            diff_text_printf(out, "%s", replace ? replace : "");
+            i += n;
+        } else {
+            diff_text_printf(out, "%c", line[i++]);
+        }
+    }
+}
+
+void msl_host_rewrite(diff_text *out, const char *msl, const char *find, const char *replace) {
     for (const char *s = msl; *s;) {
         const char *nl = strchr(s, '\n');
         size_t len = nl ? (size_t)(nl - s) : strlen(s);
         if (threadgroup_variable(s, len)) diff_text_printf(out, "static thread_local ");
-        diff_text_printf(out, "%.*s%s", (int)len, s, nl ? "\n" : "");
+        append_line(out, s, len, find, replace);
+        diff_text_printf(out, "%s", nl ? "\n" : "");
         s += len + (nl ? 1 : 0);
     }
 }

@@ -16,8 +16,9 @@ void msl_host_flags(diff_text *out, const char *root);
 
 /* Appends msl to out with its threadgroup variables made per-block
  * (static thread_local: C++ has no automatic variables in an address space;
- * a block's threads all run on one OS thread). */
-void msl_host_rewrite(diff_text *out, const char *msl);
+ * a block's threads all run on one OS thread), and, for mutation tests,
+ * every `find` replaced with `replace` (find NULL: none). */
+void msl_host_rewrite(diff_text *out, const char *msl, const char *find, const char *replace);
 
 /* Appends an extern "C" wrapper named rk_msl_host_<name> for kernel `kernel`
  * of msl, callable with the CPU executor's arguments (buffers as pointers,
