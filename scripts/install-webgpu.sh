@@ -6,6 +6,11 @@
 #   - the Vulkan loader (libvulkan1);
 #   - the Dawn build shipped in the npm package bun-webgpu-linux-x64, unpacked
 #     into .deps/webgpu/ inside the source tree (gitignored).
+# On macOS only the Dawn step runs: bun-webgpu-darwin-arm64/-x64 (Dawn on
+# Metal; needs npm, no root). Those packages stop at 0.1.5; the Linux 0.1.5
+# build passed the WebGPU tests here, so its darwin twin shares the webgpu.h
+# the loader declares, but the darwin build itself was never run
+# (docs/metal.md).
 # Idempotent: a second run changes nothing. Needs root (or sudo) for apt.
 # The backports source takes its mirror from the machine's own Debian source,
 # so no mirror host is named here.
@@ -15,10 +20,46 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST="$ROOT/.deps/webgpu"
 NPM_PACKAGE="bun-webgpu-linux-x64@0.1.7"
 LIB="$DEST/package/libwebgpu_wrapper.so"
+OS="$(uname -s)"
+if [ "$OS" = Darwin ]; then
+  case "$(uname -m)" in
+    arm64) NPM_PACKAGE="bun-webgpu-darwin-arm64@0.1.5" ;;
+    x86_64) NPM_PACKAGE="bun-webgpu-darwin-x64@0.1.5" ;;
+    *) printf 'install-webgpu: no Dawn build for macOS on %s\n' "$(uname -m)"; exit 1 ;;
+  esac
+  LIB="$DEST/package/libwebgpu_wrapper.dylib"
+fi
 BACKPORTS_FILE=/etc/apt/sources.list.d/ringkernel-bookworm-backports.sources
 MIN_MESA_MAJOR=25
 
 say() { printf 'install-webgpu: %s\n' "$*"; }
+
+# ---- Dawn (webgpu.h) from the npm package -----------------------------------
+install_dawn() {
+if [ -f "$LIB" ]; then
+  say "Dawn already unpacked: $LIB"
+else
+  if ! command -v npm >/dev/null 2>&1; then
+    [ "$OS" = Darwin ] && { say "npm is needed: install Node.js (for example with Homebrew: brew install node)"; exit 1; }
+    apt_update
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
+  fi
+  mkdir -p "$DEST"
+  tmp="$(mktemp -d)"
+  trap 'rm -rf "$tmp"' EXIT
+  (cd "$tmp" && npm pack --silent "$NPM_PACKAGE" >/dev/null)
+  tarball="$(ls "$tmp"/*.tgz | head -n1)"
+  tar -xzf "$tarball" -C "$DEST"
+  [ -f "$LIB" ] || { say "the package did not contain ${LIB#"$DEST/"}"; exit 1; }
+  say "Dawn unpacked: $LIB"
+fi
+}
+
+if [ "$OS" = Darwin ]; then
+  # Dawn runs on Metal there: no Vulkan driver to install.
+  install_dawn
+  exit 0
+fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -82,20 +123,4 @@ if [ -z "$(installed_version libvulkan1)" ]; then
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libvulkan1
 fi
 
-# ---- Dawn (webgpu.h) from the npm package -----------------------------------
-if [ -f "$LIB" ]; then
-  say "Dawn already unpacked: $LIB"
-else
-  if ! command -v npm >/dev/null 2>&1; then
-    apt_update
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
-  fi
-  mkdir -p "$DEST"
-  tmp="$(mktemp -d)"
-  trap 'rm -rf "$tmp"' EXIT
-  (cd "$tmp" && npm pack --silent "$NPM_PACKAGE" >/dev/null)
-  tarball="$(ls "$tmp"/*.tgz | head -n1)"
-  tar -xzf "$tarball" -C "$DEST"
-  [ -f "$LIB" ] || { say "the package did not contain package/libwebgpu_wrapper.so"; exit 1; }
-  say "Dawn unpacked: $LIB"
-fi
+install_dawn
