@@ -143,21 +143,12 @@ static bool reads_ids(msl_emitter *e, const tp_node *n, int depth) {
 
 bool rk__msl_needs_ids(msl_emitter *e, const tp_obj *fn) {
     if (fn->definition) fn = fn->definition;
-    for (int i = 0; i < e->ids_count; i++)
-        if (e->ids[i].obj == fn) return e->ids[i].space == MS_THREAD;
-    /* The call graph has no cycles (check.c refuses recursion): memoize, then walk. */
-    if (e->ids_count == e->ids_cap) {
-        int cap = e->ids_cap ? 2 * e->ids_cap : 32;
-        msl_binding *n = rk__tp_alloc(e->ctx, (size_t)cap * sizeof *n);
-        if (e->ids_count) memcpy(n, e->ids, (size_t)e->ids_count * sizeof *n);
-        e->ids = n;
-        e->ids_cap = cap;
-    }
-    int slot = e->ids_count++;
-    e->ids[slot] = (msl_binding){fn, MS_NONE};
+    const msl_binding *known = rk__msl_find(&e->ids, fn);
+    if (known) return known->space == MS_THREAD;
+    /* The call graph has no cycles (check.c refuses recursion): memoize "no", then walk. */
+    rk__msl_bind(e, &e->ids, fn);
     bool yes = fn->body && reads_ids(e, fn->body, 0);
-    for (int i = 0; i < e->ids_count; i++)
-        if (e->ids[i].obj == fn) e->ids[i].space = yes ? MS_THREAD : MS_NONE;
+    rk__msl_find(&e->ids, fn)->space = yes ? MS_THREAD : MS_NONE; /* the walk may have moved the list */
     return yes;
 }
 

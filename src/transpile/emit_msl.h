@@ -20,6 +20,12 @@ typedef struct msl_binding {
     msl_space space;
 } msl_binding;
 
+/* A growing list of bindings in the compilation's arena. */
+typedef struct msl_bindings {
+    msl_binding *items;
+    int count, cap;
+} msl_bindings;
+
 typedef struct msl_emitter {
     tp_ctx *ctx;
     tp_buf *out;
@@ -29,11 +35,9 @@ typedef struct msl_emitter {
     bool in_init;
     bool used[TP_B_COUNT];
     bool only_handlers; /* every entry point is a handler (one thread per dispatch) */
-    msl_binding *bindings;
-    int binding_count, binding_cap;
+    msl_bindings spaces; /* each pointer's address space */
     bool changed; /* the space analysis learnt something this round */
-    msl_binding *ids; /* memo of rk__msl_needs_ids: MS_THREAD = yes, MS_NONE = no */
-    int ids_count, ids_cap;
+    msl_bindings ids; /* memo of rk__msl_needs_ids: MS_THREAD = yes, MS_NONE = no */
     bool double_reported; /* "Metal has no double": once per function */
 } msl_emitter;
 
@@ -57,6 +61,9 @@ const char *rk__msl_space_name(msl_space s);
 bool rk__msl_needs_ids(msl_emitter *e, const tp_obj *fn);
 
 /* ---- address spaces (emit_msl_space.c) ---- */
+/* o's binding in list, or NULL; rk__msl_bind adds one (space MS_NONE) if missing. */
+msl_binding *rk__msl_find(msl_bindings *list, const tp_obj *o);
+msl_binding *rk__msl_bind(msl_emitter *e, msl_bindings *list, const tp_obj *o);
 /* Decides every pointer's space; reports the programs Metal cannot express. */
 void rk__msl_infer_spaces(msl_emitter *e, tp_program *prog);
 msl_space rk__msl_obj_space(msl_emitter *e, const tp_obj *o);

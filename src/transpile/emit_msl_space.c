@@ -11,32 +11,35 @@
  * an error, as pointers to pointers and pointers in structs are. */
 #include "emit_msl.h"
 
-static msl_binding *find(msl_emitter *e, const tp_obj *o) {
-    for (int i = 0; i < e->binding_count; i++)
-        if (e->bindings[i].obj == o) return &e->bindings[i];
+msl_binding *rk__msl_find(msl_bindings *list, const tp_obj *o) {
+    for (int i = 0; i < list->count; i++)
+        if (list->items[i].obj == o) return &list->items[i];
     return NULL;
 }
 
+msl_binding *rk__msl_bind(msl_emitter *e, msl_bindings *list, const tp_obj *o) {
+    msl_binding *b = rk__msl_find(list, o);
+    if (b) return b;
+    if (list->count == list->cap) {
+        int cap = list->cap ? 2 * list->cap : 32;
+        msl_binding *n = rk__tp_alloc(e->ctx, (size_t)cap * sizeof *n);
+        if (list->count) memcpy(n, list->items, (size_t)list->count * sizeof *n);
+        list->items = n;
+        list->cap = cap;
+    }
+    b = &list->items[list->count++];
+    *b = (msl_binding){o, MS_NONE};
+    return b;
+}
+
 msl_space rk__msl_obj_space(msl_emitter *e, const tp_obj *o) {
-    const msl_binding *b = find(e, o);
+    const msl_binding *b = rk__msl_find(&e->spaces, o);
     return b ? b->space : MS_NONE;
 }
 
 static void set_space(msl_emitter *e, const tp_obj *o, msl_space s, const tp_token *where) {
     if (s == MS_NONE || s == MS_CONFLICT) return;
-    msl_binding *b = find(e, o);
-    if (!b) {
-        if (e->binding_count == e->binding_cap) {
-            int cap = e->binding_cap ? 2 * e->binding_cap : 32;
-            msl_binding *n = rk__tp_alloc(e->ctx, (size_t)cap * sizeof *n);
-            if (e->binding_count) memcpy(n, e->bindings, (size_t)e->binding_count * sizeof *n);
-            e->bindings = n;
-            e->binding_cap = cap;
-        }
-        b = &e->bindings[e->binding_count++];
-        b->obj = o;
-        b->space = MS_NONE;
-    }
+    msl_binding *b = rk__msl_bind(e, &e->spaces, o);
     if (b->space == s || b->space == MS_CONFLICT) return;
     if (b->space != MS_NONE) {
         rk__tp_error(e->ctx, where,
