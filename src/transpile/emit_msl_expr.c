@@ -89,6 +89,7 @@ static void no_double(msl_emitter *e, const tp_node *n) {
 /* A constant floating expression of type float: its value, or infinity/NaN by its bits. */
 static bool float_constant(msl_emitter *e, const tp_node *n) {
     double v;
+    if (!n->ty) return false;
     const tp_type *t = rk__tp_unqual(n->ty);
     bool foldable = n->kind == ND_FNUM || n->kind == ND_CONV || n->kind == ND_CAST || n->kind == ND_NEG ||
                     n->kind == ND_PLUS || n->kind == ND_BUILTIN;
