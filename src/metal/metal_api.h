@@ -25,7 +25,6 @@ enum {
     NSUTF8StringEncoding = 4,
     MTLCommandBufferStatusCompleted = 4,
     MTLCommandBufferStatusError = 5,
-    MTLLanguageVersion3_0 = (3 << 16),
     MTLMathModeSafe = 0,                /* IEEE semantics: what the CPU reference computes */
 };
 
