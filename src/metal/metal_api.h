@@ -25,7 +25,6 @@ enum {
     NSUTF8StringEncoding = 4,
     MTLCommandBufferStatusCompleted = 4,
     MTLCommandBufferStatusError = 5,
-    MTLMathModeSafe = 0,                /* IEEE semantics: what the CPU reference computes */
 };
 
 /* Symbols: name, required. */
@@ -62,6 +61,7 @@ id rk__metal_send_len_opt(const rk_metal_api *api, id obj, const char *sel, NSUI
 NSUInteger rk__metal_send_uint(const rk_metal_api *api, id obj, const char *sel);
 void rk__metal_send_void(const rk_metal_api *api, id obj, const char *sel);
 void rk__metal_send_void_uint(const rk_metal_api *api, id obj, const char *sel, NSUInteger v);
+void rk__metal_send_void_bool(const rk_metal_api *api, id obj, const char *sel, bool v);
 void rk__metal_send_void_id(const rk_metal_api *api, id obj, const char *sel, id a);
 void *rk__metal_send_ptr(const rk_metal_api *api, id obj, const char *sel);
 void rk__metal_set_buffer(const rk_metal_api *api, id encoder, id buffer, NSUInteger offset, NSUInteger index);

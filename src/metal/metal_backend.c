@@ -129,7 +129,8 @@ rk_status rk__metal_library(metal_context *c, const char *source, id *out) {
     void *pool = api->objc_autoreleasePoolPush();
     id options = rk__metal_send(api, rk__metal_send(api, (id)api->objc_getClass("MTLCompileOptions"), "alloc"), "init");
     /* The language version stays the OS's newest: thread_fence() needs MSL 3.2's atomic_thread_fence. */
-    rk__metal_send_void_uint(api, options, "setMathMode:", MTLMathModeSafe);
+    /* fastMathEnabled = NO (every macOS; mathMode exists only from macOS 15). */
+    rk__metal_send_void_bool(api, options, "setFastMathEnabled:", false);
     id error = NULL;
     *out = rk__metal_send_id_id_err(api, c->device, "newLibraryWithSource:options:error:", rk__metal_string(api, source),
                                     options, &error);

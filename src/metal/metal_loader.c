@@ -94,6 +94,9 @@ void rk__metal_send_void(const rk_metal_api *a, id obj, const char *sel) {
 void rk__metal_send_void_uint(const rk_metal_api *a, id obj, const char *sel, NSUInteger v) {
     SEND(a, void (*)(id, SEL, NSUInteger))(obj, SELECTOR(a, sel), v);
 }
+void rk__metal_send_void_bool(const rk_metal_api *a, id obj, const char *sel, bool v) {
+    SEND(a, void (*)(id, SEL, signed char))(obj, SELECTOR(a, sel), (signed char)v); /* Objective-C's BOOL */
+}
 void rk__metal_send_void_id(const rk_metal_api *a, id obj, const char *sel, id x) {
     SEND(a, void (*)(id, SEL, id))(obj, SELECTOR(a, sel), x);
 }
