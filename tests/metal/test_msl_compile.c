@@ -1,5 +1,5 @@
 /* Every MSL the emitter produces, compiled by clang++ against the Metal shim
- * (tests/metal/shim/metal_stdlib, -Werror): the transpiler's golden cases,
+ * (tests/metal/shim/metal_stdlib): the transpiler's golden cases,
  * the example kernels, the differential corpus and the fuzz corpus. A source
  * the MSL target refuses must be refused with diagnostics that name it
  * "(MSL target)" (the fuzz corpus may hold any error). The golden cases'

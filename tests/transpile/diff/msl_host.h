@@ -9,9 +9,9 @@
 
 #include "diff_text.h"
 
-/* clang++ options for MSL against the shim (source tree `root`): -Werror, so
- * that what the shim models (address spaces, attributes, no double) fails
- * as Metal would. */
+/* clang++ options for MSL against the shim (source tree `root`): what the
+ * shim models (address spaces, attributes, no double) fails as Metal would;
+ * style warnings about the program itself stay warnings. */
 void msl_host_flags(diff_text *out, const char *root);
 
 /* Appends msl to out with its threadgroup variables made per-block
