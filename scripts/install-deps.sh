@@ -17,7 +17,7 @@ packages=(
     pkg-config       # finds libffi; consumers use ringkernel.pc
     libffi-dev       # the CPU backend calls kernels with any argument list
     git              # commit id in `rk bench`, fresh clones
-    clang            # libFuzzer targets (tests/fuzz)
+    clang            # libFuzzer targets (tests/fuzz); clang++ compiles the MSL output against the Metal shim (tests/metal)
     libclang-rt-dev  # clang's fuzzer and sanitizer runtimes
     python3          # small checks in tests and scripts
 )

@@ -6,6 +6,11 @@
 #   - the Vulkan loader (libvulkan1);
 #   - the Dawn build shipped in the npm package bun-webgpu-linux-x64, unpacked
 #     into .deps/webgpu/ inside the source tree (gitignored).
+# On macOS only the Dawn step runs: bun-webgpu-darwin-arm64/-x64 (Dawn on
+# Metal; needs npm, no root). Those packages stop at 0.1.5; the Linux 0.1.5
+# build passed the WebGPU tests here, so its darwin twin shares the webgpu.h
+# the loader declares, but the darwin build itself was never run
+# (docs/metal.md).
 # Idempotent: a second run changes nothing. Needs root (or sudo) for apt.
 # The backports source takes its mirror from the machine's own Debian source,
 # so no mirror host is named here.
@@ -15,10 +20,52 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST="$ROOT/.deps/webgpu"
 NPM_PACKAGE="bun-webgpu-linux-x64@0.1.7"
 LIB="$DEST/package/libwebgpu_wrapper.so"
+OS="$(uname -s)"
+if [ "$OS" = Darwin ]; then
+  case "$(uname -m)" in
+    arm64) NPM_PACKAGE="bun-webgpu-darwin-arm64@0.1.5" ;;
+    x86_64) NPM_PACKAGE="bun-webgpu-darwin-x64@0.1.5" ;;
+    *) printf 'install-webgpu: no Dawn build for macOS on %s\n' "$(uname -m)"; exit 1 ;;
+  esac
+  LIB="$DEST/package/libwebgpu_wrapper.dylib"
+fi
 BACKPORTS_FILE=/etc/apt/sources.list.d/ringkernel-bookworm-backports.sources
 MIN_MESA_MAJOR=25
 
 say() { printf 'install-webgpu: %s\n' "$*"; }
+
+# ---- Dawn (webgpu.h) from the npm package -----------------------------------
+install_dawn() {
+if [ -f "$LIB" ]; then
+  say "Dawn already unpacked: $LIB"
+else
+  if ! command -v npm >/dev/null 2>&1; then
+    [ "$OS" = Darwin ] && { say "npm is needed: install Node.js (for example with Homebrew: brew install node)"; exit 1; }
+    need_root npm
+    apt_update
+    apt_install nodejs npm # without recommends: ~390 packages instead of ~520
+  fi
+  mkdir -p "$DEST"
+  tmp="$(mktemp -d)"
+  trap 'rm -rf "$tmp"' EXIT
+  say "fetching $NPM_PACKAGE with npm (from npm's configured registry)"
+  # No silent retries: a failed fetch shows npm's own error at once.
+  if ! (cd "$tmp" && npm pack --fetch-retries=0 --loglevel=error "$NPM_PACKAGE" >"$tmp/npm.out" 2>"$tmp/npm.err"); then
+    cat "$tmp/npm.err" >&2
+    say "npm pack $NPM_PACKAGE failed (npm's error above)"; exit 1
+  fi
+  tarball="$(ls "$tmp"/*.tgz | head -n1)"
+  tar -xzf "$tarball" -C "$DEST"
+  [ -f "$LIB" ] || { say "the package did not contain ${LIB#"$DEST/"}"; exit 1; }
+  say "Dawn unpacked: $LIB"
+fi
+}
+
+if [ "$OS" = Darwin ]; then
+  # Dawn runs on Metal there: no Vulkan driver to install.
+  install_dawn
+  exit 0
+fi
 
 # Root (or sudo) is asked for only when a system package is missing: Dawn
 # goes into the source tree and needs none.
@@ -107,26 +154,4 @@ if [ -z "$(installed_version libvulkan1)" ]; then
   apt_install libvulkan1
 fi
 
-# ---- Dawn (webgpu.h) from the npm package -----------------------------------
-if [ -f "$LIB" ]; then
-  say "Dawn already unpacked: $LIB"
-else
-  if ! command -v npm >/dev/null 2>&1; then
-    need_root npm
-    apt_update
-    apt_install nodejs npm # without recommends: ~390 packages instead of ~520
-  fi
-  mkdir -p "$DEST"
-  tmp="$(mktemp -d)"
-  trap 'rm -rf "$tmp"' EXIT
-  say "fetching $NPM_PACKAGE with npm (from npm's configured registry)"
-  # No silent retries: a failed fetch shows npm's own error at once.
-  if ! (cd "$tmp" && npm pack --fetch-retries=0 --loglevel=error "$NPM_PACKAGE" >"$tmp/npm.out" 2>"$tmp/npm.err"); then
-    cat "$tmp/npm.err" >&2
-    say "npm pack $NPM_PACKAGE failed (npm's error above)"; exit 1
-  fi
-  tarball="$(ls "$tmp"/*.tgz | head -n1)"
-  tar -xzf "$tarball" -C "$DEST"
-  [ -f "$LIB" ] || { say "the package did not contain package/libwebgpu_wrapper.so"; exit 1; }
-  say "Dawn unpacked: $LIB"
-fi
+install_dawn

@@ -33,7 +33,7 @@ typedef enum rk_transpile_target {
     RK_TARGET_DEFAULT = 0, /* CUDA */
     RK_TARGET_CUDA,
     RK_TARGET_WGSL,        /* WebGPU: global, stencil and handler kernels (src/transpile/emit_wgsl*.c) */
-    RK_TARGET_MSL,         /* not built yet: RK_UNSUPPORTED */
+    RK_TARGET_MSL,         /* Metal: global, stencil and handler kernels (src/transpile/emit_msl*.c) */
 } rk_transpile_target;
 
 /* What an entry point is. AUTO classifies each one: an RK_KERNEL with an

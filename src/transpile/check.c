@@ -133,8 +133,8 @@ static long shared_bytes(tp_obj *fn, tp_obj **seen, int *count, int cap) {
 }
 
 static void shared_limit(tp_ctx *ctx, tp_program *prog) {
-    bool wgsl = ctx->desc->target == RK_TARGET_WGSL;
-    long limit = ctx->desc->shared_memory_limit ? (long)ctx->desc->shared_memory_limit : wgsl ? 16384 : 49152;
+    bool wgsl = ctx->desc->target == RK_TARGET_WGSL, msl = ctx->desc->target == RK_TARGET_MSL;
+    long limit = ctx->desc->shared_memory_limit ? (long)ctx->desc->shared_memory_limit : wgsl ? 16384 : msl ? 32768 : 49152;
     for (tp_obj *fn = prog->functions; fn; fn = fn->next) {
         if (fn->entry_kind == RK_TRANSPILE_AUTO || !fn->body) continue;
         tp_obj *seen[256];
@@ -142,9 +142,10 @@ static void shared_limit(tp_ctx *ctx, tp_program *prog) {
         long bytes = shared_bytes(fn, seen, &count, 256);
         if (bytes > limit)
             rk__tp_error(ctx, fn->tok, "'%s' uses %ld bytes of shared memory (RK_SHARED); the %s target allows %ld%s",
-                         fn->name, bytes, wgsl ? "WGSL" : "CUDA", limit,
+                         fn->name, bytes, wgsl ? "WGSL" : msl ? "MSL" : "CUDA", limit,
                          ctx->desc->shared_memory_limit ? " (rk_transpile_desc.shared_memory_limit)"
                          : wgsl ? " (WebGPU's default maxComputeWorkgroupStorageSize)"
+                         : msl  ? " (Apple GPUs' 32 KiB of threadgroup memory)"
                                 : " (48 KiB of static shared memory)");
     }
 }

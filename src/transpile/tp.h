@@ -479,6 +479,7 @@ void rk__tp_analyze_stencil(tp_ctx *ctx, tp_obj *fn);
 typedef void (*tp_emit_fn)(tp_ctx *ctx, tp_program *prog, tp_buf *out);
 void rk__tp_emit_cuda(tp_ctx *ctx, tp_program *prog, tp_buf *out);
 void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out);
+void rk__tp_emit_msl(tp_ctx *ctx, tp_program *prog, tp_buf *out);
 /* Names that collide with the target language get a prefix. */
 const char *rk__tp_cuda_name(tp_ctx *ctx, const char *name);
 

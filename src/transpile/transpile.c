@@ -41,6 +41,7 @@ static tp_emit_fn emitter_for(rk_transpile_target target) {
     switch (target) {
     case RK_TARGET_DEFAULT: case RK_TARGET_CUDA: return rk__tp_emit_cuda;
     case RK_TARGET_WGSL: return rk__tp_emit_wgsl;
+    case RK_TARGET_MSL: return rk__tp_emit_msl;
     default: return NULL;
     }
 }

@@ -21,9 +21,15 @@
 #define RK_WEBGPU_SOURCE_LIB ""
 #endif
 
-#define DAWN_RELATIVE ".deps/webgpu/package/libwebgpu_wrapper.so"
+/* macOS: the darwin npm packages carry the same library as a .dylib (Dawn on Metal). */
+#ifdef __APPLE__
+#define RK_DYLIB ".dylib"
+#else
+#define RK_DYLIB ".so"
+#endif
+#define DAWN_RELATIVE ".deps/webgpu/package/libwebgpu_wrapper" RK_DYLIB
 
-static const char *const system_names[] = {"libwebgpu_dawn.so", "libwebgpu.so", "libwebgpu_wrapper.so"};
+static const char *const system_names[] = {"libwebgpu_dawn" RK_DYLIB, "libwebgpu" RK_DYLIB, "libwebgpu_wrapper" RK_DYLIB};
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static rk__wgpu_api api;
@@ -98,7 +104,7 @@ static void load(void) {
     if (dir[0]) {
         /* a build directory inside the source tree, or installed next to the library */
         static const char *const rel[] = {"../" DAWN_RELATIVE, DAWN_RELATIVE, "../../" DAWN_RELATIVE,
-                                          "ringkernel/libwebgpu_wrapper.so"};
+                                          "ringkernel/libwebgpu_wrapper" RK_DYLIB};
         for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
             snprintf(path, sizeof path, "%s/%s", dir, rel[i]);
             if (try_path(path, true)) {

@@ -1,7 +1,7 @@
 /* libFuzzer target: any bytes as kernel source must give a result or a
  * clean error, never a crash, hang, leak or sanitizer report.
  *
- * The input is the source text, transpiled for CUDA and for WGSL. A hash of
+ * The input is the source text, transpiled for CUDA, WGSL and MSL. A hash of
  * it picks the kind and the stencil configuration, so one corpus covers all
  * of them. The file system is off:
  * #include finds the built-in headers and two virtual files. */
@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     };
     memcpy(d.stencil.tile, tiles[(h >> 3) % 4], sizeof d.stencil.tile);
     d.stencil.halo = (h >> 5) % 3;
-    static const rk_transpile_target targets[] = {RK_TARGET_CUDA, RK_TARGET_WGSL};
+    static const rk_transpile_target targets[] = {RK_TARGET_CUDA, RK_TARGET_WGSL, RK_TARGET_MSL};
     for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
         d.target = targets[t];
         check_one(&d);

@@ -7,3 +7,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 ninja -C "$build" transpile_golden
 RK_UPDATE_GOLDEN=1 "$build/tests/transpile/transpile_golden"
+# The MSL goldens (tests/transpile/golden/*.metal) are written by the MSL compile check.
+if [ -x "$build/tests/metal/metal_msl_compile" ] || ninja -C "$build" metal_msl_compile; then
+    RK_UPDATE_GOLDEN=1 "$build/tests/metal/metal_msl_compile"
+fi

@@ -67,6 +67,10 @@ static int run_case(diff_env *env, const corpus_case *c, int ran[DIFF_EXEC_COUNT
         const char *name = diff_exec_name((diff_exec_id)e);
         if (outcome[e] == DIFF_RAN) {
             ran[e]++;
+        } else if (outcome[e] == DIFF_REFUSED && e == DIFF_MSL_HOST) {
+            /* What Metal lacks (double, 64-bit atomics, grid barriers): the diagnostic names the MSL target. */
+            const char *nl = strchr(why, '\n');
+            printf("  %s: refused by the MSL emitter: %.*s\n", c->file, nl ? (int)(nl - why) : (int)strlen(why), why);
         } else if (outcome[e] == DIFF_REFUSED && e == DIFF_WGSL && c->wgsl_refuses) {
             const char *nl = strchr(why, '\n');
             printf("  %s: refused by the WGSL emitter, as expected: %.*s\n", c->file, nl ? (int)(nl - why) : (int)strlen(why), why);

@@ -7,8 +7,10 @@
  *              cuda_host_shim.h and run by the CPU backend's executor
  *   wgsl       the transpiler's WGSL on the WebGPU backend (lavapipe in CI)
  *   cuda-gpu   the transpiler's CUDA C++ on a CUDA device
+ *   msl-host   the transpiler's MSL compiled by clang++ against the Metal
+ *              shim (tests/metal/shim) and run by the CPU backend's executor
  * An executor that is not present here is skipped with a note; a target that
- * refuses a program with "(WGSL target)" is reported as refused, not failed.
+ * refuses a program with "(WGSL target)" or "(MSL target)" is reported as refused, not failed.
  *
  * A program's launches run in order on the same buffers. Three kinds of
  * launch, after the kind of the entry point:
@@ -73,7 +75,7 @@ typedef struct diff_program {
     size_t launch_count;
 } diff_program;
 
-typedef enum diff_exec_id { DIFF_CPU, DIFF_CUDA_HOST, DIFF_WGSL, DIFF_CUDA_GPU, DIFF_EXEC_COUNT } diff_exec_id;
+typedef enum diff_exec_id { DIFF_CPU, DIFF_CUDA_HOST, DIFF_WGSL, DIFF_CUDA_GPU, DIFF_MSL_HOST, DIFF_EXEC_COUNT } diff_exec_id;
 
 const char *diff_exec_name(diff_exec_id id);
 
@@ -112,5 +114,10 @@ size_t diff_compare_all(const diff_program *p, void *results[DIFF_EXEC_COUNT][DI
                         const diff_outcome outcome[DIFF_EXEC_COUNT], void *expected[], bool quiet);
 
 void diff_free_outputs(const diff_program *p, void *outputs[]);
+
+/* Mutation tests of the MSL emitter: from now on the msl-host executor
+ * replaces every `find` in the MSL with `replace` before compiling it
+ * (NULL: no more mutation). The strings must outlive the runs. */
+void diff_env_set_msl_mutation(diff_env *env, const char *find, const char *replace);
 
 #endif

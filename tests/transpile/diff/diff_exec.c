@@ -12,6 +12,7 @@
 
 #include "diff.h"
 #include "diff_text.h"
+#include "msl_host.h"
 #include "ringkernel/dsl.h"
 #include "ringkernel/transpile.h"
 #include "support/read_file.h"
@@ -19,17 +20,26 @@
 #ifndef RK_DIFF_CXX
 #define RK_DIFF_CXX "g++"
 #endif
+#ifndef RK_MSL_CXX
+#define RK_MSL_CXX "clang++"
+#endif
 
 struct diff_env {
-    rk_context *ctx[DIFF_EXEC_COUNT]; /* cuda-host shares the cpu context */
+    rk_context *ctx[DIFF_EXEC_COUNT]; /* cuda-host and msl-host share the cpu context */
     bool present[DIFF_EXEC_COUNT];
     char dir[256];                    /* scratch: generated sources and logs */
     char objects[300];                /* cuda-host objects, named by a hash of what built them */
     uint64_t salt;                    /* hash of the shim and dsl.h */
     unsigned serial;
+    const char *msl_find, *msl_replace; /* diff_env_set_msl_mutation */
 };
 
-static const char *const exec_names[DIFF_EXEC_COUNT] = {"cpu", "cuda-host", "wgsl", "cuda-gpu"};
+void diff_env_set_msl_mutation(diff_env *env, const char *find, const char *replace) {
+    env->msl_find = find;
+    env->msl_replace = replace;
+}
+
+static const char *const exec_names[DIFF_EXEC_COUNT] = {"cpu", "cuda-host", "wgsl", "cuda-gpu", "msl-host"};
 
 const char *diff_exec_name(diff_exec_id id) { return exec_names[id]; }
 
@@ -93,6 +103,7 @@ diff_env *diff_env_open(bool quiet, bool private_cache) {
     }
     env->salt = hash_file(hash_file(0xcbf29ce484222325ull, RK_SOURCE_DIR "/tests/transpile/diff/cuda_host_shim.h"),
                           RK_SOURCE_DIR "/include/ringkernel/dsl.h");
+    env->salt = hash_file(env->salt, RK_SOURCE_DIR "/tests/metal/shim/metal_stdlib");
     env->ctx[DIFF_CPU] = open_backend("cpu", quiet);
     env->present[DIFF_CPU] = env->ctx[DIFF_CPU] != NULL;
     char probe[400];
@@ -101,6 +112,11 @@ diff_env *diff_env_open(bool quiet, bool private_cache) {
     if (!env->present[DIFF_CUDA_HOST] && !quiet)
         printf("NOTE: executor cuda-host skipped: no C++ compiler (%s)\n", RK_DIFF_CXX);
     env->ctx[DIFF_CUDA_HOST] = env->ctx[DIFF_CPU];
+    snprintf(probe, sizeof probe, "%s --version >/dev/null 2>&1", RK_MSL_CXX);
+    env->present[DIFF_MSL_HOST] = env->present[DIFF_CPU] && system(probe) == 0;
+    if (!env->present[DIFF_MSL_HOST] && !quiet)
+        printf("NOTE: executor msl-host skipped: no clang++ (%s; scripts/install-deps.sh installs it)\n", RK_MSL_CXX);
+    env->ctx[DIFF_MSL_HOST] = env->ctx[DIFF_CPU];
     env->ctx[DIFF_WGSL] = open_backend("webgpu", quiet);
     env->present[DIFF_WGSL] = env->ctx[DIFF_WGSL] != NULL;
     env->ctx[DIFF_CUDA_GPU] = open_backend("cuda", quiet);
@@ -116,7 +132,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 void diff_env_close(diff_env *env) {
     if (!env) return;
     for (int i = 0; i < DIFF_EXEC_COUNT; i++)
-        if (env->ctx[i] && i != DIFF_CUDA_HOST) rk_context_destroy(env->ctx[i]);
+        if (env->ctx[i] && i != DIFF_CUDA_HOST && i != DIFF_MSL_HOST) rk_context_destroy(env->ctx[i]);
     nftw(env->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(env);
 }
@@ -266,16 +282,23 @@ static char *read_text(const char *path) {
     return t ? t : strdup("(no log)");
 }
 
-/* g++ with the shim, then the object's kernels as a CPU module. */
-static diff_outcome build_cuda_host(diff_env *env, const diff_program *p, const char *code, const rk_transpile_result *cuda,
-                                    built *out, char *why, size_t why_size) {
-    char src[400], obj[400], tmp[500], log[400], cmd[2000];
+/* How a host executor compiles its target's output. */
+typedef struct host_compiler {
+    const char *cxx, *flags, *language; /* language: for messages */
+    const char *symbol_prefix;          /* the object's name for a launch's function */
+} host_compiler;
+
+/* The compiler with the shim, then the object's kernels as a CPU module. */
+static diff_outcome build_host_object(diff_env *env, const diff_program *p, const char *code,
+                                      const rk_transpile_result *cuda, const host_compiler *hc, built *out, char *why,
+                                      size_t why_size) {
+    char src[400], obj[400], tmp[500], log[400], cmd[3000];
     unsigned serial = env->serial++;
     snprintf(src, sizeof src, "%s/p%u.cu", env->dir, serial);
     snprintf(log, sizeof log, "%s/p%u.log", env->dir, serial);
-    static const char flags[] = "-std=c++17 -O1 -fPIC -shared -w -fno-strict-aliasing";
+    const char *flags = hc->flags;
     snprintf(obj, sizeof obj, "%s/%016llx.so", env->objects,
-             (unsigned long long)fnv1a(fnv1a(fnv1a(env->salt, RK_DIFF_CXX), flags), code));
+             (unsigned long long)fnv1a(fnv1a(fnv1a(env->salt, hc->cxx), flags), code));
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", obj, (long)getpid(), serial);
     if (access(obj, R_OK) != 0) { /* not built before */
         FILE *f = fopen(src, "w");
@@ -283,11 +306,11 @@ static diff_outcome build_cuda_host(diff_env *env, const diff_program *p, const 
             why_printf(why, why_size, "cannot write %s", src);
             return DIFF_FAILED;
         }
-        snprintf(cmd, sizeof cmd, "%s %s -include %s/tests/transpile/diff/cuda_host_shim.h -I%s/include -x c++ %s -o %s >%s 2>&1",
-                 RK_DIFF_CXX, flags, RK_SOURCE_DIR, RK_SOURCE_DIR, src, tmp, log);
+        snprintf(cmd, sizeof cmd, "%s %s %s -o %s >%s 2>&1", hc->cxx, flags, src, tmp, log);
         if (system(cmd) != 0 || rename(tmp, obj) != 0) {
             char *text = read_text(log);
-            why_printf(why, why_size, "g++ rejected the CUDA output:\n%s\n--- CUDA ---\n%s", text, code);
+            why_printf(why, why_size, "%s rejected the %s output:\n%s\n--- %s ---\n%s", hc->cxx, hc->language, text,
+                       hc->language, code);
             free(text);
             unlink(tmp);
             return DIFF_FAILED;
@@ -306,10 +329,12 @@ static diff_outcome build_cuda_host(diff_env *env, const diff_program *p, const 
         launch_name(&p->launches[i], find_kernel(cuda, p->launches[i].kernel)->kind, DIFF_CUDA_HOST, names[i],
                     sizeof names[i]);
         kernels[i].name = names[i];
-        void *sym = dlsym(out->object, names[i]);
+        char symbol[200];
+        snprintf(symbol, sizeof symbol, "%s%s", hc->symbol_prefix, names[i]);
+        void *sym = dlsym(out->object, symbol);
         memcpy(&kernels[i].fn, &sym, sizeof sym); /* POSIX: a function's address as a data pointer */
         if (!sym) {
-            why_printf(why, why_size, "the CUDA output defines no kernel '%s'", names[i]);
+            why_printf(why, why_size, "the %s output defines no kernel '%s'", hc->language, symbol);
             return DIFF_FAILED;
         }
     }
@@ -327,13 +352,16 @@ static diff_outcome build(diff_env *env, diff_exec_id id, const diff_program *p,
     if (id == DIFF_CPU) {
         diff_text_printf(&code, "%s\n", p->source);
     } else {
-        rk_transpile_target t = id == DIFF_WGSL ? RK_TARGET_WGSL : RK_TARGET_CUDA;
+        rk_transpile_target t = id == DIFF_WGSL ? RK_TARGET_WGSL : id == DIFF_MSL_HOST ? RK_TARGET_MSL : RK_TARGET_CUDA;
         if (transpile(p, t, &out->target) != RK_OK) {
             const char *text = out->target ? rk_transpile_diagnostics_text(out->target) : rk_last_error();
             why_printf(why, why_size, "%s", text);
-            return strstr(text, "(WGSL target)") ? DIFF_REFUSED : DIFF_FAILED;
+            return strstr(text, "(WGSL target)") || strstr(text, "(MSL target)") ? DIFF_REFUSED : DIFF_FAILED;
         }
-        diff_text_printf(&code, "%s\n", rk_transpile_output(out->target, NULL));
+        if (id == DIFF_MSL_HOST)
+            msl_host_rewrite(&code, rk_transpile_output(out->target, NULL), env->msl_find, env->msl_replace);
+        else
+            diff_text_printf(&code, "%s\n", rk_transpile_output(out->target, NULL));
     }
     /* One driver per entry point that needs one. */
     for (size_t i = 0; i < p->launch_count; i++) {
@@ -342,6 +370,16 @@ static diff_outcome build(diff_env *env, diff_exec_id id, const diff_program *p,
         for (size_t j = 0; j < i; j++) seen |= strcmp(p->launches[j].kernel, l->kernel) == 0;
         const rk_transpiled_kernel *k = find_kernel(cuda, l->kernel);
         if (seen || !k) continue;
+        if (id == DIFF_MSL_HOST) {
+            char name[160];
+            launch_name(l, k->kind, id, name, sizeof name);
+            if (!msl_host_wrapper(&code, rk_transpile_output(out->target, NULL), l->kernel, name,
+                                  k->kind == RK_TRANSPILE_HANDLER)) {
+                why_printf(why, why_size, "the MSL output has no kernel for '%s'", l->kernel);
+                o = DIFF_FAILED;
+            }
+            continue;
+        }
         if (k->kind == RK_TRANSPILE_HANDLER) handler_driver(&code, id, k);
         if (k->kind == RK_TRANSPILE_STENCIL && id == DIFF_CPU && !stencil_driver(&code, p->source, l->kernel)) {
             why_printf(why, why_size, "no 'RK_KERNEL void %s(' at the start of a line", l->kernel);
@@ -349,8 +387,21 @@ static diff_outcome build(diff_env *env, diff_exec_id id, const diff_program *p,
         }
     }
     if (o == DIFF_RAN) {
-        if (id == DIFF_CUDA_HOST) {
-            o = build_cuda_host(env, p, code.s, cuda, out, why, why_size);
+        if (id == DIFF_CUDA_HOST || id == DIFF_MSL_HOST) {
+            char flags[1200];
+            diff_text msl_flags = {0};
+            msl_host_flags(&msl_flags, RK_SOURCE_DIR);
+            if (id == DIFF_CUDA_HOST)
+                snprintf(flags, sizeof flags,
+                         "-std=c++17 -O1 -fPIC -shared -w -fno-strict-aliasing -include "
+                         "%s/tests/transpile/diff/cuda_host_shim.h -I%s/include -x c++",
+                         RK_SOURCE_DIR, RK_SOURCE_DIR);
+            else
+                snprintf(flags, sizeof flags, "-O1 -fPIC -shared -fno-strict-aliasing %s", msl_flags.s);
+            free(msl_flags.s);
+            const host_compiler hc = id == DIFF_CUDA_HOST ? (host_compiler){RK_DIFF_CXX, flags, "CUDA", ""}
+                                                           : (host_compiler){RK_MSL_CXX, flags, "MSL", "rk_msl_host_"};
+            o = build_host_object(env, p, code.s, cuda, &hc, out, why, why_size);
         } else {
             char include[300];
             snprintf(include, sizeof include, "%s/include", RK_SOURCE_DIR);

@@ -1,13 +1,16 @@
 /* Random DSL programs (diff_gen.c) on every executor; any difference from
  * the CPU backend, or a failure where the CPU ran the program, is a bug.
  *
- *   transpile_diff_random [--seconds S] [--count N] [--seed X] [--save DIR] [--no-reduce]
+ *   transpile_diff_random [--seconds S] [--count N] [--seed X] [--save DIR] [--no-reduce] [--msl]
  *
  * Program i of a run uses seed X + i; `--seed X+i --count 1` runs it again.
  * A failing program is saved under DIR (default $RK_DIFF_SAVE, else the build
  * tree's diff-failures/) as seed-N.c, then reduced (statements deleted while
  * the same executor still differs) into seed-N-reduced.c. The WGSL emitter
- * may refuse a program with "(WGSL target)" (counted, not a failure). */
+ * may refuse a program with "(WGSL target)" (counted, not a failure).
+ * --msl adds the msl-host executor (a clang++ build per program, so it is
+ * left out of CI's fixed range to keep that run's time; "(MSL target)"
+ * refusals are counted, not failures). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +49,7 @@ typedef struct verdict {
 } verdict;
 
 static int refused_count[DIFF_EXEC_COUNT], ran_count[DIFF_EXEC_COUNT];
+static bool with_msl; /* --msl */
 
 static verdict judge(diff_env *env, const diff_program *p, bool quiet, int only) {
     verdict v = {.exec = -1};
@@ -55,10 +59,11 @@ static verdict judge(diff_env *env, const diff_program *p, bool quiet, int only)
     for (int e = 0; e < DIFF_EXEC_COUNT; e++) {
         o[e] = DIFF_UNAVAILABLE;
         if (e != DIFF_CPU && only >= 0 && e != only) continue;
+        if (e == DIFF_MSL_HOST && !with_msl) continue;
         o[e] = diff_run(env, (diff_exec_id)e, p, results[e], why, sizeof why);
         if (!quiet && o[e] == DIFF_RAN) ran_count[e]++;
         if (!quiet && o[e] == DIFF_REFUSED) refused_count[e]++;
-        bool bad = o[e] == DIFF_FAILED || (o[e] == DIFF_REFUSED && e != DIFF_WGSL);
+        bool bad = o[e] == DIFF_FAILED || (o[e] == DIFF_REFUSED && e != DIFF_WGSL && e != DIFF_MSL_HOST);
         if (e == DIFF_CPU && o[e] != DIFF_RAN) {
             /* The generator must only make programs the CPU runs. */
             v.exec = DIFF_CPU, v.failed = true;
@@ -130,7 +135,7 @@ static char *reduce(diff_env *env, diff_gen_program *g, const verdict *orig, dou
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: transpile_diff_random [--seconds S] [--count N] [--seed X] [--save DIR] [--no-reduce]\n");
+    fprintf(stderr, "usage: transpile_diff_random [--seconds S] [--count N] [--seed X] [--save DIR] [--no-reduce] [--msl]\n");
 }
 
 static bool parse(int argc, char **argv, options *o) {
@@ -138,6 +143,10 @@ static bool parse(int argc, char **argv, options *o) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-reduce") == 0) {
             o->reduce = false;
+            continue;
+        }
+        if (strcmp(a, "--msl") == 0) {
+            with_msl = true;
             continue;
         }
         if (!val) return false;
