@@ -177,6 +177,7 @@ rk_status rk_channel_connect(rk_kernel *src, uint32_t port, rk_kernel *dst, cons
             ch->next = registry;
             registry = ch;
         } else {
+            if (ch->impl_free) ch->impl_free(ch);
             rk_queue_destroy(ch->ring);
             free(ch);
             ch = NULL;
@@ -242,6 +243,7 @@ void rk__channel_release(rk_channel *ch, rk__channel_side side) {
     }
     pthread_mutex_unlock(&registry_lock);
     if (last) {
+        if (ch->impl_free) ch->impl_free(ch);
         rk_queue_destroy(ch->ring);
         free(ch);
     }
