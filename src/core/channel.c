@@ -275,5 +275,5 @@ rk_status rk_channel_stats_get(rk_channel *ch, rk_channel_stats *out) {
         .refused = atomic_load_explicit(&ch->refused, memory_order_relaxed),
         .closed = (rk_status)atomic_load(&ch->closed),
     };
-    return RK_OK;
+    return ch->impl_stats ? ch->impl_stats(ch, out) : RK_OK;
 }

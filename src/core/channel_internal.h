@@ -27,6 +27,9 @@ struct rk_channel {
      * impl_free; the core's ring then only counts positions. */
     void *impl;
     void (*impl_free)(rk_channel *ch);
+    /* Optional: the counters, depth and closed state where the backend keeps
+     * them (on the device). */
+    rk_status (*impl_stats)(rk_channel *ch, rk_channel_stats *out);
 
     /* Producer only. */
     uint64_t next_seq;

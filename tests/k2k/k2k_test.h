@@ -100,6 +100,7 @@ static inline rk_kernel *k2k_launch(k2k_env *env, const char *name, const char *
         .reply_size = sizeof(k2k_msg),
         .queue_capacity = capacity,
         .workers = 1,
+        .ordered = true, /* CUDA: one worker warp, so each channel has one producer and keeps its order */
     };
     rk_kernel *k = NULL;
     CHECK_OK(rk_kernel_launch(env->rt, &d, &k));
