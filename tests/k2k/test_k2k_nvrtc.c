@@ -1,7 +1,7 @@
 /* The CUDA ring kernel around every K2K test handler compiles with NVRTC
  * for sm_90 (no GPU needed): rk_emit (dsl.h) meets its definition in the
  * template's channel code (src/device/cuda/channel.cu), so CI catches a
- * broken device side before the H100 run does. Stateless and stateful. */
+ * broken device side before the H100 run does. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,10 +29,8 @@ int main(void) {
     char reason[512];
     if (rk__nvrtc_probe(reason, sizeof reason) != RK_OK) RK_SKIP("%s", reason);
     static const char *const handlers[] = {"stage", "fanout", "sink", "bounce", "wrong_size", "no_port", "crash"};
-    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) {
-        compile(handlers[i], 0);
-        compile(handlers[i], 16);
-    }
-    printf("%zu handlers compiled for sm_90, with and without state\n", sizeof handlers / sizeof handlers[0]);
+    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) compile(handlers[i], 0);
+    compile("stage", 16); /* with state: one message per pass */
+    printf("%zu handlers compiled for sm_90, and one with state\n", sizeof handlers / sizeof handlers[0]);
     return 0;
 }
