@@ -68,8 +68,9 @@
  * Limits of this version (each refused by rk_channel_connect with a message):
  *   - both kernels on the same runtime's backend. CPU: persistent mode, one
  *     worker each (per-channel order). WebGPU: every kernel (relaunch; a
- *     handler that emits runs its batch in order). CUDA: not yet
- *     (RK_UNSUPPORTED). docs/channels.md has each backend's design.
+ *     handler that emits runs its batch in order). CUDA: persistent
+ *     kernels with one worker warp (ordered = true). docs/channels.md has
+ *     each backend's design.
  *
  * Lifetime: a channel lives until both of its kernels are destroyed; the
  * handle may be used while at least one of them has not been destroyed.
