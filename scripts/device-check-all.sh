@@ -55,10 +55,9 @@ OUT=$work/cuda stage cuda-bench 150 "$root/scripts/cuda-device-check.sh" "$build
 # Many clients on one kernel (issue 25): the host's many cores give the uncontended figures.
 stage clients-bench-cpu 120 "$build/tools/rk/rk" bench kernel
 stage clients-bench-cuda 90 "$build/tools/rk/rk" bench kernel --backend cuda --quick
-# K2K channels (issue 14): the tests on every backend (CUDA/WebGPU skip with a
-# reason until they have channels), then the 4-stage chain vs the host relay on
-# the CPU backend of the 16-core host, and on CUDA (77 = no channels there yet).
-stage k2k-tests 120 ctest --test-dir "$build" -L k2k --output-on-failure
+# K2K channels (issue 14): the CUDA tests, the 4-stage chain vs the host relay
+# and compute-sanitizer on the chain (scripts/device-k2k.sh), then the same
+# bench on the CPU backend of the 16-core host.
+stage k2k-cuda 300 "$root/scripts/device-k2k.sh" "$build"
 stage k2k-bench-cpu 60 "$build/tools/rk/rk" bench k2k --backend cpu
-stage k2k-bench-cuda 30 "$build/tools/rk/rk" bench k2k --backend cuda
 grep -h -E "tests passed|Failed|FAILED|p50|msg/s|per hop|pass, .* fail|portability" "$work"/*.log "$work"/*/*.log 2>/dev/null | head -80 >> "$out/summary.log"

@@ -66,8 +66,11 @@
  *     host (nothing delivered is lost); emits after that return RK_EMIT_FAULTED.
  *
  * Limits of this version (each refused by rk_channel_connect with a message):
- *   - both kernels on the same runtime's backend, persistent mode, one worker
- *     each (per-channel order); CPU backend only (RK_UNSUPPORTED elsewhere).
+ *   - both kernels on the same runtime's backend. CPU: persistent mode, one
+ *     worker each (per-channel order). WebGPU: every kernel (relaunch; a
+ *     handler that emits runs its batch in order). CUDA: persistent
+ *     kernels with one worker warp (ordered = true). docs/channels.md has
+ *     each backend's design.
  *
  * Lifetime: a channel lives until both of its kernels are destroyed; the
  * handle may be used while at least one of them has not been destroyed.

@@ -55,6 +55,12 @@ typedef unsigned long long size_t_rk_;
 #define RK_RESTRICT __restrict__
 #define RK_BLOCK_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z))
 
+/* K2K (ringkernel/channel.h): sends *msg on the handler's output port;
+ * RK_EMIT_OK or an RK_EMIT_* code. Defined by the ring kernel template
+ * (src/device/cuda/channel.cu); a kernel module of its own cannot call it. */
+__device__ int rk__emit(unsigned port, const void *message, unsigned size);
+#define rk_emit(port, msg) rk__emit((unsigned)(port), (msg), (unsigned)sizeof *(msg))
+
 __device__ static inline int thread_idx_x(void) { return (int)threadIdx.x; }
 __device__ static inline int thread_idx_y(void) { return (int)threadIdx.y; }
 __device__ static inline int thread_idx_z(void) { return (int)threadIdx.z; }

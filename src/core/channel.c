@@ -177,6 +177,7 @@ rk_status rk_channel_connect(rk_kernel *src, uint32_t port, rk_kernel *dst, cons
             ch->next = registry;
             registry = ch;
         } else {
+            if (ch->impl_free) ch->impl_free(ch);
             rk_queue_destroy(ch->ring);
             free(ch);
             ch = NULL;
@@ -242,6 +243,7 @@ void rk__channel_release(rk_channel *ch, rk__channel_side side) {
     }
     pthread_mutex_unlock(&registry_lock);
     if (last) {
+        if (ch->impl_free) ch->impl_free(ch);
         rk_queue_destroy(ch->ring);
         free(ch);
     }
@@ -273,5 +275,5 @@ rk_status rk_channel_stats_get(rk_channel *ch, rk_channel_stats *out) {
         .refused = atomic_load_explicit(&ch->refused, memory_order_relaxed),
         .closed = (rk_status)atomic_load(&ch->closed),
     };
-    return RK_OK;
+    return ch->impl_stats ? ch->impl_stats(ch, out) : RK_OK;
 }

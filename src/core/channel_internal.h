@@ -23,6 +23,14 @@ struct rk_channel {
     rk_queue *ring;
     char src_name[64], dst_name[64];
 
+    /* A backend's own part (a GPU buffer, say), freed with the channel by
+     * impl_free; the core's ring then only counts positions. */
+    void *impl;
+    void (*impl_free)(rk_channel *ch);
+    /* Optional: the counters, depth and closed state where the backend keeps
+     * them (on the device). */
+    rk_status (*impl_stats)(rk_channel *ch, rk_channel_stats *out);
+
     /* Producer only. */
     uint64_t next_seq;
     /* Wakes the destination after an emit; set by the backend's attach. */

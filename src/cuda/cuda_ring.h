@@ -19,6 +19,21 @@ void rk__cuda_ring_fault(CUresult r, const char *where, rk_status *failure, char
 uint64_t rk__cuda_watchdog_ns(void);
 
 extern const rk__ring_iface rk__cuda_persistent_ops;
+
+/* K2K: what cuda_channel.c needs of a persistent kernel. */
+typedef struct rk__cuda_ring_view {
+    rk__cuda_context *ctx;
+    volatile uint64_t *hctl; /* the pinned control block: the link table lives there */
+    rk__cuda_ring_layout layout;
+    uint32_t worker_warps, chunk;
+} rk__cuda_ring_view;
+
+/* False unless k is a running persistent CUDA ring kernel. */
+bool rk__cuda_persistent_view(rk_kernel *k, rk__cuda_ring_view *out);
+/* The persistent iface's channel_attach slot (cuda_channel.c). */
+rk_status rk__cuda_channel_attach(rk_kernel *src, rk_kernel *dst, struct rk_channel *ch);
+/* k is being destroyed (its kernel has stopped): lets go of its channels. */
+void rk__cuda_channel_detach(const rk_kernel *k);
 extern const rk__ring_iface rk__cuda_batch_ops;
 /* The persistent kernels as an owner of resident launches (core/resident.h). */
 struct rk__resident_owner;

@@ -16,6 +16,7 @@ enum {
     RK_CUDA_DEFAULT_BLOCKS = 4,
     RK_CUDA_MAX_CHUNK = 32,       /* positions a warp takes per pass: one per lane */
     RK_CUDA_SHARED_STAGING = 48 * 1024,
+    RK_CUDA_CHANNEL_SHARED = 2048, /* static shared memory of channel.cu's link table (rk_links) */
     /* Control words: host-written ones on their own 64-byte lines. */
     RK_HCTL_ACTIVE = 0,
     RK_HCTL_TERMINATE = 8,
@@ -25,9 +26,23 @@ enum {
     RK_HCTL_TERMINATED = 24,
     RK_HCTL_PAUSE = 32,
     RK_HCTL_PAUSED = 40,
-    RK_HCTL_WORDS = 48,
+    RK_HCTL_CH_PROCESSED = 19, /* GPU: channel messages handled (K2K) */
+    /* K2K link table (src/device/cuda/channel.cu), host-written. */
+    RK_HCTL_LINK_GEN = 48,     /* bumped after the table changed */
+    RK_HCTL_IN_COUNT = 49,
+    RK_HCTL_CR_RECEIVED = 56,  /* the host's place in the channel-reply queue */
+    RK_HCTL_OUT = 64,          /* 8 words per output port */
+    RK_HCTL_IN = 128,          /* 8 words per input channel */
+    RK_HCTL_WORDS = 256,
     RK_DCTL_WORDS = 32,   /* device control words; zeroed before a relaunch */
-    RK_COUNT_WORDS = 4,   /* per worker warp: processed, errors, chunk_pos, done */
+    RK_COUNT_WORDS = 8,   /* per worker warp: processed, errors, chunk_pos, done, crq head, channel messages */
+    /* A channel's control words in device memory (channel.cu). */
+    RK_CH_HEAD = 0,
+    RK_CH_INTENT = 1,
+    RK_CH_REFUSED = 2,
+    RK_CH_TAKEN = 16,
+    RK_CH_CLOSED = 32,
+    RK_CH_CTL_BYTES = 512,
 };
 
 /* Sizes derived from the kernel's message, reply and state sizes. Every
@@ -35,6 +50,7 @@ enum {
 typedef struct rk__cuda_ring_layout {
     uint32_t msg_bytes, reply_bytes, state_bytes;
     uint32_t in_ll, out_ll;        /* words per input / output slot (even) */
+    uint32_t crq_ll;               /* words per channel-reply slot: out_ll + the id's two */
     uint32_t in_stage, out_stage;  /* staging bytes per message / reply (multiples of 16) */
 } rk__cuda_ring_layout;
 
@@ -47,6 +63,7 @@ static inline rk__cuda_ring_layout rk__cuda_ring_layout_of(uint32_t msg, uint32_
     l.state_bytes = state;
     l.in_ll = rk__round_up((msg + 3) / 4, 2);
     l.out_ll = rk__round_up((reply + 3) / 4 + 1, 2); /* + the status word */
+    l.crq_ll = l.out_ll + 2;
     l.in_stage = rk__round_up(l.in_ll * 4, 16);
     l.out_stage = rk__round_up(l.out_ll * 4, 16);
     return l;
@@ -54,7 +71,7 @@ static inline rk__cuda_ring_layout rk__cuda_ring_layout_of(uint32_t msg, uint32_
 
 /* The persistent kernel's only argument, byte for byte rk_ring_args in ring.cu. */
 typedef struct rk__cuda_ring_args {
-    uint64_t in, out, hctl, dctl, counts, stage, state; /* device addresses */
+    uint64_t in, out, hctl, dctl, counts, stage, state, crq; /* device addresses */
     uint64_t capacity_mask;
     uint32_t log2_capacity;
     uint32_t chunk;

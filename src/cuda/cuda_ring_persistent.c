@@ -16,7 +16,12 @@
  *    makes progress (the watchdog).
  *  - Running kernels are listed so that module loads can pause them: this
  *    file is an owner of resident launches (core/resident.h), which the
- *    device layer pauses around every module load and unload. */
+ *    device layer pauses around every module load and unload.
+ *  - K2K (cuda_channel.c): replies to channel messages come through a
+ *    queue of their own (crq), in the order the kernel wrote them; the host
+ *    publishes its place in it for the GPU's credit. A pipeline source that
+ *    answers only failures still gets every reply from the GPU (the
+ *    position pairing needs them): the host skips the successful ones. */
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -44,7 +49,7 @@ typedef struct persistent_ring {
     CUfunction fn;
     void *host;           /* pinned block: control words, input queue, output queue */
     CUdeviceptr host_dev; /* the same, as the GPU sees it */
-    uint64_t *in, *out;
+    uint64_t *in, *out, *crq;
     volatile uint64_t *hctl;
     CUdeviceptr dmem;     /* device control words, counters, staging, state */
     uint64_t *ids;        /* request id of each slot; host only */
@@ -62,6 +67,9 @@ typedef struct persistent_ring {
     alignas(64) _Atomic uint64_t published; /* written by the sender */
     alignas(64) _Atomic uint64_t received;  /* written by the receiver */
     alignas(64) uint64_t recv_published;    /* the receiver's copy of published */
+    uint64_t crq_received;                  /* the receiver's place in the channel-reply queue */
+    pthread_mutex_t recv_lock;              /* the receiver's side, also taken by a sender that skips replies */
+    _Atomic bool failures_only;             /* rk_channel_set_host_replies */
 
     /* Poll state (the core serializes poll calls). */
     alignas(64) _Atomic bool active, terminate_requested;
@@ -82,6 +90,7 @@ static uint32_t log2_of(uint64_t v) {
 
 static void free_ring(persistent_ring *r) {
     if (r->stream) rk__cuda.cuStreamDestroy(r->stream);
+    pthread_mutex_destroy(&r->recv_lock);
     if (!r->leaked) {
         rk__cuda_pinned_free(r->ctx, r->host);
         rk__cuda_device_free(r->ctx, r->dmem);
@@ -93,7 +102,11 @@ static void free_ring(persistent_ring *r) {
 /* Messages per warp pass and whether staging fits in shared memory. */
 static void choose_chunk(persistent_ring *r, const rk_kernel *k, size_t *per_warp, bool *shared) {
     uint32_t chunk = r->capacity < RK_CUDA_MAX_CHUNK ? r->capacity : RK_CUDA_MAX_CHUNK;
-    if (k->desc.ordered) chunk = 1; /* one warp, one message per pass: send order */
+    /* ordered: one warp, one message per pass (send order, each handler
+     * seeing the state the one before left). Without state, the lanes of one
+     * warp taking up to 32 messages per pass in order are indistinguishable
+     * from that (emits are published in lane order): K2K kernels run so. */
+    if (k->desc.ordered && k->desc.state_size) chunk = 1;
     const size_t pair = (size_t)r->l.in_stage + r->l.out_stage;
     while (chunk > 1 && chunk * pair > 256 * 1024) chunk /= 2;
     r->chunk = chunk;
@@ -106,7 +119,8 @@ static void choose_chunk(persistent_ring *r, const rk_kernel *k, size_t *per_war
     if (k->desc.ordered) warps = 1;
     r->worker_warps = (uint32_t)warps;
     r->blocks = (uint32_t)((warps + RK_CUDA_WARPS_PER_BLOCK - 1) / RK_CUDA_WARPS_PER_BLOCK);
-    *shared = RK_CUDA_WARPS_PER_BLOCK * *per_warp <= RK_CUDA_SHARED_STAGING;
+    /* Less the K2K link table, which the template keeps in static shared memory. */
+    *shared = RK_CUDA_WARPS_PER_BLOCK * *per_warp <= RK_CUDA_SHARED_STAGING - RK_CUDA_CHANNEL_SHARED;
 }
 
 /* Finds the kernel, checks it fits, and prepares its arguments. */
@@ -125,6 +139,7 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
                         k->name, r->blocks, per_sm, r->ctx->sm_count);
 
     const size_t in_bytes = (size_t)r->capacity * r->l.in_ll * 8, out_offset = HOST_CONTROL_BYTES + in_bytes;
+    const size_t crq_offset = out_offset + (size_t)r->capacity * r->l.out_ll * 8;
     const size_t dctl_bytes = RK_DCTL_WORDS * 8, counts_bytes = (size_t)r->worker_warps * RK_COUNT_WORDS * 8;
     const size_t stage_offset = dctl_bytes + counts_bytes;
     const size_t stage_bytes = shared ? 0 : (size_t)r->worker_warps * per_warp;
@@ -137,6 +152,7 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
         .counts = r->dmem + dctl_bytes,
         .stage = shared ? 0 : r->dmem + stage_offset,
         .state = r->dmem + state_offset,
+        .crq = r->host_dev + crq_offset,
         .capacity_mask = r->mask,
         .log2_capacity = r->log2_capacity,
         .chunk = r->chunk,
@@ -174,6 +190,8 @@ static rk_status start(rk_kernel *k) {
     atomic_init(&r->failure, RK_OK);
     atomic_init(&r->pausing, false);
     atomic_init(&r->launches, 0);
+    atomic_init(&r->failures_only, false);
+    pthread_mutex_init(&r->recv_lock, NULL);
 
     CUmodule module = NULL;
     rk_status s = rk__cuda_ring_build(k, &r->l, &module);
@@ -183,11 +201,14 @@ static rk_status start(rk_kernel *k) {
 
     const size_t in_bytes = (size_t)r->capacity * r->l.in_ll * 8;
     const size_t out_bytes = (size_t)r->capacity * r->l.out_ll * 8;
-    if (s == RK_OK) s = rk__cuda_pinned_alloc(ctx, HOST_CONTROL_BYTES + in_bytes + out_bytes, &r->host, &r->host_dev);
+    const size_t crq_bytes = (size_t)r->capacity * r->l.crq_ll * 8;
+    if (s == RK_OK)
+        s = rk__cuda_pinned_alloc(ctx, HOST_CONTROL_BYTES + in_bytes + out_bytes + crq_bytes, &r->host, &r->host_dev);
     if (s == RK_OK) {
         r->hctl = r->host;
         r->in = (uint64_t *)((unsigned char *)r->host + HOST_CONTROL_BYTES);
         r->out = (uint64_t *)((unsigned char *)r->host + HOST_CONTROL_BYTES + in_bytes);
+        r->crq = (uint64_t *)((unsigned char *)r->host + HOST_CONTROL_BYTES + in_bytes + out_bytes);
         size_t stage_bytes = shared ? 0 : (size_t)r->worker_warps * per_warp;
         size_t dbytes = RK_DCTL_WORDS * 8 + (size_t)r->worker_warps * RK_COUNT_WORDS * 8 + stage_bytes + 256 +
                         (k->desc.state_size ? k->desc.state_size : 16);
@@ -229,9 +250,21 @@ static rk_status start(rk_kernel *k) {
     return RK_OK;
 }
 
+static size_t take_replies(persistent_ring *r, unsigned char *dst, size_t stride, rk_reply_info *infos, size_t max,
+                           bool skip_only);
+
 static rk_status try_send(rk_kernel *k, const void *messages, size_t stride, size_t count, uint64_t first_id,
                           size_t *accepted) {
     persistent_ring *r = ring_of(k);
+    if (atomic_load_explicit(&r->failures_only, memory_order_relaxed) &&
+        atomic_load_explicit(&r->published, memory_order_relaxed) -
+                atomic_load_explicit(&r->received, memory_order_acquire) >= r->capacity / 2) {
+        /* A pipeline source: nobody receives its successful replies, so
+         * the sender skips them to regain credit (a failure stays for receive). */
+        pthread_mutex_lock(&r->recv_lock);
+        take_replies(r, NULL, 0, NULL, SIZE_MAX, true);
+        pthread_mutex_unlock(&r->recv_lock);
+    }
     const uint64_t pos = atomic_load_explicit(&r->published, memory_order_relaxed);
     const uint64_t taken = atomic_load_explicit(&r->received, memory_order_acquire);
     const uint64_t room = r->capacity - (pos - taken);
@@ -248,28 +281,73 @@ static rk_status try_send(rk_kernel *k, const void *messages, size_t stride, siz
     return RK_OK;
 }
 
-static rk_status try_receive(rk_kernel *k, void *replies, size_t stride, rk_reply_info *infos, size_t max,
-                             size_t *received) {
-    persistent_ring *r = ring_of(k);
+/* Takes up to max replies from the output queue (receiver's lock held).
+ * Successful replies are skipped when the kernel answers failures only;
+ * skip_only: stop at the first failure instead of taking it. */
+static size_t take_replies(persistent_ring *r, unsigned char *dst, size_t stride, rk_reply_info *infos, size_t max,
+                           bool skip_only) {
     __asm__ __volatile__("" ::: "memory"); /* the GPU writes the output queue behind the compiler's back */
+    const bool failures_only = atomic_load_explicit(&r->failures_only, memory_order_relaxed);
     uint64_t pos = atomic_load_explicit(&r->received, memory_order_relaxed);
-    if (r->recv_published - pos < max)
+    if (r->recv_published - pos < max || skip_only)
         r->recv_published = atomic_load_explicit(&r->published, memory_order_acquire);
     const uint32_t status_word = (r->l.reply_bytes + 3) / 4;
-    unsigned char *dst = replies;
     size_t n = 0;
     while (n < max && pos < r->recv_published) {
         const volatile uint64_t *slot = r->out + (pos & r->mask) * r->l.out_ll;
+        const uint32_t tag = rk__ring_tag(pos, r->log2_capacity);
+        if (!rk__ring_current(slot, r->l.out_ll, tag)) break;
+        const int32_t status = (int32_t)(uint32_t)slot[status_word];
+        if (failures_only && status == 0) {
+            pos++;
+            continue;
+        }
+        if (skip_only) break;
         /* Payload and status in one pass; the status word follows the payload. */
-        if (!rk__ring_take(dst + n * stride, slot, r->l.out_ll, r->l.reply_bytes, rk__ring_tag(pos, r->log2_capacity)))
-            break;
+        if (!rk__ring_take(dst + n * stride, slot, r->l.out_ll, r->l.reply_bytes, tag)) break;
         infos[n].id = r->ids[pos & r->mask];
+        infos[n].status = status;
+        infos[n].reserved = 0;
+        n++;
+        pos++;
+    }
+    if (pos != atomic_load_explicit(&r->received, memory_order_relaxed))
+        atomic_store_explicit(&r->received, pos, memory_order_release);
+    return n;
+}
+
+/* Takes up to max replies to channel messages (K2K), in the order the
+ * kernel wrote them, and publishes the host's place for the GPU's credit. */
+static size_t take_channel_replies(persistent_ring *r, unsigned char *dst, size_t stride, rk_reply_info *infos,
+                                   size_t max) {
+    const uint32_t status_word = (r->l.reply_bytes + 3) / 4;
+    uint64_t pos = r->crq_received;
+    size_t n = 0;
+    while (n < max) {
+        const volatile uint64_t *slot = r->crq + (pos & r->mask) * r->l.crq_ll;
+        const uint32_t tag = rk__ring_tag(pos, r->log2_capacity);
+        if (!rk__ring_current(slot, r->l.crq_ll, tag)) break;
+        if (!rk__ring_take(dst + n * stride, slot, r->l.out_ll, r->l.reply_bytes, tag)) break;
+        infos[n].id = (uint32_t)slot[r->l.out_ll] | (uint64_t)(uint32_t)slot[r->l.out_ll + 1] << 32;
         infos[n].status = (int32_t)(uint32_t)slot[status_word];
         infos[n].reserved = 0;
         n++;
         pos++;
     }
-    if (n) atomic_store_explicit(&r->received, pos, memory_order_release);
+    if (n) {
+        r->crq_received = pos;
+        r->hctl[RK_HCTL_CR_RECEIVED] = pos;
+    }
+    return n;
+}
+
+static rk_status try_receive(rk_kernel *k, void *replies, size_t stride, rk_reply_info *infos, size_t max,
+                             size_t *received) {
+    persistent_ring *r = ring_of(k);
+    pthread_mutex_lock(&r->recv_lock);
+    size_t n = take_replies(r, replies, stride, infos, max, false);
+    if (n < max) n += take_channel_replies(r, (unsigned char *)replies + n * stride, stride, infos + n, max - n);
+    pthread_mutex_unlock(&r->recv_lock);
     *received = n;
     return RK_OK;
 }
@@ -334,6 +412,22 @@ static void check_kernel(persistent_ring *r, uint64_t now, uint64_t processed, u
     }
 }
 
+/* K2K: skips the successful replies a failures-only kernel will never hand
+ * out (so they do not count as waiting), and counts the replies waiting in
+ * the channel-reply queue. *received: the receiver's place afterwards. */
+static uint32_t pending_extra(persistent_ring *r, uint64_t *received) {
+    pthread_mutex_lock(&r->recv_lock);
+    if (atomic_load_explicit(&r->failures_only, memory_order_relaxed))
+        take_replies(r, NULL, 0, NULL, SIZE_MAX, true);
+    *received = atomic_load(&r->received);
+    uint32_t n = 0;
+    for (uint64_t pos = r->crq_received; n < r->capacity; pos++, n++)
+        if (!rk__ring_current(r->crq + (pos & r->mask) * r->l.crq_ll, r->l.crq_ll, rk__ring_tag(pos, r->log2_capacity)))
+            break;
+    pthread_mutex_unlock(&r->recv_lock);
+    return n;
+}
+
 static rk_status poll(rk_kernel *k, rk__control *out) {
     persistent_ring *r = ring_of(k);
     const uint64_t processed = r->hctl[RK_HCTL_PROCESSED];
@@ -349,7 +443,7 @@ static rk_status poll(rk_kernel *k, rk__control *out) {
     /* A kernel that faulted has stopped for good: say so, so that terminate
      * and destroy need not wait for it. */
     out->has_terminated = terminated || (r->stopped && out->failure == RK_DEVICE_FAULT);
-    out->messages_processed = processed;
+    out->messages_processed = processed + r->hctl[RK_HCTL_CH_PROCESSED];
     out->errors_encountered = errors;
     out->launches = atomic_load(&r->launches);
     if (out->failure != RK_OK) {
@@ -362,12 +456,14 @@ static rk_status poll(rk_kernel *k, rk__control *out) {
             ready++;
         out->input_depth = 0;
         out->output_depth = (uint32_t)(ready - received);
-        out->messages_processed = processed > ready ? processed : ready;
+        out->messages_processed = (processed > ready ? processed : ready) + r->hctl[RK_HCTL_CH_PROCESSED];
         return RK_OK;
     }
     uint64_t done = processed < published ? processed : published;
     out->input_depth = (uint32_t)(published - done);
-    out->output_depth = (uint32_t)(done > received ? done - received : 0);
+    uint64_t taken = received;
+    const uint32_t channel_replies = pending_extra(r, &taken);
+    out->output_depth = (uint32_t)(done > taken ? done - taken : 0) + channel_replies;
     return RK_OK;
 }
 
@@ -410,7 +506,23 @@ static rk_status destroy(rk_kernel *k) {
     }
     free_ring(r);
     k->impl = NULL;
+    rk__cuda_channel_detach(k);
     return s;
+}
+
+/* ---- K2K (cuda_channel.c) ------------------------------------------------------ */
+
+bool rk__cuda_persistent_view(rk_kernel *k, rk__cuda_ring_view *out) {
+    if (k->ring != &rk__cuda_persistent_ops || !k->impl) return false;
+    persistent_ring *r = ring_of(k);
+    *out = (rk__cuda_ring_view){.ctx = r->ctx, .hctl = r->hctl, .layout = r->l, .worker_warps = r->worker_warps,
+                                .chunk = r->chunk};
+    return true;
+}
+
+static rk_status set_host_replies(rk_kernel *k, bool failures_only) {
+    atomic_store_explicit(&ring_of(k)->failures_only, failures_only, memory_order_relaxed);
+    return RK_OK;
 }
 
 const rk__ring_iface rk__cuda_persistent_ops = {
@@ -421,6 +533,8 @@ const rk__ring_iface rk__cuda_persistent_ops = {
     .request_terminate = request_terminate,
     .poll = poll,
     .destroy = destroy,
+    .channel_attach = rk__cuda_channel_attach,
+    .set_host_replies = set_host_replies,
 };
 
 /* ---- pausing for module loads ------------------------------------------------ */

@@ -10,6 +10,7 @@
 #include "cuda/cuda_ring_layout.h"
 
 extern const char rk__cuda_template_ring[];
+extern const char rk__cuda_template_channel[];
 
 static bool is_identifier(const char *s) {
     if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
@@ -34,9 +35,11 @@ rk_status rk__cuda_ring_source(const char *handler_source, const char *handler_n
                      "#define RK_WARPS_PER_BLOCK %d\n"
                      "#include \"ringkernel/dsl.h\"\n"
                      "#line 1 \"handler.cu\"\n%s\n"
+                     "#line 1 \"channel.cu\"\n%s\n"
                      "#line 1 \"ring.cu\"\n#define RK_HANDLER_FN %s\n%s",
                      handler_name, l->msg_bytes, l->reply_bytes, l->state_bytes, l->in_ll, l->out_ll, l->in_stage,
-                     l->out_stage, RK_CUDA_WARPS_PER_BLOCK, handler_source, handler_name, rk__cuda_template_ring);
+                     l->out_stage, RK_CUDA_WARPS_PER_BLOCK, handler_source, rk__cuda_template_channel, handler_name,
+                     rk__cuda_template_ring);
     if (n < 0) return rk__fail(RK_OUT_OF_MEMORY, "out of memory building the ring kernel source");
     *out = text;
     return RK_OK;

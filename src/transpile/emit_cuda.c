@@ -625,6 +625,9 @@ void rk__tp_emit_cuda(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
                 "}\n\n");
     for (size_t i = 0; i < sizeof memory_words / sizeof memory_words[0]; i++)
         if (e.used[memory_words[i].id]) memory_word_helper(&e, &memory_words[i]);
+    if (e.used[TP_B_RK_EMIT])
+        put(&e, "/* rk_emit: the CUDA ring kernel template (src/device/cuda/channel.cu) defines it. */\n"
+                "__device__ int rk__emit(unsigned port, const void *message, unsigned size);\n\n");
     if (e.used[TP_B_DYNAMIC_SHARED])
         put(&e, "__device__ static inline void *rk__dynamic_shared(void) {\n"
                 "    extern __shared__ unsigned char rk__dynamic_smem[];\n"

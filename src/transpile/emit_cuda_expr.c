@@ -236,9 +236,15 @@ static void builtin(emitter *e, tp_node *n) {
     case TP_B_NANF: put(e, "__int_as_float(0x7fffffff)"); return;
     case TP_B_INF: put(e, "__longlong_as_double(0x7ff0000000000000ll)"); return;
     case TP_B_RK_EMIT:
-        rk__tp_error(e->ctx, n->tok, "rk_emit: kernel-to-kernel channels run on the CPU backend only so far "
-                                     "(docs/channels.md)");
-        put(e, "0");
+        /* Defined by the CUDA ring kernel template (src/device/cuda/channel.cu),
+         * which dsl.h declares it for; the size is the message's. */
+        put(e, "rk__emit((unsigned)(");
+        rk__cuda_expr(e, n->args, 0);
+        put(e, "), ");
+        rk__cuda_expr(e, n->args->next, 0);
+        put(e, ", (unsigned)sizeof(");
+        rk__cuda_declaration(e, rk__tp_unqual(n->args->next->ty->base), "");
+        put(e, "))");
         return;
     default:
         simple = b->name; /* <math.h>: CUDA has the same functions */

@@ -700,7 +700,44 @@ static void helpers(emitter *e, bool any_stencil, const tp_obj *first_global) {
     put(e, "\n");
 }
 
+int rk__wgsl_emit_helper(emitter *e, const tp_type *ty, const tp_token *tok) {
+    for (int i = 0; i < e->emit_type_count; i++)
+        if (e->emit_types[i] == ty) return i;
+    if (e->emit_type_count == (int)(sizeof e->emit_types / sizeof e->emit_types[0])) {
+        rk__tp_error(e->ctx, tok, "rk_emit: more than 16 message types in one module (WGSL target)");
+        return 0;
+    }
+    e->emit_types[e->emit_type_count] = ty;
+    return e->emit_type_count++;
+}
+
+/* rk_emit's helpers over the ring template's rk_emit buffer (layout in
+ * src/webgpu/webgpu_channel.h): per port a count, the room the host gave,
+ * a status (0 = open, else what every emit returns), the message size, the
+ * refused count, a stride and the first word of the port's region. One
+ * invocation runs the batch in order, so plain increments are exact. */
+static void emit_helpers(emitter *e) {
+    for (int i = 0; i < e->emit_type_count; i++) {
+        const tp_type *ty = e->emit_types[i];
+        PRINTF(e, "fn rk_emit_%d(port: u32, m: ptr<function, %s>) -> i32 {\n", i, rk__wgsl_type_name(e, ty));
+        put(e, "    if (port >= 8u) { return -12; }\n"
+               "    let st = bitcast<i32>(rk_emit[16u + port]);\n"
+               "    if (st == -12) { return st; }\n"
+               "    var rc = st;\n");
+        PRINTF(e, "    if (rc == 0 && rk_emit[24u + port] != %du) { rc = -1; }\n", ty->size);
+        put(e, "    let n = rk_emit[port];\n"
+               "    if (rc == 0 && n >= rk_emit[8u + port]) { rc = -7; }\n"
+               "    if (rc != 0) { rk_emit[32u + port] += 1u; return rc; }\n"
+               "    let rk_e = rk_emit[48u + port] + n * rk_emit[40u + port];\n");
+        e->indent = 1;
+        move_words(e, ty, "(*m)", "rk_emit", "rk_e", 0, false, NULL);
+        e->indent = 0;
+        put(e, "    rk_emit[port] = n + 1u;\n    return 0;\n}\n");
+    }
+}
+
 static void late_helpers(emitter *e) {
+    emit_helpers(e);
     unsigned h = e->late_helpers;
     if (h) put(e, "\n");
     if (h & LATE_NONFINITE)

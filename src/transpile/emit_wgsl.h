@@ -73,7 +73,13 @@ typedef struct emitter {
     const tp_node **lowered;
     const char **lowered_names;
     int lowered_count, lowered_cap;
+    /* rk_emit: the message types emitted; helper rk_emit_K writes type K. */
+    const tp_type *emit_types[16];
+    int emit_type_count;
 } emitter;
+
+/* The index of rk_emit's helper for messages of type ty (emit_wgsl.c). */
+int rk__wgsl_emit_helper(emitter *e, const tp_type *ty, const tp_token *tok);
 
 
 /* Where a pointer expression points. base: the pointer-like thing; add: an

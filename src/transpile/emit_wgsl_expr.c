@@ -449,10 +449,18 @@ static void builtin(emitter *e, tp_node *n) {
     case TP_B_SYNC_THREADS: put(e, "rk_sync_threads()"); return;
     case TP_B_THREAD_FENCE: put(e, "storageBarrier()"); return;
     case TP_B_THREAD_FENCE_BLOCK: put(e, "workgroupBarrier()"); return;
-    case TP_B_RK_EMIT:
-        refuse(e, n->tok, "rk_emit: kernel-to-kernel channels run on the CPU backend only so far (docs/channels.md)");
-        put(e, "0");
+    case TP_B_RK_EMIT: {
+        /* rk_emit_K(port, pointer): the helper (emit_wgsl.c) writes the
+         * message's words into the ring template's rk_emit buffer. */
+        tp_node *msg = n->args->next;
+        const tp_type *ty = rk__tp_unqual(msg->ty->base); /* sema: a pointer to a complete type */
+        PRINTF(e, "rk_emit_%d(u32(", rk__wgsl_emit_helper(e, ty, n->tok));
+        rk__wgsl_expr(e, n->args);
+        put(e, "), ");
+        rk__wgsl_expr(e, msg);
+        put(e, ")");
         return;
+    }
     case TP_B_DYNAMIC_SHARED:
         refuse(e, n->tok, "dynamic_shared: WGSL has no dynamic workgroup memory; declare an RK_SHARED array");
         put(e, "0");

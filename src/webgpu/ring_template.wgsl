@@ -10,6 +10,8 @@
 // rk_state     the kernel's state, kept on the device between batches
 // rk_counters  this dispatch's 32-bit counts (WGSL has no 64-bit atomics);
 //              the host clears them per dispatch and sums them into 64 bits
+// rk_emit      K2K: what rk_emit writes, per output port (layout in
+//              src/webgpu/webgpu_channel.h); the host routes it on the device
 
 struct RkCounters {
     processed: atomic<u32>,
@@ -21,6 +23,7 @@ struct RkCounters {
 @group(0) @binding(2) var<storage, read_write> rk_status: array<i32>;
 @group(0) @binding(3) var<storage, read_write> rk_state: array<u32>;
 @group(0) @binding(4) var<storage, read_write> rk_counters: RkCounters;
+@group(0) @binding(5) var<storage, read_write> rk_emit: array<u32>;
 
 fn rk_process(i: u32) {
     let req = 1u + i * RK_REQ_WORDS;
@@ -40,6 +43,7 @@ fn rk_process(i: u32) {
 @compute @workgroup_size(64)
 fn rk_ring_parallel(@builtin(global_invocation_id) gid: vec3<u32>) {
     _ = rk_state[0]; // keep every binding in the "auto" layout
+    _ = rk_emit[0];
     if (gid.x < rk_in[0]) {
         rk_process(gid.x);
     }
@@ -50,6 +54,7 @@ fn rk_ring_parallel(@builtin(global_invocation_id) gid: vec3<u32>) {
 @compute @workgroup_size(1)
 fn rk_ring_sequential() {
     _ = rk_state[0];
+    _ = rk_emit[0];
     let count = rk_in[0];
     for (var i = 0u; i < count; i++) {
         rk_process(i);

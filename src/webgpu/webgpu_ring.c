@@ -18,49 +18,12 @@
 #include <string.h>
 
 #include "ringkernel/transpile.h"
-#include "webgpu_internal.h"
+#include "webgpu_channel.h"
+#include "webgpu_ring.h"
 
 extern const char rk__webgpu_ring_template[];
 
-enum { PARALLEL_WORKGROUP = 64, MAX_BATCH = 4096, COUNTERS_BYTES = 16 };
 
-typedef struct wg_ring {
-    wg_context *c;
-    uint32_t req_words, resp_words, state_words;
-    uint32_t cap, max_batch;
-    bool sequential;
-
-    WGPUShaderModule shader;
-    WGPUComputePipeline pipeline;
-    WGPUBindGroup group;
-    WGPUBuffer in, out, status, state, counters, readback;
-    uint64_t status_off, reply_off; /* in readback; counters at 0 */
-
-    pthread_t worker;
-    bool worker_started;
-    atomic_bool abort;   /* destroy gave up on a dispatch that does not finish */
-    WGPUEnum map_status; /* the readback map's result (owned here, not on a stack: see run_batch) */
-
-    /* Everything below is guarded by mu. */
-    pthread_mutex_t mu;
-    pthread_cond_t cv; /* wakes the worker */
-    unsigned char *in_msgs; /* host input ring: cap slots of message_size bytes */
-    uint64_t *in_ids;
-    uint64_t in_head, in_tail;
-    uint32_t in_flight;
-    unsigned char *out_msgs; /* host output ring: cap replies */
-    rk_reply_info *out_infos;
-    uint64_t out_head, out_tail;
-    bool active, should_terminate, has_terminated, stop;
-    uint64_t processed, errors, launches;
-    rk_status failure;
-    char failure_reason[192];
-
-    /* Worker-only scratch. */
-    uint32_t *batch;       /* [count, requests...] */
-    uint64_t *batch_ids;
-    unsigned char *result; /* copy of the mapped readback */
-} wg_ring;
 
 static wg_ring *ring_of(rk_kernel *k) { return k->impl; }
 
@@ -167,7 +130,7 @@ static char *ring_source(const wg_ring *r, const char *handler, const char *entr
 
 static void release_device(wg_ring *r) {
     const rk__wgpu_api *W = r->c->W;
-    WGPUBuffer *bufs[] = {&r->in, &r->out, &r->status, &r->state, &r->counters, &r->readback};
+    WGPUBuffer *bufs[] = {&r->in, &r->out, &r->status, &r->state, &r->counters, &r->readback, &r->links.emit};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
         if (*bufs[i]) {
             W->BufferDestroy(*bufs[i]);
@@ -183,12 +146,30 @@ static void release_device(wg_ring *r) {
     r->shader = NULL;
 }
 
+/* The bind group over the current buffers (again when the emit buffer grows). */
+static rk_status bind(wg_ring *r) {
+    wg_context *c = r->c;
+    WGPUBindGroupLayout layout = c->W->ComputePipelineGetBindGroupLayout(r->pipeline, 0);
+    WGPUBuffer bufs[6] = {r->in, r->out, r->status, r->state, r->counters, r->links.emit};
+    WGPUBindGroupEntry e[6];
+    for (uint32_t i = 0; i < 6; i++)
+        e[i] = (WGPUBindGroupEntry){.binding = i, .buffer = bufs[i], .offset = 0, .size = WGPU_WHOLE_SIZE};
+    WGPUBindGroupDescriptor bd = {.layout = layout, .entryCount = 6, .entries = e};
+    if (r->group) c->W->BindGroupRelease(r->group);
+    rk__wg_scope_push(c);
+    r->group = c->W->DeviceCreateBindGroup(c->device, &bd);
+    rk_status s = rk__wg_scope_pop(c, RK_INTERNAL, "ring kernel bind group");
+    c->W->BindGroupLayoutRelease(layout);
+    return s;
+}
+
 static rk_status create_device(wg_ring *r, const char *code) {
     wg_context *c = r->c;
     const WGPUFlags storage = WGPU_BUFFER_USAGE_STORAGE | WGPU_BUFFER_USAGE_COPY_DST | WGPU_BUFFER_USAGE_COPY_SRC;
     uint64_t reply_bytes = (uint64_t)r->max_batch * r->resp_words * 4u;
     r->status_off = COUNTERS_BYTES;
     r->reply_off = (r->status_off + (uint64_t)r->max_batch * 4u + 7u) & ~(uint64_t)7u;
+    r->emit_off = r->reply_off + ((reply_bytes + 7u) & ~(uint64_t)7u);
     rk_status s = rk__wg_build_pipeline(c, code, r->sequential ? "rk_ring_sequential" : "rk_ring_parallel",
                                         &r->shader, &r->pipeline);
     if (s == RK_OK)
@@ -198,21 +179,12 @@ static rk_status create_device(wg_ring *r, const char *code) {
     if (s == RK_OK) s = rk__wg_create_buffer(c, (uint64_t)r->state_words * 4u, storage, "rk ring state", &r->state);
     if (s == RK_OK) s = rk__wg_create_buffer(c, COUNTERS_BYTES, storage, "rk ring counters", &r->counters);
     if (s == RK_OK)
-        s = rk__wg_create_buffer(c, r->reply_off + (reply_bytes ? reply_bytes : 4),
+        s = rk__wg_create_buffer(c, r->emit_off + WG_EMIT_HEADER * 4u,
                                  WGPU_BUFFER_USAGE_MAP_READ | WGPU_BUFFER_USAGE_COPY_DST, "rk ring readback",
                                  &r->readback);
+    if (s == RK_OK) s = rk__wg_create_buffer(c, WG_EMIT_HEADER * 4u, storage, "rk ring emit", &r->links.emit);
     if (s != RK_OK) return s;
-    WGPUBindGroupLayout layout = c->W->ComputePipelineGetBindGroupLayout(r->pipeline, 0);
-    WGPUBuffer bufs[5] = {r->in, r->out, r->status, r->state, r->counters};
-    WGPUBindGroupEntry e[5];
-    for (uint32_t i = 0; i < 5; i++)
-        e[i] = (WGPUBindGroupEntry){.binding = i, .buffer = bufs[i], .offset = 0, .size = WGPU_WHOLE_SIZE};
-    WGPUBindGroupDescriptor bd = {.layout = layout, .entryCount = 5, .entries = e};
-    rk__wg_scope_push(c);
-    r->group = c->W->DeviceCreateBindGroup(c->device, &bd);
-    s = rk__wg_scope_pop(c, RK_INTERNAL, "ring kernel bind group");
-    c->W->BindGroupLayoutRelease(layout);
-    return s;
+    return bind(r);
 }
 
 /* ---- one batch: write, dispatch, read back ------------------------------------------- */
@@ -223,13 +195,16 @@ static void on_map(WGPUEnum status, WGPUStringView message, void *u1, void *u2) 
     *(WGPUEnum *)u1 = status;
 }
 
-/* Runs a batch of n staged requests (already in r->batch). Expects c->lock. */
-static rk_status run_batch(wg_ring *r, uint32_t n) {
+/* Runs a batch of n requests: the first `host` staged in r->batch, the rest
+ * copied on the device from channels (plan). Expects c->lock. */
+static rk_status run_batch(wg_ring *r, uint32_t host, uint32_t n, const wg_plan *plan) {
     wg_context *c = r->c;
     const rk__wgpu_api *W = c->W;
     r->batch[0] = n;
-    W->QueueWriteBuffer(c->queue, r->in, 0, r->batch, 4u + (size_t)n * r->req_words * 4u);
+    W->QueueWriteBuffer(c->queue, r->in, 0, r->batch, 4u + (size_t)host * r->req_words * 4u);
+    W->QueueWriteBuffer(c->queue, r->links.emit, 0, plan->header, sizeof plan->header);
     WGPUCommandEncoder enc = W->DeviceCreateCommandEncoder(c->device, NULL);
+    rk__wg_channel_encode_inputs(r, plan, enc);
     W->CommandEncoderClearBuffer(enc, r->counters, 0, COUNTERS_BYTES);
     WGPUComputePassEncoder pass = W->CommandEncoderBeginComputePass(enc, NULL);
     W->ComputePassEncoderSetPipeline(pass, r->pipeline);
@@ -241,13 +216,14 @@ static rk_status run_batch(wg_ring *r, uint32_t n) {
     W->CommandEncoderCopyBufferToBuffer(enc, r->counters, 0, r->readback, 0, COUNTERS_BYTES);
     W->CommandEncoderCopyBufferToBuffer(enc, r->status, 0, r->readback, r->status_off, (uint64_t)n * 4u);
     if (reply_bytes) W->CommandEncoderCopyBufferToBuffer(enc, r->out, 0, r->readback, r->reply_off, reply_bytes);
+    W->CommandEncoderCopyBufferToBuffer(enc, r->links.emit, 0, r->readback, r->emit_off, WG_EMIT_HEADER * 4u);
     WGPUCommandBuffer cmd = W->CommandEncoderFinish(enc, NULL);
     W->QueueSubmit(c->queue, 1, &cmd);
     W->CommandBufferRelease(cmd);
     W->ComputePassEncoderRelease(pass);
     W->CommandEncoderRelease(enc);
 
-    size_t span = (size_t)(r->reply_off + (reply_bytes ? reply_bytes : 4));
+    size_t span = (size_t)(r->emit_off + WG_EMIT_HEADER * 4u);
     /* If destroy aborts this wait, the callback (WaitAnyOnly) is never run;
      * its result lives in the ring all the same, not on this stack. */
     r->map_status = 0;
@@ -270,70 +246,125 @@ static rk_status run_batch(wg_ring *r, uint32_t n) {
 
 /* ---- the worker ------------------------------------------------------------------------ */
 
-static bool runnable(const wg_ring *r) {
-    uint64_t staged = r->in_tail - r->in_head;
-    uint64_t room = r->cap - (r->out_tail - r->out_head);
-    return staged && room && (r->active || r->should_terminate);
+/* Rebuilds the emit buffer and bind group when ports were connected. */
+static rk_status prepare_ports(wg_ring *r) {
+    pthread_mutex_lock(&r->c->lock);
+    bool rebind = false;
+    rk_status s = rk__wg_channel_prepare(r, &rebind);
+    if (s == RK_OK && rebind) s = bind(r);
+    pthread_mutex_unlock(&r->c->lock);
+    return s;
+}
+
+static void fail(wg_ring *r, rk_kernel *k, rk_status s) {
+    r->failure = s;
+    snprintf(r->failure_reason, sizeof r->failure_reason, "%s", rk_last_error());
+    rk__log(RK_LOG_ERROR, "webgpu ring kernel '%s' failed: %s", k->desc.name ? k->desc.name : "kernel", rk_last_error());
+}
+
+/* Stages up to n host messages in r->batch. */
+static void stage_host(wg_ring *r, uint32_t n, uint32_t msz) {
+    unsigned char *words = (unsigned char *)(r->batch + 1);
+    size_t stride = (size_t)r->req_words * 4u;
+    memset(words, 0, (size_t)n * stride);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t slot = (r->in_head + i) & (r->cap - 1);
+        memcpy(words + i * stride, r->in_msgs + slot * msz, msz);
+        r->batch_ids[i] = r->in_ids[slot];
+        r->reply_all[i] = !r->links.failures_only;
+    }
+    r->in_head += n;
+}
+
+/* Publishes the batch's replies: every one that failed, and the others
+ * their message's source asks for. */
+static void publish_replies(wg_ring *r, uint32_t n, uint32_t rsz) {
+    const uint32_t *counters = (const uint32_t *)r->result;
+    const int32_t *status = (const int32_t *)(r->result + r->status_off);
+    const unsigned char *replies = r->result + r->reply_off;
+    uint64_t tail = r->out_tail;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!r->reply_all[i] && status[i] == 0) continue;
+        uint64_t slot = tail++ & (r->cap - 1);
+        if (rsz) memcpy(r->out_msgs + slot * rsz, replies + (size_t)i * r->resp_words * 4u, rsz);
+        r->out_infos[slot] = (rk_reply_info){.id = r->batch_ids[i], .status = status[i]};
+    }
+    r->out_tail = tail;
+    r->processed += counters[0];
+    r->errors += counters[1];
 }
 
 static void *worker_main(void *arg) {
     rk_kernel *k = arg;
     wg_ring *r = ring_of(k);
     const uint32_t msz = k->desc.message_size, rsz = k->desc.reply_size;
+    wg_plan plan;
     pthread_mutex_lock(&r->mu);
     for (;;) {
         if (r->stop || r->failure != RK_OK) break;
-        if (r->should_terminate && r->in_tail == r->in_head) {
+        uint64_t staged = r->in_tail - r->in_head;
+        if (r->should_terminate && staged == 0 && r->links.in_count && !r->links.inputs_closed) {
+            /* What is on the inputs once they are closed is all that comes. */
+            pthread_mutex_unlock(&r->mu);
+            rk__wg_channel_close_inputs(r, RK_TERMINATED);
+            pthread_mutex_lock(&r->mu);
+            continue;
+        }
+        bool pending = rk__wg_channel_pending(r);
+        if (r->should_terminate && staged == 0 && !pending) {
             r->has_terminated = true;
             break;
         }
-        if (!runnable(r)) {
+        uint64_t room = r->cap - (r->out_tail - r->out_head);
+        uint32_t credit = rk__wg_channel_credit(r);
+        bool go = r->active || r->should_terminate;
+        if (!go || !room || !credit || (!staged && !pending)) {
             pthread_cond_wait(&r->cv, &r->mu);
             continue;
         }
-        uint64_t staged = r->in_tail - r->in_head;
-        uint64_t room = r->cap - (r->out_tail - r->out_head);
-        uint32_t n = (uint32_t)(staged < room ? staged : room);
-        if (n > r->max_batch) n = r->max_batch;
-        unsigned char *words = (unsigned char *)(r->batch + 1);
-        size_t stride = (size_t)r->req_words * 4u;
-        memset(words, 0, (size_t)n * stride);
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t slot = (r->in_head + i) & (r->cap - 1);
-            memcpy(words + i * stride, r->in_msgs + slot * msz, msz);
-            r->batch_ids[i] = r->in_ids[slot];
+        if (r->links.gen != r->links.built_gen) {
+            pthread_mutex_unlock(&r->mu);
+            rk_status s = prepare_ports(r);
+            pthread_mutex_lock(&r->mu);
+            if (s != RK_OK) {
+                fail(r, k, s);
+                break;
+            }
+            continue;
         }
-        r->in_head += n;
+        uint32_t limit = r->max_batch;
+        if (room < limit) limit = (uint32_t)room;
+        if (credit < limit) limit = credit;
+        uint32_t host = (uint32_t)(staged < limit ? staged : limit);
+        stage_host(r, host, msz);
+        rk__wg_channel_plan(r, &plan, host, limit - host);
+        uint32_t n = host + plan.taken;
         r->in_flight = n;
         pthread_mutex_unlock(&r->mu);
 
         pthread_mutex_lock(&r->c->lock);
-        rk_status s = run_batch(r, n);
+        rk_status s = n ? run_batch(r, host, n, &plan) : RK_OK;
+        rk__wg_channel_finish(r, &plan, (const uint32_t *)(r->result + r->emit_off), s == RK_OK && n);
         pthread_mutex_unlock(&r->c->lock);
+        rk__wg_channel_wake(&plan);
 
         pthread_mutex_lock(&r->mu);
         r->in_flight = 0;
-        r->launches++;
+        r->launches += n ? 1 : 0;
         if (s != RK_OK) {
-            r->failure = s;
-            snprintf(r->failure_reason, sizeof r->failure_reason, "%s", rk_last_error());
-            rk__log(RK_LOG_ERROR, "webgpu ring kernel '%s' failed: %s", k->desc.name ? k->desc.name : "kernel",
-                    rk_last_error());
+            fail(r, k, s);
             break;
         }
-        const uint32_t *counters = (const uint32_t *)r->result;
-        const int32_t *status = (const int32_t *)(r->result + r->status_off);
-        const unsigned char *replies = r->result + r->reply_off;
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t slot = (r->out_tail + i) & (r->cap - 1);
-            if (rsz) memcpy(r->out_msgs + slot * rsz, replies + (size_t)i * r->resp_words * 4u, rsz);
-            r->out_infos[slot] = (rk_reply_info){.id = r->batch_ids[i], .status = status[i]};
-        }
-        r->out_tail += n;
-        r->processed += counters[0];
-        r->errors += counters[1];
+        publish_replies(r, n, rsz);
     }
+    bool failed = r->failure != RK_OK;
     pthread_mutex_unlock(&r->mu);
+    if (failed) {
+        /* A failed kernel takes nothing more: emits to it report the fault
+         * and what waits on its inputs is answered with RK_DEVICE_FAULT. */
+        rk__wg_channel_close_inputs(r, RK_DEVICE_FAULT);
+        rk__wg_channel_fault_pending(r);
+    }
     return NULL;
 }
 
@@ -365,6 +396,7 @@ static void free_ring(wg_ring *r) {
     free(r->out_infos);
     free(r->batch);
     free(r->batch_ids);
+    free(r->reply_all);
     free(r->result);
     free(r);
 }
@@ -381,6 +413,7 @@ static rk_status start(rk_kernel *k) {
     pthread_cond_init(&r->cv, NULL);
     r->c = wg_ctx(k->ctx);
     r->cap = d->queue_capacity;
+    r->reply_bytes = d->reply_size;
     r->req_words = (d->message_size + 3u) / 4u;
     r->resp_words = (d->reply_size + 3u) / 4u;
     r->state_words = d->state_size ? (d->state_size + 3u) / 4u : 1u;
@@ -391,15 +424,17 @@ static rk_status start(rk_kernel *k) {
                                 (uint64_t)r->max_batch * r->resp_words * 4u > binding_max))
         r->max_batch /= 2;
     r->failure = RK_OK;
-    size_t result_size = 64 + (size_t)r->max_batch * 4u + (size_t)r->max_batch * r->resp_words * 4u;
+    size_t result_size = 64 + (size_t)r->max_batch * 4u + (size_t)r->max_batch * r->resp_words * 4u + 16 +
+                         WG_EMIT_HEADER * 4u;
     r->in_msgs = calloc(r->cap, d->message_size);
     r->in_ids = calloc(r->cap, sizeof *r->in_ids);
     r->out_msgs = calloc(r->cap, d->reply_size ? d->reply_size : 1);
     r->out_infos = calloc(r->cap, sizeof *r->out_infos);
     r->batch = calloc(1 + (size_t)r->max_batch * r->req_words, 4);
     r->batch_ids = calloc(r->max_batch, sizeof *r->batch_ids);
+    r->reply_all = calloc(r->max_batch, sizeof *r->reply_all);
     r->result = calloc(1, result_size);
-    if (!r->in_msgs || !r->in_ids || !r->out_msgs || !r->out_infos || !r->batch || !r->batch_ids || !r->result) {
+    if (!r->in_msgs || !r->in_ids || !r->out_msgs || !r->out_infos || !r->batch || !r->batch_ids || !r->reply_all || !r->result) {
         free_ring(r);
         return rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory for %u-slot queues", r->cap);
     }
@@ -408,6 +443,9 @@ static rk_status start(rk_kernel *k) {
     rk_status s = handler_wgsl(k, &handler, &entry, &uses_state);
     /* Handlers that keep no state run one invocation per message. */
     if (!uses_state && !d->ordered) r->sequential = false;
+    /* rk_emit: one invocation runs the batch in order, so each channel gets
+     * its messages in order and the emit counts need no atomics. */
+    if (s == RK_OK && strstr(handler, "rk_emit_0(")) r->sequential = true;
     if (s == RK_OK && !(code = ring_source(r, handler, entry)))
         s = rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
     if (s == RK_OK) {
@@ -524,6 +562,7 @@ static rk_status destroy(rk_kernel *k) {
     pthread_cond_signal(&r->cv);
     pthread_mutex_unlock(&r->mu);
     if (r->worker_started) pthread_join(r->worker, NULL);
+    rk__wg_channel_detach(r);
     bool wedged = r->c && r->c->wedged;
     free_ring(r);
     k->impl = NULL;
@@ -542,4 +581,6 @@ const rk__ring_iface rk__webgpu_ring_iface = {
     .request_terminate = request_terminate,
     .poll = poll,
     .destroy = destroy,
+    .channel_attach = rk__wg_channel_attach,
+    .set_host_replies = rk__wg_channel_set_host_replies,
 };

@@ -3,18 +3,20 @@
  * delivered is reported (RK_EMIT_CLOSED) by the stage that emitted it;
  * either way every message ends exactly once. */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "k2k_test.h"
 
 enum { COUNT = 1000, RING = 16 };
 
-static void launch_chain(k2k_env *env, rk_kernel **k) {
+static rk_channel *launch_chain(k2k_env *env, rk_kernel **k) {
     k[0] = k2k_launch(env, "t1", "stage", 2048);
     k[1] = k2k_launch(env, "t2", "stage", 2048);
     k[2] = k2k_launch(env, "tsink", "sink", 2048);
     CHECK_OK(rk_channel_set_host_replies(k[0], RK_CHANNEL_REPLY_FAILURES));
-    k2k_connect(k[0], 0, k[1], RK_CHANNEL_HOLD, RK_CHANNEL_REPLY_FAILURES, RING);
+    rk_channel *first = k2k_connect(k[0], 0, k[1], RK_CHANNEL_HOLD, RK_CHANNEL_REPLY_FAILURES, RING);
     k2k_connect(k[1], 0, k[2], RK_CHANNEL_HOLD, RK_CHANNEL_REPLY_ALL, RING);
+    return first;
 }
 
 static void sources_first(k2k_env *env) {
@@ -41,7 +43,7 @@ static void sources_first(k2k_env *env) {
 
 static void sink_first(k2k_env *env) {
     rk_kernel *k[3];
-    launch_chain(env, k);
+    rk_channel *held = launch_chain(env, k);
     /* t2 held back: RING messages wait on t1 -> t2, t1 stops (HOLD). */
     CHECK_OK(rk_kernel_activate(k[0]));
     CHECK_OK(rk_kernel_activate(k[2]));
@@ -49,6 +51,14 @@ static void sink_first(k2k_env *env) {
         k2k_msg m = k2k_make(0, i);
         CHECK_OK(rk_kernel_send(k[0], &m, sizeof m, K2K_SECONDS(10), NULL));
     }
+    /* The channel is full before anything terminates (a slow machine, a
+     * sanitizer: t1 may not have got there yet). */
+    rk_channel_stats st = {0};
+    for (int i = 0; i < 4000 && st.depth < RING; i++) {
+        CHECK_OK(rk_channel_stats_get(held, &st));
+        if (st.depth < RING) usleep(5000);
+    }
+    CHECK_EQ(st.depth, RING);
     CHECK_OK(rk_kernel_terminate(k[2], K2K_SECONDS(20)));
     CHECK_OK(rk_kernel_terminate(k[1], K2K_SECONDS(20)));
     CHECK_OK(rk_kernel_terminate(k[0], K2K_SECONDS(20)));

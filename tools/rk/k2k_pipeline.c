@@ -37,6 +37,7 @@ rk_status pipeline_open(pipeline *p, rk_runtime *rt, unsigned stages, bool relay
             .reply_size = sizeof(pipe_msg),
             .queue_capacity = queue,
             .workers = 1,
+            .ordered = true, /* CUDA: one worker warp per kernel, as channels need */
         };
         s = rk_kernel_launch(rt, &d, &p->k[i]);
         if (s == RK_OK) p->stages = i + 1;

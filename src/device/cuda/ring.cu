@@ -6,7 +6,7 @@
  *   #define RK_IN_STAGE / RK_OUT_STAGE  staging bytes per message / reply
  *   #define RK_WARPS_PER_BLOCK          worker warps in each block
  *   #define RK_HANDLER_FN name          the handler
- * then dsl.h and the handler source. Two kernels follow: rk_ring_persistent
+ * then dsl.h, the handler source and channel.cu (K2K channels). Two kernels follow: rk_ring_persistent
  * (launched once, fed through host-mapped memory) and rk_ring_batch (one
  * launch per batch: the traditional and CUDA-graph patterns).
  *
@@ -33,9 +33,6 @@
  *    host can ask the kernel to pause: each warp saves where it stopped and
  *    leaves, and a relaunch with `resume` set carries on from there.
  */
-
-typedef unsigned long long rk_u64;
-typedef unsigned int rk_u32;
 
 /* ---- the handler's types, from its signature ------------------------------ */
 
@@ -80,6 +77,7 @@ struct rk_ring_args {
     rk_u64 *counts;        /* device, per worker warp: processed, errors, and where it stopped */
     unsigned char *stage;  /* device staging when it does not fit in shared memory, else 0 */
     unsigned char *state;  /* the handler's state */
+    rk_u64 *crq;           /* host-mapped replies to channel messages: capacity * RK_CRQ_LL words */
     rk_u64 capacity_mask;
     rk_u32 log2_capacity;
     rk_u32 chunk;          /* positions per chunk: a power of two <= 32 */
@@ -103,7 +101,9 @@ struct rk_ring_args {
 #define RK_DCTL_PAUSE 2
 #define RK_DCTL_EXITED 16
 #define RK_DCTL_PAUSED 24
-#define RK_COUNT_WORDS 4      /* per warp: processed, errors, chunk_pos, done */
+#define RK_HCTL_CH_PROCESSED 19
+#define RK_COUNT_WORDS 8      /* per warp: processed, errors, chunk_pos, done, crq head, channel messages */
+#define RK_CRQ_LL (RK_OUT_LL + 2) /* a reply, then its 64-bit id as two tagged words */
 
 /* ---- memory access helpers -------------------------------------------------- */
 
@@ -152,6 +152,7 @@ extern __shared__ __align__(16) unsigned char rk_ring_smem[];
 #define RK_REPOLL_DELAY_NS 500        /* after a lone reply, before the next poll (see rk_worker) */
 #endif
 #define RK_SPARSE_NS 2000             /* a message this long after the previous one is "lone" */
+#define RK_CHANNEL_POLLS 3            /* K2K input polls per pass over the host queue */
 
 /* ---- worker warps ------------------------------------------------------------ */
 
@@ -221,6 +222,45 @@ __device__ __forceinline__ int rk_run_handler(const rk_ring_args &a, const unsig
     return status;
 }
 
+/* K2K (channel.cu): handles up to `max` messages waiting on one input
+ * channel, in order, one lane each. Their replies go to the channel-reply
+ * queue when the handler failed or the channel asks for every reply.
+ * Returns how many it took. */
+__device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, unsigned char *stage_in,
+                                  unsigned char *stage_out, rk_u32 max, rk_u64 &cr_head, rk_u64 &handled,
+                                  rk_u64 &errors) {
+    const rk_u64 cr_room = (a.capacity_mask + 1) - (cr_head - rk_load(a.dctl + RK_DCTL_CR_RECEIVED));
+    if (max > cr_room) max = (rk_u32)cr_room;
+    rk_u32 input = 0;
+    const rk_u32 lanes = max ? rk_channel_load(lane, max, RK_IN_LL, stage_in, RK_IN_STAGE, &input) : 0;
+    if (!lanes) return 0;
+    rk_u32 kept = lane == 0 ? rk_emit_begin(lanes) : 0;
+    kept = __shfl_sync(0xffffffffu, kept, 0);
+    __syncwarp();
+    int status = 0;
+    if ((kept >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
+    rk_emit_publish(lane);
+    const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & kept;
+    const rk_u32 reply = rk_ch.in[input].reply_all ? kept : failed;
+    if ((reply >> lane) & 1u) {
+        const rk_u64 pos = cr_head + __popc(reply & ((1u << lane) - 1u));
+        const rk_u64 tag = (rk_u64)rk_tag(pos, a.log2_capacity) << 32;
+        rk_u64 *slot = a.crq + (pos & a.capacity_mask) * RK_CRQ_LL;
+        const rk_u32 *src = (const rk_u32 *)(stage_out + lane * RK_OUT_STAGE);
+        for (int w = 0; w < RK_OUT_LL; w += 2) rk_store2(slot + w, tag | src[w], tag | src[w + 1]);
+        const rk_u64 seq = (rk_ch.in[input].tail + lane) & ((1ull << 40) - 1);
+        const rk_u64 id = (1ull << 63) | ((rk_u64)rk_ch.in[input].id << 40) | seq;
+        rk_store2(slot + RK_OUT_LL, tag | (rk_u32)id, tag | (rk_u32)(id >> 32));
+    }
+    cr_head += __popc(reply);
+    handled += __popc(kept);
+    errors += __popc(__ballot_sync(0xffffffffu, status < 0) & kept);
+    __syncwarp();
+    if (lane == 0) rk_channel_taken(input, __popc(kept));
+    __syncwarp();
+    return __popc(kept);
+}
+
 __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 local_warp) {
     const rk_u32 P = a.chunk;
     const rk_u32 full = rk_bits(0, P);
@@ -234,16 +274,19 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
     rk_u32 done = 0, window = 1; /* invariant: done != full at the top of the loop */
     rk_u32 empty_polls = 0, full_polls = 0;
     rk_u64 last_found_at = 0;
-    rk_u64 processed = 0, errors = 0;
+    rk_u64 processed = 0, errors = 0, cr_head = 0, ch_handled = 0;
     if (a.resume) {
         processed = rk_load(saved);
         errors = rk_load(saved + 1);
         chunk_pos = rk_load(saved + 2);
         done = (rk_u32)rk_load(saved + 3);
+        cr_head = rk_load(saved + 4);
+        ch_handled = rk_load(saved + 5);
     }
     bool pausing = false;
 
     for (;;) {
+        rk_links_refresh(a.hctl, a.dctl, lane); /* K2K: channels connected meanwhile */
         /* The control words (device memory) and the first round of slot loads
          * (host memory) are all in flight before any of them is used. */
         rk_u64 active = rk_load(a.dctl + RK_DCTL_ACTIVE);
@@ -259,19 +302,39 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             pausing = true;
             break;
         }
+        bool host_done = false;
         if (term) {
-            /* Finish every position below the target, then leave. */
+            /* Finish every position below the target, then (K2K) close the
+             * input channels and drain them, then leave. */
             rk_u64 target = term - 1;
-            if (chunk_pos >= target) break;
-            if (chunk_pos + P > target) done |= full & ~rk_bits(0, (rk_u32)(target - chunk_pos));
-            if (done == full) {
-                chunk_pos += step;
-                done = 0;
-                continue;
+            if (chunk_pos >= target) {
+                if (!rk_ch.enabled || rk_channel_drained(lane)) break;
+                host_done = true;
+            } else {
+                if (chunk_pos + P > target) done |= full & ~rk_bits(0, (rk_u32)(target - chunk_pos));
+                if (done == full) {
+                    chunk_pos += step;
+                    done = 0;
+                    continue;
+                }
             }
         } else if (!active) {
             __nanosleep(2000);
             continue;
+        }
+
+        if (rk_ch.enabled) {
+            /* K2K inputs, polled in device memory while the host slots' loads
+             * are in flight: a few polls fit in one trip over the bus. */
+            rk_u32 got = 0;
+            for (int poll = 0; poll < RK_CHANNEL_POLLS && !got; poll++)
+                got = rk_channel_pass(a, lane, stage_in, stage_out, P, cr_head, ch_handled, errors);
+            if (got && lane == 0) {
+                rk_store(saved + 1, errors);
+                rk_store(saved + 4, cr_head);
+                rk_store(saved + 5, ch_handled);
+            }
+            if (host_done) continue;
         }
 
         rk_u32 bad = rk_check_loads(a, chunk_pos, first, units, 0, lane, x, y, stage_in);
@@ -280,7 +343,19 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             bad |= rk_check_loads(a, chunk_pos, first, units, round, lane, x, y, stage_in);
         }
         bad = rk_warp_or(bad);
-        const rk_u32 ready = rk_bits(first, lim) & ~done & ~bad;
+        rk_u32 ready = rk_bits(first, lim) & ~done & ~bad;
+        const bool emits = rk_ch.enabled && ready;
+        if (emits) {
+            /* In order: a run of ready positions from the first not done, so
+             * lanes (and so emits) follow the host's order. */
+            const rk_u32 run = ~(ready >> first);
+            ready &= run ? ((1u << (__ffs(run) - 1)) - 1u) << first : ready;
+            /* K2K: HOLD ports cut the pass to their room (the rest stays for later). */
+            rk_u32 kept = lane == 0 ? rk_emit_begin(ready) : 0;
+            ready = __shfl_sync(0xffffffffu, kept, 0);
+            __syncwarp();
+            if (!ready) rk_emit_publish(lane);
+        }
         /* The window: one slot while messages come one at a time (a wider
          * poll only takes longer), doubling while every polled slot keeps
          * being ready (a sender writing batches), back to one slot after a
@@ -305,6 +380,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         if ((ready >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
         const rk_u32 failed = __ballot_sync(0xffffffffu, status < 0);
         __syncwarp();
+        if (emits) rk_emit_publish(lane);
 
         /* Replies go back as tagged words, coalesced. */
         const rk_u32 out_units = (lim - first) * RK_OUT_UNITS;
@@ -349,6 +425,8 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         rk_store(saved + 1, errors);
         rk_store(saved + 2, chunk_pos);
         rk_store(saved + 3, done);
+        rk_store(saved + 4, cr_head);
+        rk_store(saved + 5, ch_handled);
         __threadfence();
         atomicAdd(a.dctl + (pausing ? RK_DCTL_PAUSED : RK_DCTL_EXITED), 1ull);
     }
@@ -357,23 +435,33 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
 /* ---- the control thread ------------------------------------------------------ */
 
 __device__ void rk_control(const rk_ring_args &a) {
-    rk_u64 active = 0, term = 0, pause = 0, processed = 0, errors = 0, beat = 0;
+    rk_u64 active = 0, term = 0, pause = 0, processed = 0, errors = 0, beat = 0, gen = 0, cr_received = 0, ch = 0;
     for (;;) {
         rk_u64 h_active = rk_load(a.hctl + RK_HCTL_ACTIVE);
         rk_u64 h_term = rk_load(a.hctl + RK_HCTL_TERMINATE);
         rk_u64 h_pause = rk_load(a.hctl + RK_HCTL_PAUSE);
+        rk_u64 h_gen = rk_load(a.hctl + RK_HCTL_LINK_GEN);
+        rk_u64 h_cr = rk_load(a.hctl + RK_HCTL_CR_RECEIVED);
         if (h_active != active) rk_store(a.dctl + RK_DCTL_ACTIVE, active = h_active);
         if (h_term != term) rk_store(a.dctl + RK_DCTL_TERMINATE, term = h_term);
         if (h_pause != pause) rk_store(a.dctl + RK_DCTL_PAUSE, pause = h_pause);
+        /* K2K: the link table's generation and the host's place in the
+         * channel-reply queue, for the workers (channel.cu). */
+        if (h_cr != cr_received) rk_store(a.dctl + RK_DCTL_CR_RECEIVED, cr_received = h_cr);
+        if (h_gen != gen) {
+            __threadfence_system();
+            rk_store(a.dctl + RK_DCTL_LINK_GEN, gen = h_gen);
+        }
         /* Every worker has left, for good or for a pause. */
         const rk_u64 exited = rk_load(a.dctl + RK_DCTL_EXITED), paused = rk_load(a.dctl + RK_DCTL_PAUSED);
         const bool finished = exited + paused == a.worker_warps;
         if (finished) __threadfence();
-        rk_u64 p = 0, e = 0;
+        rk_u64 p = 0, e = 0, c = 0;
 #pragma unroll 8
         for (rk_u32 w = 0; w < a.worker_warps; w++) {
             p += rk_load(a.counts + RK_COUNT_WORDS * w);
             e += rk_load(a.counts + RK_COUNT_WORDS * w + 1);
+            c += rk_load(a.counts + RK_COUNT_WORDS * w + 5);
         }
         /* Counters go out every 64 passes (about 100 us), not on every change:
          * each write takes the line from the host's cache, and the host reads
@@ -381,6 +469,7 @@ __device__ void rk_control(const rk_ring_args &a) {
         if (finished || (beat & 63) == 0) {
             if (p != processed) rk_store(a.hctl + RK_HCTL_PROCESSED, processed = p);
             if (e != errors) rk_store(a.hctl + RK_HCTL_ERRORS, errors = e);
+            if (c != ch) rk_store(a.hctl + RK_HCTL_CH_PROCESSED, ch = c);
         }
         if (finished) {
             __threadfence_system();
@@ -397,6 +486,8 @@ __device__ void rk_control(const rk_ring_args &a) {
 extern "C" __global__ void __launch_bounds__(32 * (RK_WARPS_PER_BLOCK + 1))
 rk_ring_persistent(rk_ring_args a) {
     const rk_u32 warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (threadIdx.x == 0) rk_links_init();
+    __syncthreads();
     if (warp == RK_WARPS_PER_BLOCK) {
         if (blockIdx.x == 0 && lane == 0) rk_control(a);
         return;
@@ -412,6 +503,8 @@ rk_ring_persistent(rk_ring_args a) {
 extern "C" __global__ void rk_ring_batch(const unsigned char *in, unsigned char *out, unsigned char *state) {
     const rk_u32 count = *(const rk_u32 *)in;
     const rk_u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0) rk_links_init(); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
+    __syncthreads();
     if (i >= count) return;
     unsigned char *resp = out + (size_t)i * RK_OUT_STAGE;
     for (int b = 0; b < RK_OUT_STAGE; b += 16) *(uint4 *)(resp + b) = make_uint4(0, 0, 0, 0);
