@@ -55,6 +55,7 @@ struct rk_sim {
     uint32_t first_seq;      /* persistent: the command the running kernel started at */
     bool running;            /* persistent: the kernel has been launched and not stopped */
     bool paused;             /* stopped by sim_registry for a module load on its device */
+    bool stopping;           /* persistent: a STOP is in flight, so the kernel's return is expected */
     struct rk_sim *next;     /* sim_registry's list */
     rk_status failed;        /* RK_OK, or why the simulation can go on no more */
     /* The watcher thread synchronizes the kernel's stream while it runs, so
