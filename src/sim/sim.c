@@ -176,6 +176,12 @@ rk_status rk_sim_destroy(rk_sim *sim) {
         result = rk_sim_finish(sim);
         if (result != RK_HUNG) rk__sim_join_watcher(sim);
     }
+    if (result == RK_OK && sim->failed != RK_OK && sim->seen_done < sim->sent && sim->failure_told < sim->sent)
+        /* Accepted, never applied, and no wait said so: destroy does. */
+        result = rk__fail(sim->failed, "the simulation failed (%s) with commands accepted and not seen applied, up to "
+                                       "%llu, that no wait reported (the last seen applied: %llu)",
+                          rk_status_name(sim->failed), (unsigned long long)sim->sent,
+                          (unsigned long long)sim->seen_done);
     char why[512];
     snprintf(why, sizeof why, "%s", result == RK_OK ? "" : rk_last_error());
     if (sim->running || result == RK_HUNG) {
@@ -247,7 +253,11 @@ rk_status rk_sim_wait(rk_sim *sim, rk_sim_ticket ticket, uint64_t *answer) {
         return rk__fail(RK_OUT_OF_RANGE, "rk_sim_wait: the answer to command %llu is gone (%llu commands since; kept "
                                          "for %u)",
                         (unsigned long long)ticket, (unsigned long long)(sim->sent - ticket), RK_SIM_SLOTS);
-    TRY(rk__sim_wait(sim, ticket));
+    rk_status s = rk__sim_wait(sim, ticket);
+    if (s != RK_OK) {
+        if (s == sim->failed && ticket > sim->failure_told) sim->failure_told = ticket;
+        return s;
+    }
     if (answer) *answer = __atomic_load_n(&sim->mb->answer[ticket & (RK_SIM_SLOTS - 1u)], __ATOMIC_ACQUIRE);
     return RK_OK;
 }
@@ -256,7 +266,13 @@ rk_status rk_sim_finish(rk_sim *sim) {
     if (!sim) return rk__fail(RK_NULL_ARGUMENT, "rk_sim_finish: sim is NULL");
     /* Commands complete out of order; those a ring's length old have completed. */
     rk_sim_ticket first = sim->sent > RK_SIM_SLOTS ? sim->sent - RK_SIM_SLOTS + 1 : 1;
-    for (rk_sim_ticket t = first; t <= sim->sent; t++) TRY(rk__sim_wait(sim, t));
+    for (rk_sim_ticket t = first; t <= sim->sent; t++) {
+        rk_status s = rk__sim_wait(sim, t);
+        if (s != RK_OK) {
+            if (s == sim->failed) sim->failure_told = sim->sent;
+            return s;
+        }
+    }
     return RK_OK;
 }
 

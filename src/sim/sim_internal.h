@@ -58,6 +58,7 @@ struct rk_sim {
     bool stopping;           /* persistent: a STOP is in flight, so the kernel's return is expected */
     struct rk_sim *next;     /* sim_registry's list */
     rk_status failed;        /* RK_OK, or why the simulation can go on no more */
+    rk_sim_ticket failure_told; /* a wait or finish reported the failure for the tickets up to here */
     /* The watcher thread synchronizes the kernel's stream while it runs, so
      * that a kernel that dies is seen without blocking the host. */
     pthread_t watcher;
