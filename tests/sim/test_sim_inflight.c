@@ -1,0 +1,124 @@
+/* Destroy with commands in flight loses nothing accepted: it applies every
+ * command the simulation took before it stops (a destroy right after a
+ * slow command and a full ring of others takes as long as applying them),
+ * and, on a GPU (argv[1] = "cuda"), a kernel that faults with commands in
+ * flight makes destroy report the fault rather than RK_OK. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "sim_test.h"
+
+static const char *device;
+
+static const char source[] =
+    "typedef struct spin_args { uint32_t rounds; } spin_args;\n"
+    "RK_DEVICE void tick(const rk_sim_state *s, const rk_sim_region *r) {\n"
+    "    for (int i = r->row_begin + r->tid; i < r->row_end; i += r->threads) s->cells[i] += 1;\n"
+    "}\n"
+    "RK_DEVICE uint64_t get(const rk_sim_state *s, const rk_sim_region *r, const void *p) {\n"
+    "    (void)p;\n"
+    "    return (uint64_t)s->cells[r->row_begin];\n"
+    "}\n"
+    "RK_DEVICE uint64_t spin(const rk_sim_state *s, const rk_sim_region *r, const spin_args *a) {\n"
+    "    uint32_t acc = (uint32_t)s->cells[0];\n"
+    "    if (r->tid == 0) for (uint32_t i = 0; i < a->rounds; i++) acc = acc * 1664525u + 1013904223u;\n"
+    "    return acc;\n"
+    "}\n"
+    "RK_DEVICE uint64_t crash(const rk_sim_state *s, const rk_sim_region *r, const void *p) {\n"
+    "    (void)s; (void)p;\n"
+    "    if (r->tid == 0) ((int *)(unsigned long long)p - 1024 * 1024 * 64)[0] = 1;\n"
+    "    return 0;\n"
+    "}\n";
+
+enum { GET = 1, SPIN = 2, CRASH = 3 };
+
+static rk_sim *open_sim(rk_sim_pattern pattern) {
+    static const rk_sim_field fields[] = {{"cells", RK_SIM_I32, 16}};
+    static const rk_sim_command commands[] = {
+        {GET, "get", NULL, 0, RK_SIM_REGION},
+        {SPIN, "spin", "spin_args", 4, RK_SIM_GLOBAL},
+        {CRASH, "crash", NULL, 0, RK_SIM_GLOBAL},
+    };
+    rk_sim_desc d = {.device = device, .pattern = pattern, .source = source, .source_name = "inflight.c",
+                     .fields = fields, .field_count = 1, .rows = 16, .step = "tick", .commands = commands,
+                     .command_count = 3, .hang_timeout_ms = 20000};
+    rk_sim *sim = NULL;
+    CHECK_OK(rk_sim_create(&d, &sim));
+    return sim;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Sends more than a ring's worth of commands, then a slow one and some
+ * more, and destroys at once: destroy must apply them all, so it takes
+ * about as long as the slow command alone at least.
+ * (Nothing can be read after a destroy, so its duration is the witness.) */
+static void destroy_applies_everything(rk_sim_pattern pattern) {
+    const uint32_t rounds = sim_test_is_cpu(device) ? 30000000u : 300000000u;
+    rk_sim *sim = open_sim(pattern);
+    rk_sim_ticket t = 0;
+    uint64_t first = 0, answer = 0;
+    double alone = 1e9;
+    for (int k = 0; k < 3; k++) { /* the quickest of three: the machine may be loaded */
+        double start = now_s();
+        CHECK_OK(rk_sim_send(sim, SPIN, &rounds, sizeof rounds, 0, 0, &t));
+        CHECK_OK(rk_sim_wait(sim, t, &answer));
+        double took = now_s() - start;
+        if (took < alone) alone = took;
+        if (k == 0) first = answer;
+        CHECK_U64_EQ(answer, first); /* nothing ran between */
+    }
+    /* More than a ring's worth: past RK_SIM_RING_SLOTS in flight, a send waits for a free slot. */
+    for (int i = 0; i < 3 * (int)RK_SIM_RING_SLOTS; i++)
+        CHECK_OK(i % 4 == 0 ? rk_sim_step(sim, 1, NULL) : rk_sim_send(sim, GET, NULL, 0, i % 16, 1, NULL));
+    /* The slow one and fewer than a ring's worth behind it: no send waits. */
+    CHECK_OK(rk_sim_send(sim, SPIN, &rounds, sizeof rounds, 0, 0, &t));
+    for (int i = 0; i < (int)RK_SIM_RING_SLOTS / 2; i++)
+        CHECK_OK(i % 4 == 0 ? rk_sim_step(sim, 1, NULL) : rk_sim_send(sim, GET, NULL, 0, i % 16, 1, NULL));
+    rk_sim_stats st;
+    rk_sim_get_stats(sim, &st);
+    CHECK_U64_EQ(st.commands, 4 + 3 * RK_SIM_RING_SLOTS + RK_SIM_RING_SLOTS / 2); /* 3 timed, 1 slow */
+    double start = now_s();
+    CHECK_OK(rk_sim_destroy(sim));
+    double destroyed = now_s() - start;
+    printf("%s: a slow command alone %.0f ms; destroyed with it and %u more in flight: %.0f ms\n",
+           rk_sim_pattern_name(pattern), alone * 1e3, RK_SIM_RING_SLOTS / 2, destroyed * 1e3);
+    /* A destroy that dropped it would take a few milliseconds. */
+    CHECK(destroyed >= alone * 0.3);
+}
+
+/* GPU only: a command faults with others in flight behind it. Each later
+ * send is either accepted or refused with the fault; destroy reports the
+ * fault, since no wait did for the accepted ones. */
+static void fault_in_flight(void) {
+    rk_sim *sim = open_sim(RK_SIM_PERSISTENT);
+    rk_sim_ticket t = 0;
+    uint64_t answer = 0;
+    CHECK_OK(rk_sim_step(sim, 2, NULL));
+    CHECK_OK(rk_sim_send(sim, GET, NULL, 0, 3, 1, &t));
+    CHECK_OK(rk_sim_wait(sim, t, &answer));
+    CHECK_EQ(answer, 2);
+    CHECK_OK(rk_sim_send(sim, CRASH, NULL, 0, 0, 0, NULL));
+    int accepted = 0;
+    for (int i = 0; i < 8; i++) {
+        rk_status s = rk_sim_send(sim, GET, NULL, 0, i, 1, NULL);
+        CHECK(s == RK_OK || s == RK_DEVICE_FAULT);
+        accepted += s == RK_OK;
+    }
+    CHECK_STATUS(rk_sim_destroy(sim), RK_DEVICE_FAULT);
+    printf("persistent: a fault with %d more commands accepted behind it: destroy says %s\n", accepted,
+           rk_last_error());
+}
+
+int main(int argc, char **argv) {
+    device = sim_test_device(argc, argv);
+    destroy_applies_everything(RK_SIM_PERSISTENT);
+    destroy_applies_everything(RK_SIM_TRADITIONAL);
+    if (!sim_test_is_cpu(device)) fault_in_flight(); /* last: a fault spoils the context */
+    printf("sim in flight on %s: destroy applies every accepted command\n", device);
+    return 0;
+}
