@@ -1,8 +1,10 @@
 /* Destroy with commands in flight loses nothing accepted: it applies every
  * command the simulation took before it stops (a destroy right after a
- * slow command and a full ring of others takes as long as applying them),
- * and, on a GPU (argv[1] = "cuda"), a kernel that faults with commands in
- * flight makes destroy report the fault rather than RK_OK. */
+ * slow command and a full ring of others takes as long as applying them);
+ * on the CPU, a command that runs far too long makes destroy give up with
+ * RK_HUNG instead of hanging the host; on a GPU (argv[1] = "cuda"), a kernel
+ * that faults with commands in flight makes destroy report the fault
+ * rather than RK_OK. */
 #include <stdlib.h>
 #include <time.h>
 
@@ -32,7 +34,7 @@ static const char source[] =
 
 enum { GET = 1, SPIN = 2, CRASH = 3 };
 
-static rk_sim *open_sim(rk_sim_pattern pattern) {
+static rk_sim *open_sim(rk_sim_pattern pattern, uint32_t hang_timeout_ms) {
     static const rk_sim_field fields[] = {{"cells", RK_SIM_I32, 16}};
     static const rk_sim_command commands[] = {
         {GET, "get", NULL, 0, RK_SIM_REGION},
@@ -41,7 +43,7 @@ static rk_sim *open_sim(rk_sim_pattern pattern) {
     };
     rk_sim_desc d = {.device = device, .pattern = pattern, .source = source, .source_name = "inflight.c",
                      .fields = fields, .field_count = 1, .rows = 16, .step = "tick", .commands = commands,
-                     .command_count = 3, .hang_timeout_ms = 20000};
+                     .command_count = 3, .hang_timeout_ms = hang_timeout_ms};
     rk_sim *sim = NULL;
     CHECK_OK(rk_sim_create(&d, &sim));
     return sim;
@@ -59,7 +61,7 @@ static double now_s(void) {
  * (Nothing can be read after a destroy, so its duration is the witness.) */
 static void destroy_applies_everything(rk_sim_pattern pattern) {
     const uint32_t rounds = sim_test_is_cpu(device) ? 30000000u : 300000000u;
-    rk_sim *sim = open_sim(pattern);
+    rk_sim *sim = open_sim(pattern, 20000);
     rk_sim_ticket t = 0;
     uint64_t first = 0, answer = 0;
     double alone = 1e9;
@@ -95,7 +97,7 @@ static void destroy_applies_everything(rk_sim_pattern pattern) {
  * send is either accepted or refused with the fault; destroy reports the
  * fault, since no wait did for the accepted ones. */
 static void fault_in_flight(void) {
-    rk_sim *sim = open_sim(RK_SIM_PERSISTENT);
+    rk_sim *sim = open_sim(RK_SIM_PERSISTENT, 20000);
     rk_sim_ticket t = 0;
     uint64_t answer = 0;
     CHECK_OK(rk_sim_step(sim, 2, NULL));
@@ -114,11 +116,35 @@ static void fault_in_flight(void) {
            rk_last_error());
 }
 
+/* A command that will not finish in time: destroy gives up after the hang
+ * timeout (at least 5 s at destroy) with RK_HUNG and its reason, rather
+ * than hang the host; the kernel's memory stays allocated under it. Last
+ * but for the fault: its kernel spins on until the process exits. */
+static void destroy_hung(rk_sim_pattern pattern) {
+    const uint32_t rounds = 0xffffffffu; /* tens of seconds on a CPU core */
+    rk_sim *sim = open_sim(pattern, 1000); /* destroy waits 5 s at least */
+    CHECK_OK(rk_sim_send(sim, SPIN, &rounds, sizeof rounds, 0, 0, NULL));
+    CHECK_OK(rk_sim_send(sim, GET, NULL, 0, 0, 16, NULL));
+    double start = now_s();
+    CHECK_STATUS(rk_sim_destroy(sim), RK_HUNG);
+    double took = now_s() - start;
+    CHECK_STR_CONTAINS(rk_last_error(), "memory is left allocated");
+    CHECK_STR_CONTAINS(rk_last_error(), "no command completed");
+    printf("%s: destroy of a hung simulation gave up after %.1f s: %s\n", rk_sim_pattern_name(pattern), took,
+           rk_last_error());
+    CHECK(took >= 4.5 && took < 30.0);
+}
+
 int main(int argc, char **argv) {
     device = sim_test_device(argc, argv);
     destroy_applies_everything(RK_SIM_PERSISTENT);
     destroy_applies_everything(RK_SIM_TRADITIONAL);
-    if (!sim_test_is_cpu(device)) fault_in_flight(); /* last: a fault spoils the context */
+    if (sim_test_is_cpu(device)) { /* on a GPU the spin may end within 5 s */
+        destroy_hung(RK_SIM_TRADITIONAL);
+        destroy_hung(RK_SIM_PERSISTENT); /* its blocks hold the CPU's workers from now on */
+    } else {
+        fault_in_flight(); /* last: a fault spoils the context */
+    }
     printf("sim in flight on %s: destroy applies every accepted command\n", device);
     return 0;
 }
