@@ -198,8 +198,8 @@ static void random_mix(rk_sim_pattern pattern, uint32_t blocks, int commands, ru
 int main(int argc, char **argv) {
     device = sim_test_device(argc, argv);
     struct { rk_sim_pattern pattern; uint32_t blocks; int commands; } runs[] = {
-        {RK_SIM_PERSISTENT, 2, 10000}, {RK_SIM_TRADITIONAL, 2, 10000}, {RK_SIM_PERSISTENT, 1, 3000},
-        {RK_SIM_TRADITIONAL, 13, 3000}, {RK_SIM_PERSISTENT, 0, 3000},
+        {RK_SIM_PERSISTENT, 2, 10000}, {RK_SIM_TRADITIONAL, 2, 10000}, {RK_SIM_PERSISTENT, 1, 2000},
+        {RK_SIM_TRADITIONAL, 13, 2000}, {RK_SIM_PERSISTENT, 0, 2000},
     };
     run_result first = {0}, res = {0};
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
