@@ -21,7 +21,9 @@ _Static_assert(RK_SIM_W_PAYLOAD + RK_SIM_PAYLOAD_WORDS == RK_SIM_CMD_WORDS, "a c
 
 /* A library call failed: its reason under our heading. */
 static rk_status lib_fail(rk_status status, const char *what) {
-    return rk__fail(status, "rk_sim: %s: %s", what, rk_last_error());
+    char why[1024]; /* rk__fail writes the buffer rk_last_error() reads */
+    snprintf(why, sizeof why, "%s", rk_last_error());
+    return rk__fail(status, "rk_sim: %s: %s", what, why);
 }
 #define TRY_LIB(call, what)                                 \
     do {                                                    \
@@ -79,7 +81,15 @@ static rk_status compile(rk_sim *sim, const rk_sim_desc *d) {
     rk_compile_options opts = {.defines = d->defines, .define_count = d->define_count};
     /* On CUDA the load pauses the device's running simulations (sim_registry.h). */
     rk_status s = rk_module_compile(sim->ctx, sim->source, &opts, &sim->module);
-    if (s != RK_OK) return rk__fail(s, "rk_sim: the simulation's source did not compile:\n%s", rk_last_error());
+    if (s != RK_OK) {
+        const char *last = rk_last_error(); /* rk__fail writes the buffer it reads: a copy first */
+        size_t length = strlen(last) + 1;
+        char *log = malloc(length);
+        if (log) memcpy(log, last, length);
+        s = rk__fail(s, "rk_sim: the simulation's source did not compile:\n%s", log ? log : "");
+        free(log);
+        return s;
+    }
     TRY_LIB(rk_module_get_function(sim->module, "rk_sim_persistent", &sim->persistent_fn), "finding the kernels");
     TRY_LIB(rk_module_get_function(sim->module, "rk_sim_step", &sim->step_fn), "finding the kernels");
     TRY_LIB(rk_module_get_function(sim->module, "rk_sim_command", &sim->command_fn), "finding the kernels");
@@ -173,6 +183,12 @@ rk_status rk_sim_destroy(rk_sim *sim) {
         result = rk_sim_finish(sim);
         if (result != RK_HUNG) rk__sim_join_watcher(sim);
     }
+    if (result == RK_OK && sim->failed != RK_OK && sim->seen_done < sim->sent && sim->failure_told < sim->sent)
+        /* Accepted, never applied, and no wait said so: destroy does. */
+        result = rk__fail(sim->failed, "the simulation failed (%s) with commands accepted and not seen applied, up to "
+                                       "%llu, that no wait reported (the last seen applied: %llu)",
+                          rk_status_name(sim->failed), (unsigned long long)sim->sent,
+                          (unsigned long long)sim->seen_done);
     char why[512];
     snprintf(why, sizeof why, "%s", result == RK_OK ? "" : rk_last_error());
     if (sim->running || result == RK_HUNG) {
@@ -244,7 +260,11 @@ rk_status rk_sim_wait(rk_sim *sim, rk_sim_ticket ticket, uint64_t *answer) {
         return rk__fail(RK_OUT_OF_RANGE, "rk_sim_wait: the answer to command %llu is gone (%llu commands since; kept "
                                          "for %u)",
                         (unsigned long long)ticket, (unsigned long long)(sim->sent - ticket), RK_SIM_SLOTS);
-    TRY(rk__sim_wait(sim, ticket));
+    rk_status s = rk__sim_wait(sim, ticket);
+    if (s != RK_OK) {
+        if (s == sim->failed && ticket > sim->failure_told) sim->failure_told = ticket;
+        return s;
+    }
     if (answer) *answer = __atomic_load_n(&sim->mb->answer[ticket & (RK_SIM_SLOTS - 1u)], __ATOMIC_ACQUIRE);
     return RK_OK;
 }
@@ -253,7 +273,13 @@ rk_status rk_sim_finish(rk_sim *sim) {
     if (!sim) return rk__fail(RK_NULL_ARGUMENT, "rk_sim_finish: sim is NULL");
     /* Commands complete out of order; those a ring's length old have completed. */
     rk_sim_ticket first = sim->sent > RK_SIM_SLOTS ? sim->sent - RK_SIM_SLOTS + 1 : 1;
-    for (rk_sim_ticket t = first; t <= sim->sent; t++) TRY(rk__sim_wait(sim, t));
+    for (rk_sim_ticket t = first; t <= sim->sent; t++) {
+        rk_status s = rk__sim_wait(sim, t);
+        if (s != RK_OK) {
+            if (s == sim->failed) sim->failure_told = sim->sent;
+            return s;
+        }
+    }
     return RK_OK;
 }
 

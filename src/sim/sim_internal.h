@@ -55,8 +55,10 @@ struct rk_sim {
     uint32_t first_seq;      /* persistent: the command the running kernel started at */
     bool running;            /* persistent: the kernel has been launched and not stopped */
     bool paused;             /* stopped by sim_registry for a module load on its device */
+    bool stopping;           /* persistent: a STOP is in flight, so the kernel's return is expected */
     struct rk_sim *next;     /* sim_registry's list */
     rk_status failed;        /* RK_OK, or why the simulation can go on no more */
+    rk_sim_ticket failure_told; /* a wait or finish reported the failure for the tickets up to here */
     /* The watcher thread synchronizes the kernel's stream while it runs, so
      * that a kernel that dies is seen without blocking the host. */
     pthread_t watcher;

@@ -23,6 +23,39 @@ static inline const char *sim_test_device(int argc, char **argv) {
 
 static inline bool sim_test_is_cpu(const char *spec) { return strncmp(spec, "cpu", 3) == 0; }
 
+/* A simulation for error tests: a step that counts, GET (a band's first
+ * cell), SPIN (thread 0 runs an LCG for `rounds` rounds: a slow command),
+ * HOLD (the same for `rounds` billion rounds: minutes) and CRASH (writes
+ * far outside any allocation: a fault on a GPU). */
+static const char sim_test_spin_source[] =
+    "typedef struct spin_args { uint32_t rounds; } spin_args;\n"
+    "RK_DEVICE void tick(const rk_sim_state *s, const rk_sim_region *r) {\n"
+    "    for (int i = r->row_begin + r->tid; i < r->row_end; i += r->threads) s->cells[i] += 1;\n"
+    "}\n"
+    "RK_DEVICE uint64_t get(const rk_sim_state *s, const rk_sim_region *r, const void *p) {\n"
+    "    (void)p;\n"
+    "    return (uint64_t)s->cells[r->row_begin];\n"
+    "}\n"
+    "RK_DEVICE uint64_t spin(const rk_sim_state *s, const rk_sim_region *r, const spin_args *a) {\n"
+    "    uint32_t acc = (uint32_t)s->cells[0];\n"
+    "    if (r->tid == 0) for (uint32_t i = 0; i < a->rounds; i++) acc = acc * 1664525u + 1013904223u;\n"
+    "    return acc;\n"
+    "}\n"
+    "RK_DEVICE uint64_t hold(const rk_sim_state *s, const rk_sim_region *r, const spin_args *a) {\n"
+    "    uint32_t acc = (uint32_t)s->cells[0];\n"
+    "    if (r->tid == 0)\n"
+    "        for (uint32_t k = 0; k < a->rounds; k++)\n"
+    "            for (uint32_t i = 0; i < 1000000000u; i++) acc = acc * 1664525u + 1013904223u;\n"
+    "    return acc;\n"
+    "}\n"
+    "RK_DEVICE uint64_t crash(const rk_sim_state *s, const rk_sim_region *r, const void *p) {\n"
+    "    (void)s; (void)p;\n"
+    "    if (r->tid == 0) ((int *)(unsigned long long)p - 1024 * 1024 * 64)[0] = 1;\n"
+    "    return 0;\n"
+    "}\n";
+
+enum { GET = 1, SPIN = 2, CRASH = 3, HOLD = 4 };
+
 /* The grid on the host: cur is the current level. */
 typedef struct heat_model {
     int nx, ny, nz;
