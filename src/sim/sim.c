@@ -21,7 +21,9 @@ _Static_assert(RK_SIM_W_PAYLOAD + RK_SIM_PAYLOAD_WORDS == RK_SIM_CMD_WORDS, "a c
 
 /* A library call failed: its reason under our heading. */
 static rk_status lib_fail(rk_status status, const char *what) {
-    return rk__fail(status, "rk_sim: %s: %s", what, rk_last_error());
+    char why[1024]; /* rk__fail writes the buffer rk_last_error() reads */
+    snprintf(why, sizeof why, "%s", rk_last_error());
+    return rk__fail(status, "rk_sim: %s: %s", what, why);
 }
 #define TRY_LIB(call, what)                                 \
     do {                                                    \
@@ -79,7 +81,15 @@ static rk_status compile(rk_sim *sim, const rk_sim_desc *d) {
     rk_compile_options opts = {.defines = d->defines, .define_count = d->define_count};
     /* On CUDA the load pauses the device's running simulations (sim_registry.h). */
     rk_status s = rk_module_compile(sim->ctx, sim->source, &opts, &sim->module);
-    if (s != RK_OK) return rk__fail(s, "rk_sim: the simulation's source did not compile:\n%s", rk_last_error());
+    if (s != RK_OK) {
+        const char *last = rk_last_error(); /* rk__fail writes the buffer it reads: a copy first */
+        size_t length = strlen(last) + 1;
+        char *log = malloc(length);
+        if (log) memcpy(log, last, length);
+        s = rk__fail(s, "rk_sim: the simulation's source did not compile:\n%s", log ? log : "");
+        free(log);
+        return s;
+    }
     TRY_LIB(rk_module_get_function(sim->module, "rk_sim_persistent", &sim->persistent_fn), "finding the kernels");
     TRY_LIB(rk_module_get_function(sim->module, "rk_sim_step", &sim->step_fn), "finding the kernels");
     TRY_LIB(rk_module_get_function(sim->module, "rk_sim_command", &sim->command_fn), "finding the kernels");

@@ -170,12 +170,31 @@ RK_DEVICE void rk_sim_finished_(rk_sim_board *board, int band, uint64_t tick) {
     store_release_gpu_u64(&board->band_done[band], tick);
 }
 
+/* The relay's warp: once every band has read command `oldest`, the last
+ * command all of them have read (the slowest band's). */
+RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, uint32_t oldest) {
+    for (;;) {
+        int ahead = 0x7fffffff; /* how far past oldest the slowest band is */
+        for (int b = lane_id(); b < bands; b += 32) {
+            const int d = (int)((uint32_t)load_relaxed_u64(&board->band_taken[b]) - oldest);
+            ahead = d < ahead ? d : ahead;
+        }
+        for (int k = 16; k > 0; k /= 2) {
+            const int other = shfl_xor_i32(ahead, k);
+            ahead = other < ahead ? other : ahead;
+        }
+        if (ahead >= 0) return oldest + (uint32_t)ahead;
+        sleep_ns(RK_SIM_POLL_NS);
+    }
+}
+
 /* The relay's warp: copies commands seq, seq + 1, ... from the host's ring
  * to the log until the STOP command. A log slot is written again only once
  * every band has read the command it held; the host's slot once the relay
  * has copied it (taken) and the command is done. */
 RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int bands) {
     const int lane = lane_id();
+    uint32_t known = seq - 1u; /* every band has read the commands before seq; asked again only when needed */
     for (;; seq++) {
         const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
         const uint64_t *from = mb->cmd[slot];
@@ -186,13 +205,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t s
             sleep_ns(RK_SIM_POLL_NS);
         }
         const uint32_t oldest = seq - RK_SIM_SLOTS; /* the command the slot held */
-        for (;;) {
-            int read = 1;
-            for (int b = lane; b < bands; b += 32)
-                read &= (int32_t)((uint32_t)load_relaxed_u64(&board->band_taken[b]) - oldest) >= 0;
-            if (warp_all(read)) break;
-            sleep_ns(RK_SIM_POLL_NS);
-        }
+        if ((int32_t)(known - oldest) < 0) known = rk_sim_slowest_band_(board, bands, oldest);
         if (lane < RK_SIM_CMD_WORDS) store_relaxed_u64(&board->log[slot][lane], w);
         const uint32_t op = (uint32_t)shfl_i32((int)(uint32_t)w, RK_SIM_W_OP);
         if (lane == 0) store_release_u64(&mb->taken[slot], (uint64_t)seq);
