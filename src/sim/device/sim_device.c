@@ -9,6 +9,14 @@
  * launch boundary (traditional); a region command runs on the bands it
  * reaches only, and those add up its answer on the board. */
 
+/* A polling warp's pause between two rounds of loads, by lane 0 only: the
+ * warp's next vote waits for it anyway, and on the CPU, where a lane is a
+ * thread of its own, 32 lanes stepping aside would yield the core 32 times
+ * a round (tests on a loaded machine slowed tenfold). */
+RK_DEVICE void rk_sim_pause_(void) {
+    if (lane_id() == 0) sleep_ns(RK_SIM_POLL_NS);
+}
+
 /* Answers command seq (thread 0 of the block that completes it). */
 RK_DEVICE void rk_sim_answer_(rk_sim_mailbox *mb, uint32_t seq, uint64_t value) {
     const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
@@ -51,7 +59,7 @@ RK_DEVICE void rk_sim_read_(const rk_sim_mailbox *mb, uint32_t seq, uint32_t *wo
                 if (tid < RK_SIM_CMD_WORDS) words[tid] = (uint32_t)w;
                 break;
             }
-            sleep_ns(RK_SIM_POLL_NS);
+            rk_sim_pause_();
         }
     }
     sync_threads();
@@ -157,7 +165,7 @@ RK_DEVICE void rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, ui
             for (int b = lo + lane_id(); b <= hi; b += 32)
                 done &= load_relaxed_u64(&board->band_done[b]) >= tick;
             if (warp_all(done)) break;
-            sleep_ns(RK_SIM_POLL_NS);
+            rk_sim_pause_();
         }
         thread_fence();
     }
@@ -184,7 +192,7 @@ RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, ui
             ahead = other < ahead ? other : ahead;
         }
         if (ahead >= 0) return oldest + (uint32_t)ahead;
-        sleep_ns(RK_SIM_POLL_NS);
+        rk_sim_pause_();
     }
 }
 
@@ -202,7 +210,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t s
         for (;;) {
             w = lane < RK_SIM_CMD_WORDS ? load_relaxed_u64(&from[lane]) : (uint64_t)seq << 32;
             if (warp_all((uint32_t)(w >> 32) == seq)) break;
-            sleep_ns(RK_SIM_POLL_NS);
+            rk_sim_pause_();
         }
         const uint32_t oldest = seq - RK_SIM_SLOTS; /* the command the slot held */
         if ((int32_t)(known - oldest) < 0) known = rk_sim_slowest_band_(board, bands, oldest);
@@ -225,7 +233,7 @@ RK_DEVICE void rk_sim_read_log_(const rk_sim_board *board, uint32_t seq, uint32_
                 if (tid < RK_SIM_CMD_WORDS) words[tid] = (uint32_t)w;
                 break;
             }
-            sleep_ns(RK_SIM_POLL_NS);
+            rk_sim_pause_();
         }
     }
     sync_threads();
