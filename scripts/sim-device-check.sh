@@ -53,7 +53,9 @@ for bin in tests/sim/test_sim_heat3d tests/sim/test_sim_together examples/heat3d
 done
 if [ $need_build -eq 1 ]; then
     build=$src/build-simcheck
-    step 150 "build (Release) in $build" sh -c "cmake -S '$src' -B '$build' -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    gen=Ninja
+    command -v ninja > /dev/null || gen="Unix Makefiles"
+    step 150 "build (Release) in $build" sh -c "cmake -S '$src' -B '$build' -G '$gen' -DCMAKE_BUILD_TYPE=Release \
         > '$out/build.log' 2>&1 && cmake --build '$build' -j \$(nproc) --target $targets >> '$out/build.log' 2>&1"
     tail -n 5 "$out/build.log" >> "$out/sim.log" 2>/dev/null
 fi
