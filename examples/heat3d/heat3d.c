@@ -52,6 +52,7 @@ void heat3d_describe(const heat3d_config *cfg, rk_sim_desc *desc) {
         .scalars = scalars,
         .scalar_count = 3,
         .rows = nz,
+        .halo_rows = 1, /* a plane reads the planes above and below */
         .step = "heat_step",
         .commands = commands,
         .command_count = sizeof commands / sizeof commands[0],

@@ -27,10 +27,12 @@
  *
  *   - A step function: RK_DEVICE void step(const rk_sim_state *s,
  *     const rk_sim_region *r) advances the rows [row_begin, row_end) by one
- *     step, split among r->threads threads. It may read any row of the
- *     state as it was after the previous step (every step is separated
- *     from the next, and from commands, by a grid-wide barrier) and writes
- *     only its own rows. Double buffering: use r->step & 1.
+ *     step, split among r->threads threads. It may read the rows within
+ *     halo_rows of its own (any row with halo_rows 0) as they were after
+ *     the previous step, and writes only its own rows. Double buffering:
+ *     use r->step & 1. A band starts a step once the bands it reads from
+ *     (and that read from it) have finished the one before: no grid-wide
+ *     barrier.
  *
  *   - Commands: RK_DEVICE uint64_t handler(const rk_sim_state *s,
  *     const rk_sim_region *r, const payload_type *p) for each command id,
@@ -46,14 +48,20 @@
  *     rk_sim_answer_f32(float) / rk_sim_answer_i32(int) make answers.
  *
  * Ordering: every command and step sees the effect of every one sent
- * before it, in both patterns. Region commands wait only for the bands
- * they touch (a barrier only after a step or a global command).
+ * before it, in both patterns. A region command's handlers read and write
+ * only its rows; it waits only for the bands within halo_rows of them to
+ * finish the last step or global command, and is answered as soon as the
+ * bands it reaches are done, ahead of the others. A global command waits
+ * for every band.
  *
  * Patterns, same results bit for bit (the arithmetic per cell does not
  * depend on the partition; answers are integer sums):
  *   RK_SIM_PERSISTENT   one cooperative launch for the simulation's life;
  *                       commands are tagged words in a ring in host-mapped
- *                       memory, answers tagged words written back.
+ *                       memory; on a GPU one relay warp reads that ring and
+ *                       copies it to device memory, where the bands read
+ *                       it; answers are written straight back to host-mapped
+ *                       memory by the band that completes a command.
  *   RK_SIM_TRADITIONAL  launches per command on one stream.
  *
  * One host thread drives a simulation. Several may be open at once, on one
@@ -114,6 +122,7 @@ typedef struct rk_sim_desc {
     const rk_sim_scalar *scalars;
     size_t scalar_count;
     int rows;                  /* the partition's extent, >= 1 */
+    int halo_rows;             /* rows beyond its own on each side that a step reads; 0 = any row */
     const char *step;          /* the step function's name */
     const rk_sim_command *commands;
     size_t command_count;

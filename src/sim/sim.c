@@ -102,7 +102,12 @@ static rk_status choose_grid(rk_sim *sim, const rk_sim_desc *d, bool cpu) {
         return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: %u threads per block (a multiple of 32, at most %u here)",
                         sim->threads, sim->info.max_threads_per_block);
     uint32_t cores = sim->info.multiprocessors ? sim->info.multiprocessors : 1;
+    if (d->blocks > RK_SIM_MAX_BANDS)
+        return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: %u blocks (bands) is over the %u a simulation has at most",
+                        d->blocks, RK_SIM_MAX_BANDS);
+    /* On a GPU one multiprocessor is left for the persistent pattern's relay block. */
     sim->blocks = d->blocks ? d->blocks : cpu ? cores : (cores > 1 ? cores - 1 : 1);
+    if (sim->blocks > RK_SIM_MAX_BANDS) sim->blocks = RK_SIM_MAX_BANDS;
     if (sim->blocks > (uint32_t)d->rows) sim->blocks = (uint32_t)d->rows;
     return RK_OK;
 }
@@ -137,6 +142,10 @@ static rk_status create(rk_sim *sim, const rk_sim_desc *d) {
                         sim->info.backend);
     bool cpu = strcmp(sim->info.backend, "cpu") == 0;
     TRY(choose_grid(sim, d, cpu));
+    /* The relay spares the bands the bus to host memory; on the CPU that
+     * memory is the device's. RK_SIM_RELAY=0/1 overrides (tests). */
+    const char *relay = getenv("RK_SIM_RELAY");
+    sim->relay = relay && *relay ? strcmp(relay, "0") != 0 : !cpu;
     TRY(allocate_state(sim, d));
     TRY(compile(sim, d));
     TRY_LIB(rk_stream_create(sim->ctx, &sim->stream), "creating a stream");
@@ -156,6 +165,7 @@ rk_status rk_sim_create(const rk_sim_desc *desc, rk_sim **out) {
     if (!sim) return rk__fail(RK_OUT_OF_MEMORY, "rk_sim_create: out of memory");
     sim->pattern = desc->pattern;
     sim->rows = desc->rows;
+    sim->halo = desc->halo_rows;
     sim->hang_ns = (uint64_t)(desc->hang_timeout_ms ? desc->hang_timeout_ms : 60000u) * 1000000u;
     for (size_t i = 0; i < desc->command_count; i++)
         sim->commands[i] = (rk_sim_command_rt){desc->commands[i].id, desc->commands[i].payload_size, desc->commands[i].scope};

@@ -68,9 +68,13 @@ rk_status rk__sim_launch_persistent(rk_sim *sim) {
     size_t n = 0;
     state_args(sim, args, &n);
     sim->first_seq = (uint32_t)(sim->sent + 1);
+    sim->first_tick = sim->ticks;
     args[n++] = RK_ARG_UINT(sim->first_seq);
+    args[n++] = RK_ARG_ULONG(sim->ticks);
     args[n++] = RK_ARG_ULONG(sim->steps);
-    rk_status s = launch(sim, sim->persistent_fn, sim->blocks, args, n, true);
+    args[n++] = RK_ARG_INT(sim->relay ? 1 : 0);
+    args[n++] = RK_ARG_INT(sim->halo);
+    rk_status s = launch(sim, sim->persistent_fn, sim->blocks + (sim->relay ? 1u : 0u), args, n, true);
     if (s != RK_OK) return s;
     sim->running = true;
     return start_watcher(sim);
@@ -204,6 +208,7 @@ rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end,
     sim->sent = t;
     uint64_t steps_before = sim->steps;
     if (op == RK_SIM_OP_STEP) sim->steps += arg;
+    sim->ticks += op == RK_SIM_OP_STEP && arg > 0 ? arg : 1u;
     if (sim->pattern == RK_SIM_TRADITIONAL) {
         s = launch_traditional(sim, op, begin, end, arg, t, steps_before);
         if (s != RK_OK) {

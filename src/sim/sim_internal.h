@@ -51,6 +51,10 @@ struct rk_sim {
     rk_sim_ticket sent;      /* the last ticket handed out */
     rk_sim_ticket seen_done; /* every ticket up to here has completed (commands complete in order per slot) */
     uint64_t steps;          /* steps sent */
+    uint64_t ticks;          /* ticks sent: a step of n is n, any other command 1 (sim_device.c) */
+    uint64_t first_tick;     /* persistent: the ticks before first_seq */
+    bool relay;              /* persistent: one block relays the host's ring to the others */
+    int halo;                /* rows beyond its own a step reads; 0 = any */
     uint64_t launches;
     uint32_t first_seq;      /* persistent: the command the running kernel started at */
     bool running;            /* persistent: the kernel has been launched and not stopped */

@@ -86,6 +86,7 @@ rk_status rk__sim_check_desc(const rk_sim_desc *d) {
     if (d->pattern != RK_SIM_PERSISTENT && d->pattern != RK_SIM_TRADITIONAL)
         return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: unknown pattern %d", (int)d->pattern);
     if (d->rows < 1) return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: rows is %d; the partition needs at least 1", d->rows);
+    if (d->halo_rows < 0) return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: halo_rows is %d; 0 (any row) or more", d->halo_rows);
     if (!identifier(d->step)) return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: the step function's name is missing or not a C identifier");
     if (d->field_count > RK_SIM_MAX_FIELDS || (d->field_count && !d->fields))
         return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: %zu fields (at most %u, and fields must not be NULL)", d->field_count,
@@ -179,9 +180,9 @@ static void dispatch(text *t, const rk_sim_desc *d) {
 static void kernels(text *t, const rk_sim_desc *d) {
     add(t, "RK_KERNEL void rk_sim_persistent(");
     state_params(t, d);
-    add(t, ", uint32_t seq, uint64_t steps) {\n");
+    add(t, ", uint32_t seq, uint64_t tick, uint64_t steps, int relay, int halo) {\n");
     state_unpack(t, d);
-    add(t, "    rk_sim_persistent_body_(&s, mb, board, seq, steps);\n}\n\nRK_KERNEL void rk_sim_step(");
+    add(t, "    rk_sim_persistent_body_(&s, mb, board, seq, tick, steps, relay, halo);\n}\n\nRK_KERNEL void rk_sim_step(");
     state_params(t, d);
     add(t, ", uint32_t seq, uint64_t step) {\n");
     state_unpack(t, d);

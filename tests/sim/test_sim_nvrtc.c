@@ -30,6 +30,7 @@ int main(void) {
     }
     CHECK_STR_CONTAINS(ptx, "ld.relaxed.sys.u64"); /* tagged command words from the host's ring */
     CHECK_STR_CONTAINS(ptx, "st.release.sys"); /* answers the host polls */
+    CHECK_STR_CONTAINS(ptx, "st.release.gpu.u64"); /* a band's progress, for the bands that wait for it */
     if (log && *log) printf("NVRTC log:\n%s\n", log);
     free(ptx);
     free(log);

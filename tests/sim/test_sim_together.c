@@ -22,7 +22,9 @@ static bool cpu;
 static void stage(const char *what) { fprintf(stderr, "sim together: %s\n", what); }
 
 static heat3d open_heat(int n) {
-    heat3d_config cfg = {.device = device, .nx = n, .ny = n, .nz = n, .blocks = cpu ? 1 : 4, .threads = cpu ? 32 : 128};
+    heat3d_config cfg = {.device = device, .nx = n, .ny = n, .nz = n, .blocks = cpu ? 1 : 4, .threads = cpu ? 32 : 128,
+                       /* a hang is an error naming the stage, before ctest's timeout */
+                       .hang_timeout_ms = 20000};
     heat3d h;
     CHECK_OK(heat3d_create(&cfg, &h));
     return h;
@@ -76,8 +78,11 @@ int main(int argc, char **argv) {
     stage("B created beside A and the ring kernel");
     heat_model_init(&mb, 5, 5, 5, 0.1f);
     for (int round = 2; round < 12; round++) {
+        if (round == 2) stage("first commands on A after B's creation");
         exercise(&a, &ma, round);
+        if (round == 2) stage("first commands on B");
         exercise(&b, &mb, round);
+        if (round == 2) stage("first ring round trip after B's creation");
         ring_round_trip(k, (uint32_t)round);
     }
     rk_sim_stats st;

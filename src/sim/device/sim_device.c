@@ -9,6 +9,14 @@
  * launch boundary (traditional); a region command runs on the bands it
  * reaches only, and those add up its answer on the board. */
 
+/* A polling warp's pause between two rounds of loads, by lane 0 only: the
+ * warp's next vote waits for it anyway, and on the CPU, where a lane is a
+ * thread of its own, 32 lanes stepping aside would yield the core 32 times
+ * a round (tests on a loaded machine slowed tenfold). */
+RK_DEVICE void rk_sim_pause_(void) {
+    if (lane_id() == 0) sleep_ns(RK_SIM_POLL_NS);
+}
+
 /* Answers command seq (thread 0 of the block that completes it). */
 RK_DEVICE void rk_sim_answer_(rk_sim_mailbox *mb, uint32_t seq, uint64_t value) {
     const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
@@ -51,7 +59,7 @@ RK_DEVICE void rk_sim_read_(const rk_sim_mailbox *mb, uint32_t seq, uint32_t *wo
                 if (tid < RK_SIM_CMD_WORDS) words[tid] = (uint32_t)w;
                 break;
             }
-            sleep_ns(RK_SIM_POLL_NS);
+            rk_sim_pause_();
         }
     }
     sync_threads();
@@ -114,29 +122,148 @@ RK_DEVICE int rk_sim_is_global_(const uint32_t *words) {
     return op > RK_SIM_OP_STEP || (op < RK_SIM_OP_STEP && words[RK_SIM_W_END] == 0u);
 }
 
-/* What happened since the bands last met: a barrier is due before a step
- * after anything, and before any command after a step or a global one. */
-#define RK_SIM_SINCE_REGION 1
-#define RK_SIM_SINCE_SHARED 2
+/* ---- the persistent kernel ------------------------------------------------------
+ *
+ * Blocks 0 .. bands-1 are the bands; with a relay, block `bands` is the relay.
+ * The relay's warp 0 reads the host's ring over the bus and copies each
+ * command into the log in device memory, where the bands read it from the
+ * L2: only one warp polls host memory. Without a relay (the CPU, where host
+ * memory is the device's) the bands read the host's ring themselves.
+ *
+ * No grid barrier: every band publishes on the board how far it has got, in
+ * ticks (a step of n is n ticks, any other command one, counted alike by the
+ * host and every band), and waits only for the bands it depends on:
+ *   a step waits for the bands within `halo` rows of its own to finish the
+ *     tick before (0 = every band);
+ *   a region command waits, in the bands it reaches, for the bands within
+ *     `halo` rows of its rows to finish the last step or global command;
+ *     the bands it does not reach go on at once; one band's answer goes to
+ *     the host as soon as that band is done;
+ *   a global command runs on band 0 once every band has finished the tick
+ *     before; the others wait for band 0 to finish it.
+ * So an impulse waits only for the bands it reaches, and a query is answered
+ * ahead of the bands that have nothing to do with it. */
 
-/* The persistent kernel: every block reads every command from the host's
- * ring in order, from seq on; steps done so far: steps. */
-RK_DEVICE void rk_sim_persistent_body_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
-                                       uint64_t steps) {
+/* The bands [lo, hi] whose rows are within halo rows of [begin, end). */
+RK_DEVICE void rk_sim_reach_(int begin, int end, int halo, int bands, int rows, int *lo, int *hi) {
+    if (halo <= 0) {
+        *lo = 0;
+        *hi = bands - 1;
+        return;
+    }
+    const int b = begin - halo < 0 ? 0 : begin - halo, e = end + halo > rows ? rows : end + halo;
+    *lo = RK_SIM_BAND_OF_ROW(b, bands, rows);
+    *hi = RK_SIM_BAND_OF_ROW(e - 1, bands, rows);
+}
+
+/* The whole block: returns once bands lo .. hi have finished tick `tick`
+ * (warp 0 polls, a lane per band; the fence makes their writes visible). */
+RK_DEVICE void rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uint64_t tick) {
+    if (thread_idx_x() < 32) {
+        for (;;) {
+            int done = 1;
+            for (int b = lo + lane_id(); b <= hi; b += 32)
+                done &= load_relaxed_u64(&board->band_done[b]) >= tick;
+            if (warp_all(done)) break;
+            rk_sim_pause_();
+        }
+        thread_fence();
+    }
+    sync_threads();
+}
+
+/* Thread 0, after a block barrier: this band has finished tick `tick`. */
+RK_DEVICE void rk_sim_finished_(rk_sim_board *board, int band, uint64_t tick) {
+    thread_fence();
+    store_release_gpu_u64(&board->band_done[band], tick);
+}
+
+/* The relay's warp: once every band has read command `oldest`, the last
+ * command all of them have read (the slowest band's). */
+RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, uint32_t oldest) {
+    for (;;) {
+        int ahead = 0x7fffffff; /* how far past oldest the slowest band is */
+        for (int b = lane_id(); b < bands; b += 32) {
+            const int d = (int)((uint32_t)load_relaxed_u64(&board->band_taken[b]) - oldest);
+            ahead = d < ahead ? d : ahead;
+        }
+        for (int k = 16; k > 0; k /= 2) {
+            const int other = shfl_xor_i32(ahead, k);
+            ahead = other < ahead ? other : ahead;
+        }
+        if (ahead >= 0) return oldest + (uint32_t)ahead;
+        rk_sim_pause_();
+    }
+}
+
+/* The relay's warp: copies commands seq, seq + 1, ... from the host's ring
+ * to the log until the STOP command. A log slot is written again only once
+ * every band has read the command it held; the host's slot once the relay
+ * has copied it (taken) and the command is done. */
+RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int bands) {
+    const int lane = lane_id();
+    uint32_t known = seq - 1u; /* every band has read the commands before seq; asked again only when needed */
+    for (;; seq++) {
+        const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
+        const uint64_t *from = mb->cmd[slot];
+        uint64_t w;
+        for (;;) {
+            w = lane < RK_SIM_CMD_WORDS ? load_relaxed_u64(&from[lane]) : (uint64_t)seq << 32;
+            if (warp_all((uint32_t)(w >> 32) == seq)) break;
+            rk_sim_pause_();
+        }
+        const uint32_t oldest = seq - RK_SIM_SLOTS; /* the command the slot held */
+        if ((int32_t)(known - oldest) < 0) known = rk_sim_slowest_band_(board, bands, oldest);
+        if (lane < RK_SIM_CMD_WORDS) store_relaxed_u64(&board->log[slot][lane], w);
+        const uint32_t op = (uint32_t)shfl_i32((int)(uint32_t)w, RK_SIM_W_OP);
+        if (lane == 0) store_release_u64(&mb->taken[slot], (uint64_t)seq);
+        if (op == RK_SIM_OP_STOP) return;
+    }
+}
+
+/* Warp 0 reads the words of command seq from the log (lane w word w) once
+ * every tag says seq; then the whole block has them in words[]. */
+RK_DEVICE void rk_sim_read_log_(const rk_sim_board *board, uint32_t seq, uint32_t *words) {
+    const int tid = thread_idx_x();
+    if (tid < 32) {
+        const uint64_t *slot = board->log[seq & (RK_SIM_SLOTS - 1u)];
+        for (;;) {
+            const uint64_t w = tid < RK_SIM_CMD_WORDS ? load_relaxed_u64(&slot[tid]) : (uint64_t)seq << 32;
+            if (warp_all((uint32_t)(w >> 32) == seq)) {
+                if (tid < RK_SIM_CMD_WORDS) words[tid] = (uint32_t)w;
+                break;
+            }
+            rk_sim_pause_();
+        }
+    }
+    sync_threads();
+}
+
+/* The bands' loop: every band reads every command, in order, from seq on;
+ * tick: the ticks before seq; steps: the steps before seq. */
+RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
+                                 uint64_t tick, uint64_t steps, int bands, int relay, int halo) {
     RK_SHARED uint64_t buffer[RK_SIM_CMD_WORDS / 2]; /* 8-byte aligned: the payload is a user's struct */
     uint32_t *words = (uint32_t *)buffer;
-    const int bands = grid_dim_x(), band = block_idx_x(), tid = thread_idx_x();
+    const int band = block_idx_x(), tid = thread_idx_x();
     const int rb = RK_SIM_BAND_FIRST(band, bands, s->rows), re = RK_SIM_BAND_FIRST(band + 1, bands, s->rows);
-    int since = 0;
+    int near_lo = 0, near_hi = 0;
+    rk_sim_reach_(rb, re, halo, bands, s->rows, &near_lo, &near_hi);
+    uint64_t shared_tick = tick; /* the last step or global command: what region commands wait for */
     for (;; seq++) {
         sync_threads(); /* everyone is done with the last command's words */
-        rk_sim_read_(mb, seq, words, 1);
-        if (tid == 0) rk_sim_taken_(mb, board, seq, bands);
+        if (relay) {
+            rk_sim_read_log_(board, seq, words);
+            if (tid == 0) store_release_gpu_u64(&board->band_taken[band], (uint64_t)seq);
+        } else {
+            rk_sim_read_(mb, seq, words, 1);
+            if (tid == 0) rk_sim_taken_(mb, board, seq, bands);
+        }
         const uint32_t op = words[RK_SIM_W_OP];
         if (op == RK_SIM_OP_STEP) {
             const uint32_t count = words[RK_SIM_W_ARG];
             for (uint32_t k = 0; k < count; k++) {
-                if (since) grid_sync();
+                rk_sim_await_bands_(board, near_lo, near_hi, tick);
                 rk_sim_region r;
                 r.row_begin = rb;
                 r.row_end = re;
@@ -145,26 +272,53 @@ RK_DEVICE void rk_sim_persistent_body_(const rk_sim_state *s, rk_sim_mailbox *mb
                 r.step = steps;
                 rk_sim_step_(s, &r);
                 steps++;
-                since = RK_SIM_SINCE_SHARED;
+                tick++;
+                sync_threads();
+                if (tid == 0) rk_sim_finished_(board, band, tick);
             }
-            sync_threads();
+            if (count == 0) {
+                tick++;
+                if (tid == 0) rk_sim_finished_(board, band, tick);
+            }
+            shared_tick = tick;
             if (tid == 0) rk_sim_gather_(mb, board, seq, bands, 0);
         } else if (rk_sim_is_global_(words)) {
-            if (since) grid_sync();
-            since = RK_SIM_SINCE_SHARED;
+            tick++;
             if (band == 0) {
+                rk_sim_await_bands_(board, 0, bands - 1, tick - 1);
                 const uint64_t a = rk_sim_global_command_(s, words, steps);
                 if (tid == 0) {
-                    thread_fence();
+                    rk_sim_finished_(board, 0, tick);
                     rk_sim_answer_(mb, seq, a);
                 }
+            } else {
+                rk_sim_await_bands_(board, 0, 0, tick);
+                if (tid == 0) rk_sim_finished_(board, band, tick);
             }
+            shared_tick = tick;
             if (op == RK_SIM_OP_STOP) return;
         } else {
-            if (since & RK_SIM_SINCE_SHARED) grid_sync();
-            since = RK_SIM_SINCE_REGION;
-            rk_sim_region_command_(s, mb, board, words, seq, band, bands, steps);
+            tick++;
+            const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
+            if (begin < re && end > rb) {
+                int lo = 0, hi = 0;
+                rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
+                rk_sim_await_bands_(board, lo, hi, shared_tick);
+                rk_sim_region_command_(s, mb, board, words, seq, band, bands, steps);
+            }
+            if (tid == 0) rk_sim_finished_(board, band, tick);
         }
+    }
+}
+
+/* The persistent kernel: `relay` says whether the last block relays. */
+RK_DEVICE void rk_sim_persistent_body_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
+                                       uint64_t tick, uint64_t steps, int relay, int halo) {
+    const int bands = grid_dim_x() - (relay ? 1 : 0);
+    if (block_idx_x() < bands) {
+        rk_sim_band_loop_(s, mb, board, seq, tick, steps, bands, relay, halo);
+    } else if (thread_idx_x() < 32) {
+        rk_sim_relay_(mb, board, seq, bands);
     }
 }
 

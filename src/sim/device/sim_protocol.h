@@ -36,7 +36,8 @@ enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD
 
 /* Host-mapped. done[seq % SLOTS] is seq once command seq has been applied,
  * answer[seq % SLOTS] its answer (written before done). taken[seq % SLOTS]
- * is seq once every block of the persistent kernel has read command seq:
+ * is seq once the persistent kernel has read command seq (its relay, or
+ * every band without one):
  * a region command completes when the bands it touches are done, maybe
  * before the others have read it, and the host may write its slot again
  * only after both. */
@@ -47,10 +48,18 @@ typedef struct rk_sim_mailbox {
     uint64_t taken[RK_SIM_SLOTS];
 } rk_sim_mailbox;
 
-/* Device memory: the bands of a command add their answers in acc[] and
- * count themselves in arrived[]; the last one answers and sets both back.
- * readers[]: the blocks that have read a command (the last one says taken). */
+/* Device memory. log[]: the relay's copy of the host's ring (same tagged
+ * words), read by the bands from the L2. band_done[b]: the ticks band b has
+ * finished (sim_device.c); band_taken[b]: the last command band b has read
+ * from the log. The bands of a command add their answers in acc[] and count
+ * themselves in arrived[]; the last one answers and sets both back.
+ * readers[]: without a relay, the blocks that have read a command from the
+ * host's ring (the last one says taken). */
+#define RK_SIM_MAX_BANDS 1024
 typedef struct rk_sim_board {
+    uint64_t log[RK_SIM_SLOTS][RK_SIM_CMD_WORDS];
+    uint64_t band_done[RK_SIM_MAX_BANDS];
+    uint64_t band_taken[RK_SIM_MAX_BANDS];
     uint64_t acc[RK_SIM_SLOTS];
     int arrived[RK_SIM_SLOTS];
     int readers[RK_SIM_SLOTS];
