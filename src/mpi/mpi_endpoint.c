@@ -120,7 +120,8 @@ static void check_liveness(rk_mpi *m, uint64_t now) {
             rk__mpi_send(m, p, &h, NULL, 0);
         }
         if (m->last_heard[p] == 0) m->last_heard[p] = now;
-        if (now - m->last_heard[p] > m->timeout_ns) {
+        /* last_heard may be later than now (a message taken this round). */
+        if (now > m->last_heard[p] && now - m->last_heard[p] > m->timeout_ns) {
             char what[96];
             snprintf(what, sizeof what, "sent nothing for %llu ms (dead or hung)",
                      (unsigned long long)((now - m->last_heard[p]) / 1000000u));

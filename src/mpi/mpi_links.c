@@ -182,7 +182,7 @@ rk_status rk_mpi_connect(rk_mpi *m, rk_kernel *src, uint32_t port, const char *n
     snprintf(o->src, sizeof o->src, "%s", src->name);
     while (o->state == LINK_LOOKING && !m->stopped) cond_wait_until(m, o->deadline_ns);
     if (o->state != LINK_OPEN) {
-        s = rk__fail(o->result != RK_OK ? o->result : RK_BAD_STATE, "%s: %s", fn, o->why);
+        s = rk__fail(o->result != RK_OK ? o->result : RK_BAD_STATE, "%s: %s (state %d)", fn, o->why, (int)o->state);
         o->state = LINK_FREE;
         pthread_mutex_unlock(&m->lock);
         return s;
@@ -448,6 +448,8 @@ void rk__mpi_peer_lost(rk_mpi *m, int peer, rk_status why, const char *what) {
                 snprintf(text, sizeof text, "MPI peer rank %d %s; channel from kernel '%s' to '%s' closed (%llu sent)",
                          peer, what, o->src, o->name, (unsigned long long)o->sent);
                 rk__mpi_note_failure(m, why, text);
+                o->result = why;
+                snprintf(o->why, sizeof o->why, "%s", text);
             }
         }
         in_link *l = &m->in[i];

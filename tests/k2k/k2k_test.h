@@ -83,6 +83,21 @@ static const char k2k_source[] =
     "    return 0;\n"
     "}\n";
 
+/* The sink alone: no rk_emit, so a backend without device-side channels
+ * builds it (the destination of a relayed channel). */
+static const char k2k_sink_source[] =
+    "typedef struct { uint64_t seq; uint32_t source; uint32_t hops; uint64_t check; int32_t ttl; uint32_t flags; } "
+    "Msg;\n"
+    "RK_HANDLER int sink(const Msg *in, Msg *out, void *state) {\n"
+    "    Msg m = *in; m.hops += 1u; m.check = m.check * 31u + m.hops; *out = m;\n"
+    "    return 0;\n"
+    "}\n";
+
+/* The source to build handler from: the sink alone where that is enough. */
+static inline const char *k2k_source_for(const char *handler) {
+    return strcmp(handler, "sink") == 0 ? k2k_sink_source : k2k_source;
+}
+
 typedef struct k2k_env {
     const char *backend;
     rk_runtime *rt;

@@ -11,15 +11,6 @@
 /* DRAINED fits what the queues and channels between source and sink hold. */
 enum { COUNT = 3000, DRAINED = 60 };
 
-/* The sink alone: no rk_emit, so a backend without device channels builds it. */
-static const char sink_source[] =
-    "typedef struct { uint64_t seq; uint32_t source; uint32_t hops; uint64_t check; int32_t ttl; uint32_t flags; } "
-    "Msg;\n"
-    "RK_HANDLER int sink(const Msg *in, Msg *out, void *state) {\n"
-    "    Msg m = *in; m.hops += 1u; m.check = m.check * 31u + m.hops; *out = m;\n"
-    "    return 0;\n"
-    "}\n";
-
 static rk_runtime *open_runtime(const char *backend) {
     rk_runtime_desc d = {.backend = backend};
     rk_runtime *rt = NULL;
@@ -33,7 +24,7 @@ static rk_runtime *open_runtime(const char *backend) {
 static rk_kernel *launch(rk_runtime *rt, const char *backend, const char *name, const char *handler) {
     rk_kernel_desc d = {
         .name = name,
-        .handler_source = strcmp(handler, "sink") == 0 ? sink_source : k2k_source,
+        .handler_source = k2k_source_for(handler),
         .handler_name = handler,
         .message_size = sizeof(k2k_msg),
         .reply_size = sizeof(k2k_msg),
