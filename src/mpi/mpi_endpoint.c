@@ -190,7 +190,7 @@ static rk_status init_mpi(rk_mpi *m) {
     return RK_OK;
 }
 
-rk_status rk_mpi_create(const rk_mpi_desc *desc, rk_mpi **out) {
+static rk_status mpi_create(const rk_mpi_desc *desc, rk_mpi **out) {
     static const char fn[] = "rk_mpi_create";
     if (!out) return rk__fail(RK_NULL_ARGUMENT, "%s: out is NULL", fn);
     *out = NULL;
@@ -236,7 +236,7 @@ rk_status rk_mpi_create(const rk_mpi_desc *desc, rk_mpi **out) {
     return RK_OK;
 }
 
-rk_status rk_mpi_destroy(rk_mpi *m) {
+static rk_status mpi_destroy(rk_mpi *m) {
     if (!m) return rk__fail(RK_NULL_ARGUMENT, "rk_mpi_destroy: m is NULL");
     /* The thread finishes the out links (close, send, FIN) within the
      * peers' liveness deadline, then stops. */
@@ -273,14 +273,14 @@ rk_status rk_mpi_destroy(rk_mpi *m) {
     return RK_OK;
 }
 
-rk_status rk_mpi_rank(rk_mpi *m, int *rank, int *size) {
+static rk_status mpi_rank(rk_mpi *m, int *rank, int *size) {
     if (!m) return rk__fail(RK_NULL_ARGUMENT, "rk_mpi_rank: m is NULL");
     if (rank) *rank = m->rank;
     if (size) *size = m->size;
     return RK_OK;
 }
 
-rk_status rk_mpi_check(rk_mpi *m) {
+static rk_status mpi_check(rk_mpi *m) {
     if (!m) return rk__fail(RK_NULL_ARGUMENT, "rk_mpi_check: m is NULL");
     pthread_mutex_lock(&m->lock);
     rk_status s = m->failure;
@@ -289,3 +289,14 @@ rk_status rk_mpi_check(rk_mpi *m) {
     pthread_mutex_unlock(&m->lock);
     return s == RK_OK ? RK_OK : rk__fail(s, "rk_mpi_check: %s", why);
 }
+
+/* What libringkernel's rk_mpi_* calls find (mpi_loader.c). */
+const rk__mpi_plugin rk__mpi_plugin_v1 = {
+    .abi = RK__MPI_PLUGIN_ABI,
+    .create = mpi_create,
+    .destroy = mpi_destroy,
+    .rank = mpi_rank,
+    .export_kernel = rk__mpi_export,
+    .connect = rk__mpi_connect,
+    .check = mpi_check,
+};

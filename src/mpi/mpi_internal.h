@@ -20,7 +20,7 @@
 #include <stdatomic.h>
 
 #include "core/channel_relay.h"
-#include "ringkernel/channel_mpi.h"
+#include "mpi_plugin.h"
 
 enum { RK__MPI_MAX_LINKS = 64, RK__MPI_MAX_EXPORTS = 64, RK__MPI_NAME = 64, RK__MPI_TAG = 0x524b };
 
@@ -117,6 +117,11 @@ struct rk_mpi {
 rk_status rk__mpi_send(rk_mpi *m, int peer, const wire_header *h, const void *payload, size_t bytes);
 /* Records a link failure for rk_mpi_check (the first one wins). */
 void rk__mpi_note_failure(rk_mpi *m, rk_status s, const char *why);
+
+/* mpi_links.c: the plugin's export and connect (user threads). */
+rk_status rk__mpi_export(rk_mpi *m, rk_kernel *dst, const char *name);
+rk_status rk__mpi_connect(rk_mpi *m, rk_kernel *src, uint32_t port, const char *name, const rk_channel_desc *desc,
+                          uint64_t timeout_ns, rk_channel **out);
 
 /* mpi_links.c (progress thread, m->lock held) */
 void rk__mpi_on_message(rk_mpi *m, int from, const wire_header *h, const unsigned char *payload, size_t bytes);

@@ -97,7 +97,7 @@ static rk_status check_name(const char *fn, const char *name) {
     return RK_OK;
 }
 
-rk_status rk_mpi_export(rk_mpi *m, rk_kernel *dst, const char *name) {
+rk_status rk__mpi_export(rk_mpi *m, rk_kernel *dst, const char *name) {
     static const char fn[] = "rk_mpi_export";
     if (!m) return rk__fail(RK_NULL_ARGUMENT, "%s: m is NULL", fn);
     if (!dst) return rk__fail(RK_NULL_ARGUMENT, "%s: dst is NULL", fn);
@@ -152,8 +152,8 @@ static rk_status resolve(const char *fn, const rk_channel_desc *in, rk_channel_d
     return RK_OK;
 }
 
-rk_status rk_mpi_connect(rk_mpi *m, rk_kernel *src, uint32_t port, const char *name, const rk_channel_desc *desc,
-                         uint64_t timeout_ns, rk_channel **out) {
+rk_status rk__mpi_connect(rk_mpi *m, rk_kernel *src, uint32_t port, const char *name, const rk_channel_desc *desc,
+                          uint64_t timeout_ns, rk_channel **out) {
     static const char fn[] = "rk_mpi_connect";
     if (out) *out = NULL;
     if (!m) return rk__fail(RK_NULL_ARGUMENT, "%s: m is NULL", fn);
