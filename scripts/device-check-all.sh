@@ -57,4 +57,6 @@ stage clients-bench-cuda 90 "$build/tools/rk/rk" bench kernel --backend cuda --q
 stage k2k-tests 120 ctest --test-dir "$build" -L k2k --output-on-failure
 stage k2k-bench-cpu 60 "$build/tools/rk/rk" bench k2k --backend cpu
 stage k2k-bench-cuda 30 "$build/tools/rk/rk" bench k2k --backend cuda
+# 2 MPI ranks with a CUDA kernel each on this GPU (needs Open MPI there or a carried .mpi).
+stage k2k-mpi 90 "$root/scripts/device-mpi.sh" "${1:-build-dev}"
 grep -h -E "tests passed|Failed|FAILED|p50|msg/s|per hop" "$work"/*.log "$work"/*/*.log 2>/dev/null | head -80 >> "$out/summary.log"
