@@ -263,6 +263,7 @@ static void relay_sleep(relay *r) {
 static uint32_t relay_step(relay *r) {
     uint32_t moved = rk__relay_move(r->up, r->sink, UINT32_MAX);
     rk_status st = rk__relay_sink_pump(r->sink);
+    if (st == RK_OK) st = rk__relay_sink_state(r->sink); /* the destination closed its input */
     if (st != RK_OK) {
         /* Emits now report why; what is still upstream stays counted
          * (emitted - delivered in rk_channel_stats). */

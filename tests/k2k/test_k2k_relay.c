@@ -6,6 +6,8 @@
  * terminating source then destination delivers everything accepted, with
  * nothing received before. Skips (77) when <backend> is absent, or cannot
  * build the handler or be a relay source yet (said why). */
+#include <unistd.h>
+
 #include "k2k_test.h"
 
 /* DRAINED fits what the queues and channels between source and sink hold. */
@@ -61,6 +63,60 @@ static void stream(rk_kernel *src, rk_kernel *dst, uint32_t channel_id) {
         CHECK_U64_EQ(info.id, RK_CHANNEL_MESSAGE_ID(channel_id, got));
         got++;
     }
+}
+
+/* A relayed destination that crashes (CPU to CPU; the sanitizers own
+ * SIGSEGV): every message ends once, answered by it (ok, or RK_DEVICE_FAULT
+ * from the crash on) or counted undelivered on the channel; later emits
+ * report RK_EMIT_FAULTED to the source's handler. */
+static void faulting_destination(rk_runtime *src_rt, rk_runtime *dst_rt) {
+#ifdef K2K_SANITIZED
+    (void)src_rt, (void)dst_rt;
+    printf("faulting destination: skipped (the sanitizer owns SIGSEGV)\n");
+#else
+    enum { FIRST = 12, LATER = 4 };
+    rk_kernel *src = launch(src_rt, "cpu", "feeder", "stage"), *dst = launch(dst_rt, "cpu", "crasher", "crash");
+    CHECK_OK(rk_channel_set_host_replies(src, RK_CHANNEL_REPLY_FAILURES));
+    CHECK_OK(rk_kernel_activate(src));
+    CHECK_OK(rk_kernel_activate(dst));
+    rk_channel_desc cd = {.message_size = sizeof(k2k_msg), .capacity = 16, .replies = RK_CHANNEL_REPLY_ALL};
+    rk_channel *ch = NULL;
+    CHECK_OK(rk_channel_connect(src, 0, dst, &cd, &ch));
+    for (uint64_t i = 0; i < FIRST; i++) {
+        k2k_msg m = k2k_make(0, i);
+        CHECK_OK(rk_kernel_send(src, &m, sizeof m, K2K_SECONDS(5), NULL));
+    }
+    rk_channel_stats st;
+    for (int i = 0; i < 2000; i++) {
+        CHECK_OK(rk_channel_stats_get(ch, &st));
+        if (st.closed != RK_OK && st.emitted == FIRST) break;
+        usleep(5000);
+    }
+    CHECK_EQ(st.closed, RK_DEVICE_FAULT);
+    CHECK_U64_EQ(st.emitted, FIRST);
+    uint64_t answered = 0;
+    k2k_msg r;
+    rk_reply_info info;
+    while (rk_kernel_receive(dst, &r, sizeof r, &info, K2K_SECONDS(1)) == RK_OK) {
+        CHECK_U64_EQ(RK_CHANNEL_MESSAGE_SEQ(info.id), answered); /* in order */
+        CHECK_EQ(info.status, answered < 7 ? 0 : RK_DEVICE_FAULT);
+        answered++;
+    }
+    CHECK_GE(answered, 8); /* up to the crash, at least */
+    CHECK_U64_EQ(answered + (st.emitted - st.delivered), FIRST);
+    for (uint64_t i = FIRST; i < FIRST + LATER; i++) {
+        k2k_msg m = k2k_make(0, i);
+        CHECK_OK(rk_kernel_send(src, &m, sizeof m, K2K_SECONDS(5), NULL));
+        CHECK_OK(rk_kernel_receive(src, &r, sizeof r, &info, K2K_SECONDS(10)));
+        CHECK_EQ(info.status, RK_EMIT_FAULTED);
+        CHECK_U64_EQ(r.seq, i);
+    }
+    CHECK_OK(rk_kernel_terminate(src, K2K_SECONDS(10)));
+    CHECK_OK(rk_kernel_destroy(src));
+    CHECK_OK(rk_kernel_destroy(dst));
+    printf("faulting destination: %llu answered, %llu undelivered, later emits reported\n",
+           (unsigned long long)answered, (unsigned long long)(FIRST - answered));
+#endif
 }
 
 int main(int argc, char **argv) {
@@ -121,6 +177,7 @@ int main(int argc, char **argv) {
 
     CHECK_OK(rk_kernel_destroy(dst));
     CHECK_OK(rk_kernel_destroy(src));
+    if (strcmp(other, "cpu") == 0) faulting_destination(src_rt, dst_rt);
     CHECK_OK(rk_runtime_destroy(peer));
     CHECK_OK(rk_runtime_destroy(cpu));
     printf("relay %s -> %s: %d messages in order, %d drained on terminate\n", src_backend, dst_backend, COUNT,
