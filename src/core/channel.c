@@ -148,6 +148,19 @@ void rk__channel_destroy(rk_channel *ch) {
     free(ch);
 }
 
+/* After the backend's attach: the channel joins the graph, or is freed when
+ * the attach failed (registry_lock held). */
+static rk_status enlist(rk_channel **ch, rk_status attached) {
+    if (attached == RK_OK) {
+        (*ch)->next = registry;
+        registry = *ch;
+    } else {
+        rk__channel_destroy(*ch);
+        *ch = NULL;
+    }
+    return attached;
+}
+
 static rk_status channel_new(rk_kernel *src, uint32_t port, rk_kernel *dst, const rk_channel_desc *d,
                              rk_channel **out) {
     rk_status s = rk__channel_create(d, port, src->name, dst->name, out);
@@ -185,14 +198,7 @@ rk_status rk_channel_connect(rk_kernel *src, uint32_t port, rk_kernel *dst, cons
     if (s == RK_OK) s = channel_new(src, port, dst, &d, &ch);
     if (s == RK_OK) {
         ch->id = next_channel_id++ & 0x7fffffu;
-        s = relayed ? rk__relay_attach(src, dst, ch) : src->ring->channel_attach(src, dst, ch);
-        if (s == RK_OK) {
-            ch->next = registry;
-            registry = ch;
-        } else {
-            rk__channel_destroy(ch);
-            ch = NULL;
-        }
+        s = enlist(&ch, relayed ? rk__relay_attach(src, dst, ch) : src->ring->channel_attach(src, dst, ch));
     }
     pthread_mutex_unlock(&registry_lock);
     if (s == RK_OK && out) *out = ch;
@@ -309,14 +315,7 @@ rk_status rk__channel_connect_remote(rk_kernel *src, uint32_t port, const rk_cha
     if (s == RK_OK) {
         ch->src = src;
         ch->id = next_channel_id++ & 0x7fffffu;
-        s = src->ring->channel_attach_source(src, ch);
-        if (s == RK_OK) {
-            ch->next = registry;
-            registry = ch;
-        } else {
-            rk__channel_destroy(ch);
-            ch = NULL;
-        }
+        s = enlist(&ch, src->ring->channel_attach_source(src, ch));
     }
     pthread_mutex_unlock(&registry_lock);
     *out = ch;

@@ -103,18 +103,24 @@ typedef struct k2k_env {
     rk_runtime *rt;
 } k2k_env;
 
-static inline rk_kernel *k2k_launch(k2k_env *env, const char *name, const char *handler, uint32_t capacity) {
+/* Launches handler (from k2k_source_for) on rt with the tests' sizes. */
+static inline rk_status k2k_try_launch(rk_runtime *rt, const char *name, const char *handler, uint32_t capacity,
+                                       rk_kernel **out) {
     rk_kernel_desc d = {
         .name = name,
-        .handler_source = k2k_source,
+        .handler_source = k2k_source_for(handler),
         .handler_name = handler,
         .message_size = sizeof(k2k_msg),
         .reply_size = sizeof(k2k_msg),
         .queue_capacity = capacity,
         .workers = 1,
     };
+    return rk_kernel_launch(rt, &d, out);
+}
+
+static inline rk_kernel *k2k_launch(k2k_env *env, const char *name, const char *handler, uint32_t capacity) {
     rk_kernel *k = NULL;
-    CHECK_OK(rk_kernel_launch(env->rt, &d, &k));
+    CHECK_OK(k2k_try_launch(env->rt, name, handler, capacity, &k));
     return k;
 }
 

@@ -30,18 +30,8 @@ enum { ACK = 999999999 };
 static const uint64_t PEER_TIMEOUT = 1500000000u;
 
 static rk_kernel *launch(rk_runtime *rt, const char *name, const char *handler) {
-    rk_kernel_desc d = {
-        .name = name,
-        .handler_source = k2k_source_for(handler),
-        .handler_name = handler,
-        .message_size = sizeof(k2k_msg),
-        .reply_size = sizeof(k2k_msg),
-        .queue_capacity = 64,
-        .workers = 1,
-    };
     rk_kernel *k = NULL;
-    rk_status s = rk_kernel_launch(rt, &d, &k);
-    if (s != RK_OK) return NULL;
+    if (k2k_try_launch(rt, name, handler, 64, &k) != RK_OK) return NULL;
     CHECK_OK(rk_kernel_activate(k));
     return k;
 }

@@ -24,17 +24,8 @@ static rk_runtime *open_runtime(const char *backend) {
 }
 
 static rk_kernel *launch(rk_runtime *rt, const char *backend, const char *name, const char *handler) {
-    rk_kernel_desc d = {
-        .name = name,
-        .handler_source = k2k_source_for(handler),
-        .handler_name = handler,
-        .message_size = sizeof(k2k_msg),
-        .reply_size = sizeof(k2k_msg),
-        .queue_capacity = 64,
-        .workers = 1,
-    };
     rk_kernel *k = NULL;
-    rk_status s = rk_kernel_launch(rt, &d, &k);
+    rk_status s = k2k_try_launch(rt, name, handler, 64, &k);
     if (s == RK_COMPILE_FAILED || s == RK_PARSE_ERROR || s == RK_UNSUPPORTED)
         RK_SKIP("backend %s cannot build handler '%s' yet: %s", backend, handler, rk_last_error());
     CHECK_OK(s);
