@@ -66,8 +66,13 @@
  *     host (nothing delivered is lost); emits after that return RK_EMIT_FAULTED.
  *
  * Limits of this version (each refused by rk_channel_connect with a message):
- *   - both kernels on the same runtime's backend, persistent mode, one worker
- *     each (per-channel order); CPU backend only (RK_UNSUPPORTED elsewhere).
+ *   - persistent mode, one worker per kernel (per-channel order); CPU
+ *     backend only (RK_UNSUPPORTED elsewhere) for kernels of one runtime.
+ *   - Kernels of two runtimes (backends, devices) are joined through the
+ *     host relay, same rules: the source's backend must be able to emit into
+ *     host memory (CPU); a destination whose backend cannot poll host memory
+ *     takes the messages in its host queue and needs RK_CHANNEL_REPLY_ALL.
+ *     Across processes: ringkernel/channel_mpi.h. docs/channels.md.
  *
  * Lifetime: a channel lives until both of its kernels are destroyed; the
  * handle may be used while at least one of them has not been destroyed.
