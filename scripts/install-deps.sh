@@ -50,8 +50,17 @@ if ((${#missing[@]})); then
         as_root=(sudo)
     fi
     say "installing ${missing[*]}"
-    "${as_root[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    # Quiet: apt's and dpkg's progress goes to a log shown only on failure.
+    log="$(mktemp)"
+    if ! { "${as_root[@]}" apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
+        >"$log" 2>&1; then
+        cat "$log" >&2
+        rm -f "$log"
+        say "installing ${missing[*]} failed (output above)"
+        exit 1
+    fi
+    rm -f "$log"
 else
     say "build dependencies present"
 fi
