@@ -161,7 +161,8 @@ typedef struct watch {
     struct watch *next;
 } watch;
 
-/* Held while hooks run: relay and progress threads never take it. */
+/* Held while drain hooks run (never while the registry lock is needed):
+ * relay and progress threads never take it. */
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static watch *watches;
 
@@ -205,6 +206,9 @@ rk_status rk__relay_before_terminate(rk_kernel *k, uint64_t timeout_ns) {
 }
 
 void rk__relay_before_destroy(rk_kernel *k) {
+    /* Unlinked under the lock, detached outside it: a detach takes the
+     * channel registry's lock, which connect holds while it adds a watch. */
+    watch *mine = NULL;
     pthread_mutex_lock(&watch_lock);
     watch **p = &watches;
     while (*p) {
@@ -214,10 +218,16 @@ void rk__relay_before_destroy(rk_kernel *k) {
             continue;
         }
         *p = w->next;
+        w->next = mine;
+        mine = w;
+    }
+    pthread_mutex_unlock(&watch_lock);
+    while (mine) {
+        watch *w = mine;
+        mine = w->next;
         w->hooks->detach(w->owner, k); /* must not unwatch: done here */
         free(w);
     }
-    pthread_mutex_unlock(&watch_lock);
 }
 
 /* ---- the in-process relay -------------------------------------------------------- */
