@@ -60,4 +60,6 @@ stage clients-bench-cuda 90 "$build/tools/rk/rk" bench kernel --backend cuda --q
 # bench on the CPU backend of the 16-core host.
 stage k2k-cuda 300 "$root/scripts/device-k2k.sh" "$build"
 stage k2k-bench-cpu 60 "$build/tools/rk/rk" bench k2k --backend cpu
+# 2 MPI ranks with a CUDA kernel each on this GPU (needs Open MPI there or a carried .mpi).
+stage k2k-mpi 90 "$root/scripts/device-mpi.sh" "${1:-build-dev}"
 grep -h -E "tests passed|Failed|FAILED|p50|msg/s|per hop|pass, .* fail|portability" "$work"/*.log "$work"/*/*.log 2>/dev/null | head -80 >> "$out/summary.log"

@@ -20,6 +20,8 @@ packages=(
     clang            # libFuzzer targets (tests/fuzz); clang++ compiles the MSL output against the Metal shim (tests/metal)
     libclang-rt-dev  # clang's fuzzer and sanitizer runtimes
     python3          # small checks in tests and scripts
+    libopenmpi-dev   # optional MPI channels (src/mpi); the build skips them without it
+    openmpi-bin      # mpirun for the 2-rank channel test
 )
 
 say() { printf 'install-deps: %s\n' "$*"; }

@@ -71,6 +71,11 @@
  *     handler that emits runs its batch in order). CUDA: persistent
  *     kernels with one worker warp (ordered = true). docs/channels.md has
  *     each backend's design.
+ *   - Kernels of two runtimes (backends, devices) are joined through the
+ *     host relay, same rules: the source's backend must be able to emit into
+ *     host memory (CPU); a destination whose backend cannot poll host memory
+ *     takes the messages in its host queue and needs RK_CHANNEL_REPLY_ALL.
+ *     Across processes: ringkernel/channel_mpi.h. docs/channels.md.
  *
  * Lifetime: a channel lives until both of its kernels are destroyed; the
  * handle may be used while at least one of them has not been destroyed.

@@ -5,6 +5,7 @@
 #include "api_entry.h"
 #include "backend_impl.h"
 #include "ringkernel/channel.h"
+#include "ringkernel/channel_mpi.h"
 #include "ringkernel/sim.h"
 #include "ringkernel/transpile.h"
 

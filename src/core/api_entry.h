@@ -52,6 +52,12 @@
     X(rk_channel_connect, (rk_kernel *src, uint32_t port, rk_kernel *dst, const rk_channel_desc *desc, rk_channel **out), (src, port, dst, desc, out)) \
     X(rk_channel_stats_get, (rk_channel *ch, rk_channel_stats *out), (ch, out)) \
     X(rk_channel_set_host_replies, (rk_kernel *k, rk_channel_replies which), (k, which)) \
+    X(rk_mpi_create, (const rk_mpi_desc *desc, rk_mpi **out), (desc, out)) \
+    X(rk_mpi_destroy, (rk_mpi *m), (m)) \
+    X(rk_mpi_rank, (rk_mpi *m, int *rank, int *size), (m, rank, size)) \
+    X(rk_mpi_export, (rk_mpi *m, rk_kernel *dst, const char *name), (m, dst, name)) \
+    X(rk_mpi_connect, (rk_mpi *m, rk_kernel *src, uint32_t port, const char *name, const rk_channel_desc *desc, uint64_t timeout_ns, rk_channel **out), (m, src, port, name, desc, timeout_ns, out)) \
+    X(rk_mpi_check, (rk_mpi *m), (m)) \
     X(rk_sim_create, (const rk_sim_desc *desc, rk_sim **out), (desc, out)) \
     X(rk_sim_destroy, (rk_sim *sim), (sim)) \
     X(rk_sim_send, (rk_sim *sim, uint32_t id, const void *payload, size_t size, int first_row, int row_count, rk_sim_ticket *ticket), (sim, id, payload, size, first_row, row_count, ticket)) \

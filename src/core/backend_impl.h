@@ -179,6 +179,17 @@ struct rk__ring_iface {
     rk_status (*channel_attach)(rk_kernel *src, rk_kernel *dst, struct rk_channel *ch);
     /* K2K: answer host messages only when they fail (true) or always. Optional. */
     rk_status (*set_host_replies)(rk_kernel *k, bool failures_only);
+    /* K2K through the host relay (src/core/channel_relay.c), for channels
+     * whose other end is on another backend, runtime or process. Optional.
+     * attach_source: src's emits on ch->port land in ch->ring (host memory),
+     * in order, with rk__channel_emit's closed/emitting handshake; the
+     * relay consumes the ring and has set ch->wake. attach_sink: dst polls
+     * ch->ring (host memory) as an input and sets ch->wake; the relay is
+     * the producer. Without attach_sink the relay feeds dst's host input
+     * queue instead. A backend whose rings live in device memory copies
+     * between them and ch->ring here (e.g. between relaunches). */
+    rk_status (*channel_attach_source)(rk_kernel *src, struct rk_channel *ch);
+    rk_status (*channel_attach_sink)(rk_kernel *dst, struct rk_channel *ch);
 };
 
 /* ---- helpers shared by backends -------------------------------------------- */

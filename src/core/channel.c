@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "channel_internal.h"
+#include "channel_relay.h"
 
 _Static_assert(RK_EMIT_FULL == RK_WOULD_BLOCK && RK_EMIT_NO_PORT == RK_NOT_FOUND &&
                    RK_EMIT_BAD_SIZE == RK_INVALID_ARGUMENT && RK_EMIT_CLOSED == RK_TERMINATED &&
@@ -118,7 +119,7 @@ static rk_status check_graph(rk_kernel *src, uint32_t port, rk_kernel *dst, cons
                     fn, cycle);
 }
 
-static rk_status channel_new(rk_kernel *src, uint32_t port, rk_kernel *dst, const rk_channel_desc *d,
+rk_status rk__channel_create(const rk_channel_desc *d, uint32_t port, const char *src_name, const char *dst_name,
                              rk_channel **out) {
     rk_channel *ch = calloc(1, sizeof *ch);
     if (!ch) return rk__fail(RK_OUT_OF_MEMORY, "rk_channel_connect: out of memory");
@@ -130,16 +131,43 @@ static rk_status channel_new(rk_kernel *src, uint32_t port, rk_kernel *dst, cons
     }
     ch->port = port;
     ch->desc = *d;
-    snprintf(ch->src_name, sizeof ch->src_name, "%s", src->name);
-    snprintf(ch->dst_name, sizeof ch->dst_name, "%s", dst->name);
-    ch->src = src;
-    ch->dst = dst;
+    snprintf(ch->src_name, sizeof ch->src_name, "%s", src_name);
+    snprintf(ch->dst_name, sizeof ch->dst_name, "%s", dst_name);
     atomic_init(&ch->closed, RK_OK);
     atomic_init(&ch->emitting, 0);
     atomic_init(&ch->emitted, 0);
     atomic_init(&ch->delivered, 0);
     atomic_init(&ch->refused, 0);
     *out = ch;
+    return RK_OK;
+}
+
+void rk__channel_destroy(rk_channel *ch) {
+    if (!ch) return;
+    if (ch->impl_free) ch->impl_free(ch); /* a backend's own channel memory (CUDA, WebGPU) */
+    rk_queue_destroy(ch->ring);
+    free(ch);
+}
+
+/* After the backend's attach: the channel joins the graph, or is freed when
+ * the attach failed (registry_lock held). */
+static rk_status enlist(rk_channel **ch, rk_status attached) {
+    if (attached == RK_OK) {
+        (*ch)->next = registry;
+        registry = *ch;
+    } else {
+        rk__channel_destroy(*ch);
+        *ch = NULL;
+    }
+    return attached;
+}
+
+static rk_status channel_new(rk_kernel *src, uint32_t port, rk_kernel *dst, const rk_channel_desc *d,
+                             rk_channel **out) {
+    rk_status s = rk__channel_create(d, port, src->name, dst->name, out);
+    if (s != RK_OK) return s;
+    (*out)->src = src;
+    (*out)->dst = dst;
     return RK_OK;
 }
 
@@ -158,12 +186,11 @@ rk_status rk_channel_connect(rk_kernel *src, uint32_t port, rk_kernel *dst, cons
     if (s == RK_OK) s = check_state(src, "source");
     if (s == RK_OK) s = check_state(dst, "destination");
     if (s != RK_OK) return s;
-    if (src->ctx != dst->ctx || src->ring != dst->ring)
-        return rk__fail(RK_UNSUPPORTED,
-                        "%s: kernels '%s' (%s) and '%s' (%s) are on different runtimes; channels need both on one",
-                        fn, src->name, rk_runtime_backend_name(src->runtime), dst->name,
-                        rk_runtime_backend_name(dst->runtime));
-    if (!src->ring->channel_attach)
+    /* Kernels of two runtimes (backends, devices) meet through the host relay. */
+    bool relayed = src->ctx != dst->ctx || src->ring != dst->ring;
+    if (relayed) s = rk__relay_check(src, dst, &d);
+    if (s != RK_OK) return s;
+    if (!relayed && !src->ring->channel_attach)
         return rk__fail(RK_UNSUPPORTED, "%s: the %s backend has no kernel-to-kernel channels yet ('%s' -> '%s')", fn,
                         rk_runtime_backend_name(src->runtime), src->name, dst->name);
     rk_channel *ch = NULL;
@@ -172,16 +199,7 @@ rk_status rk_channel_connect(rk_kernel *src, uint32_t port, rk_kernel *dst, cons
     if (s == RK_OK) s = channel_new(src, port, dst, &d, &ch);
     if (s == RK_OK) {
         ch->id = next_channel_id++ & 0x7fffffu;
-        s = src->ring->channel_attach(src, dst, ch);
-        if (s == RK_OK) {
-            ch->next = registry;
-            registry = ch;
-        } else {
-            if (ch->impl_free) ch->impl_free(ch);
-            rk_queue_destroy(ch->ring);
-            free(ch);
-            ch = NULL;
-        }
+        s = enlist(&ch, relayed ? rk__relay_attach(src, dst, ch) : src->ring->channel_attach(src, dst, ch));
     }
     pthread_mutex_unlock(&registry_lock);
     if (s == RK_OK && out) *out = ch;
@@ -242,11 +260,7 @@ void rk__channel_release(rk_channel *ch, rk__channel_side side) {
         }
     }
     pthread_mutex_unlock(&registry_lock);
-    if (last) {
-        if (ch->impl_free) ch->impl_free(ch);
-        rk_queue_destroy(ch->ring);
-        free(ch);
-    }
+    if (last) rk__channel_destroy(ch);
 }
 
 rk_status rk_channel_set_host_replies(rk_kernel *k, rk_channel_replies which) {
@@ -276,4 +290,53 @@ rk_status rk_channel_stats_get(rk_channel *ch, rk_channel_stats *out) {
         .closed = (rk_status)atomic_load(&ch->closed),
     };
     return ch->impl_stats ? ch->impl_stats(ch, out) : RK_OK;
+}
+
+/* ---- channels whose destination is outside this process (src/mpi) ---------------- */
+
+rk_status rk__channel_connect_remote(rk_kernel *src, uint32_t port, const rk_channel_desc *d, const char *dst_name,
+                                     rk_channel **out) {
+    static const char fn[] = "rk_mpi_connect";
+    *out = NULL;
+    if (port >= RK_MAX_PORTS)
+        return rk__fail(RK_INVALID_ARGUMENT, "%s: kernel '%s' has no port %u (ports are 0 .. %u)", fn, src->name,
+                        port, RK_MAX_PORTS - 1u);
+    rk_status s = check_state(src, "source");
+    if (s != RK_OK) return s;
+    if (!src->ring->channel_attach_source)
+        return rk__fail(RK_UNSUPPORTED, "%s: kernel '%s' (%s) cannot emit to another process yet", fn, src->name,
+                        rk_runtime_backend_name(src->runtime));
+    pthread_mutex_lock(&registry_lock);
+    const rk_channel *taken = port_owner(src, port);
+    if (taken)
+        s = rk__fail(RK_INVALID_ARGUMENT, "%s: port %u of kernel '%s' is already connected to kernel '%s'", fn, port,
+                     src->name, taken->dst_name);
+    rk_channel *ch = NULL;
+    if (s == RK_OK) s = rk__channel_create(d, port, src->name, dst_name, &ch);
+    if (s == RK_OK) {
+        ch->src = src;
+        ch->id = next_channel_id++ & 0x7fffffu;
+        s = enlist(&ch, src->ring->channel_attach_source(src, ch));
+    }
+    pthread_mutex_unlock(&registry_lock);
+    *out = ch;
+    return s;
+}
+
+bool rk__channel_source_done(rk_channel *ch) {
+    pthread_mutex_lock(&registry_lock);
+    bool done = ch->src_gone;
+    if (!done) {
+        int st = atomic_load(&((rk_kernel *)ch->src)->state);
+        done = st == RK_KERNEL_TERMINATED || st == RK_KERNEL_FAILED;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return done;
+}
+
+uint32_t rk__channel_new_id(void) {
+    pthread_mutex_lock(&registry_lock);
+    uint32_t id = next_channel_id++ & 0x7fffffu;
+    pthread_mutex_unlock(&registry_lock);
+    return id;
 }

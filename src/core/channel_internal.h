@@ -52,6 +52,21 @@ struct rk_channel {
     rk_channel *next;
 };
 
+/* A channel not yet linked to kernels or to the graph (src and dst NULL):
+ * the relay's half channels use it too. */
+rk_status rk__channel_create(const rk_channel_desc *d, uint32_t port, const char *src_name, const char *dst_name,
+                             rk_channel **out);
+/* Frees a channel that no kernel holds. */
+void rk__channel_destroy(rk_channel *ch);
+/* A channel from src's port to a kernel in another process (src/mpi): in
+ * the graph as src's port, attached through channel_attach_source; the
+ * caller consumes its ring and holds its destination side. d resolved. */
+rk_status rk__channel_connect_remote(rk_kernel *src, uint32_t port, const rk_channel_desc *d, const char *dst_name,
+                                     rk_channel **out);
+/* A fresh channel id (RK_CHANNEL_MESSAGE_ID) for a channel not made by connect. */
+uint32_t rk__channel_new_id(void);
+/* Will the source emit no more (gone, terminated or failed)? */
+bool rk__channel_source_done(rk_channel *ch);
 /* Producer side: 0 or an RK_EMIT_* code. */
 int rk__channel_emit(rk_channel *ch, const void *message, size_t size);
 /* Free slots from the producer's side (HOLD credit). */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "channel_relay.h"
 #include "kernel_internal.h"
 #include "kernel_wait.h"
 #include "ringkernel/queue.h"
@@ -271,7 +272,11 @@ rk_status rk_kernel_terminate(rk_kernel *k, uint64_t timeout_ns) {
     if (!k) return rk__fail(RK_NULL_ARGUMENT, "%s: k is NULL", fn);
     rk__kernel_core *c = rk__core_of(k);
     if (atomic_load(&k->state) == RK_KERNEL_TERMINATED) return RK_OK;
-    rk_status s = request_terminate(c);
+    /* Relayed inputs first: what was accepted upstream reaches the kernel. */
+    rk_status s = RK_OK;
+    if (!atomic_load(&c->terminate_requested) && atomic_load(&k->state) != RK_KERNEL_FAILED)
+        s = rk__relay_before_terminate(k, timeout_ns);
+    if (s == RK_OK) s = request_terminate(c);
     if (s != RK_OK) return s;
     rk__backoff b;
     rk__backoff_init(&b, timeout_ns);
@@ -322,6 +327,7 @@ rk_status rk_kernel_destroy(rk_kernel *k) {
     }
     if (!atomic_load(&c->backend_terminated))
         rk__log(RK_LOG_WARN, "kernel '%s' did not terminate; stopping it forcibly", k->name);
+    rk__relay_before_destroy(k);
     rk_status s = k->ring->destroy(k);
     /* A handler found stuck while this call waited (the watchdog fired) is
      * reported like one the backend had to stop. */

@@ -36,6 +36,7 @@ typedef struct rk__kernel_core {
 
     /* Many clients (kernel_client.c) and latency (kernel_latency.c). */
     _Atomic bool sender_busy;        /* a raw send is running: a second at once is refused */
+    _Atomic bool relay_fed;          /* a host relay sends too: other senders wait their turn */
     _Atomic(struct rk__clients *) clients; /* set by the first call; raw receive is then refused */
     rk__latency latency;
     _Atomic bool cores_warned;       /* kernel_cores.c warned once */
@@ -68,6 +69,13 @@ void rk__runtime_kernels_add(rk_runtime *rt, int delta);
  * and sampling latency. The one way replies leave the kernel. */
 rk_status rk__kernel_take_replies(rk__kernel_core *c, unsigned char *replies, size_t stride, rk_reply_info *infos,
                                   size_t max, size_t *taken);
+
+/* The host relay's send (channel_relay.c): one non-blocking attempt to
+ * queue count messages with ids first_id, first_id+1, ..., taking turns
+ * with the host's own sends. RK_TERMINATED, or the kernel's failure, once
+ * it takes no more. */
+rk_status rk__kernel_relay_send(rk_kernel *k, const void *messages, size_t stride, size_t count, uint64_t first_id,
+                                size_t *accepted);
 
 /* kernel_client.c: frees the call machinery (kernel destroy); fills the
  * statistics it keeps. */

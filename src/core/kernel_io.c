@@ -1,5 +1,6 @@
 /* Ring kernels: sending requests and receiving replies, with request ids,
  * timeouts and the held-reply buffer that terminate fills. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,11 @@ static rk_status send_common(rk__kernel_core *c, const char *fn, const unsigned 
  * inside is refused rather than racing on next_id and the queue. */
 static rk_status sender_enter(rk__kernel_core *c, const char *fn) {
     if (!atomic_exchange_explicit(&c->sender_busy, true, memory_order_acquire)) return RK_OK;
+    /* A relay holds the sender role only for one non-blocking attempt. */
+    if (atomic_load(&c->relay_fed)) {
+        while (atomic_exchange_explicit(&c->sender_busy, true, memory_order_acquire)) sched_yield();
+        return RK_OK;
+    }
     return rk__fail(RK_BAD_STATE,
                     "%s: another thread is sending to kernel '%s' at this moment; raw sends must come from one "
                     "thread at a time (many threads: rk_kernel_call or rk_kernel_submit)",
@@ -100,6 +106,30 @@ static rk_status sender_enter(rk__kernel_core *c, const char *fn) {
 }
 
 static void sender_leave(rk__kernel_core *c) { atomic_store_explicit(&c->sender_busy, false, memory_order_release); }
+
+rk_status rk__kernel_relay_send(rk_kernel *k, const void *messages, size_t stride, size_t count, uint64_t first_id,
+                                size_t *accepted) {
+    rk__kernel_core *c = rk__core_of(k);
+    *accepted = 0;
+    atomic_store(&c->relay_fed, true);
+    while (atomic_exchange_explicit(&c->sender_busy, true, memory_order_acquire)) sched_yield();
+    atomic_fetch_add(&c->senders_in_flight, 1);
+    int st = atomic_load(&k->state);
+    rk_status s = RK_OK;
+    if (st == RK_KERNEL_FAILED) s = (rk_status)atomic_load(&c->failure);
+    else if (st == RK_KERNEL_TERMINATING || st == RK_KERNEL_TERMINATED) s = RK_TERMINATED;
+    else s = k->ring->try_send(k, messages, stride, count, first_id, accepted);
+    if (*accepted) atomic_fetch_add(&k->messages_sent, *accepted);
+    atomic_fetch_sub(&c->senders_in_flight, 1);
+    sender_leave(c);
+    /* Relaunch backends make progress in poll; it also reports failures. */
+    if (s == RK_OK && *accepted < count) {
+        rk__kernel_refresh(c, NULL);
+        if (atomic_load(&k->state) == RK_KERNEL_FAILED) s = (rk_status)atomic_load(&c->failure);
+    }
+    if (s == RK_OK && st != RK_KERNEL_FAILED) return RK_OK;
+    return s == RK_OK ? RK_DEVICE_FAULT : s;
+}
 
 rk_status rk_kernel_send(rk_kernel *k, const void *message, size_t size, uint64_t timeout_ns, uint64_t *id) {
     static const char fn[] = "rk_kernel_send";

@@ -31,29 +31,53 @@ static void wake_ring(void *arg) {
     if (r->ops && r->ops->kick) r->ops->kick(r);
 }
 
-rk_status rk__cpu_channel_attach(rk_kernel *src, rk_kernel *dst, rk_channel *ch) {
+static rk_status check_kernel(const rk_kernel *k) {
     static const char fn[] = "rk_channel_connect";
-    rk__cpu_ring *from = src->impl, *to = dst->impl;
-    const rk_kernel *ks[2] = {src, dst};
-    for (int i = 0; i < 2; i++) {
-        const rk__cpu_ring *r = ks[i]->impl;
-        if (ks[i]->mode != RK_MODE_PERSISTENT)
-            return rk__fail(RK_UNSUPPORTED, "%s: kernel '%s' runs in %s mode; cpu channels need persistent kernels", fn,
-                            ks[i]->name, rk_exec_mode_name(ks[i]->mode));
-        if (r->workers != 1)
-            return rk__fail(RK_UNSUPPORTED,
-                            "%s: kernel '%s' has %u workers; a kernel with channels needs 1 (per-channel order)", fn,
-                            ks[i]->name, r->workers);
-    }
+    const rk__cpu_ring *r = k->impl;
+    if (k->mode != RK_MODE_PERSISTENT)
+        return rk__fail(RK_UNSUPPORTED, "%s: kernel '%s' runs in %s mode; cpu channels need persistent kernels", fn,
+                        k->name, rk_exec_mode_name(k->mode));
+    if (r->workers != 1)
+        return rk__fail(RK_UNSUPPORTED, "%s: kernel '%s' has %u workers; a kernel with channels needs 1 (per-channel order)",
+                        fn, k->name, r->workers);
+    return RK_OK;
+}
+
+/* The input first, so the destination polls it before any emit lands. */
+static rk_status attach_input(rk_kernel *dst, rk_channel *ch) {
+    rk__cpu_ring *to = dst->impl;
     unsigned n = atomic_load(&to->links.in_count);
-    if (n >= RK_MAX_INPUTS) return rk__fail(RK_INVALID_ARGUMENT, "%s: kernel '%s' has no free input", fn, dst->name);
+    if (n >= RK_MAX_INPUTS)
+        return rk__fail(RK_INVALID_ARGUMENT, "rk_channel_connect: kernel '%s' has no free input", dst->name);
     ch->wake = wake_ring;
     ch->wake_arg = to;
-    /* The input first, so the destination polls it before any emit lands. */
     atomic_store_explicit(&to->links.in[n], ch, memory_order_release);
     atomic_store_explicit(&to->links.in_count, n + 1, memory_order_release);
-    atomic_store_explicit(&from->links.out[ch->port], ch, memory_order_release);
     return RK_OK;
+}
+
+static void attach_output(rk_kernel *src, rk_channel *ch) {
+    rk__cpu_ring *from = src->impl;
+    atomic_store_explicit(&from->links.out[ch->port], ch, memory_order_release);
+}
+
+rk_status rk__cpu_channel_attach(rk_kernel *src, rk_kernel *dst, rk_channel *ch) {
+    rk_status s = check_kernel(src);
+    if (s == RK_OK) s = check_kernel(dst);
+    if (s == RK_OK) s = attach_input(dst, ch);
+    if (s == RK_OK) attach_output(src, ch);
+    return s;
+}
+
+rk_status rk__cpu_channel_attach_source(rk_kernel *src, rk_channel *ch) {
+    rk_status s = check_kernel(src);
+    if (s == RK_OK) attach_output(src, ch);
+    return s;
+}
+
+rk_status rk__cpu_channel_attach_sink(rk_kernel *dst, rk_channel *ch) {
+    rk_status s = check_kernel(dst);
+    return s == RK_OK ? attach_input(dst, ch) : s;
 }
 
 uint32_t rk__cpu_channel_credit(rk__cpu_ring *r) {

@@ -51,6 +51,9 @@ void rk__cpu_channel_close_inputs(struct rk__cpu_ring *r, rk_status why);
 void rk__cpu_channel_detach(struct rk__cpu_ring *r);
 /* The ring iface's channel_attach slot. */
 rk_status rk__cpu_channel_attach(rk_kernel *src, rk_kernel *dst, rk_channel *ch);
+/* The ring iface's relay slots: src emits into ch's host ring; dst polls it. */
+rk_status rk__cpu_channel_attach_source(rk_kernel *src, rk_channel *ch);
+rk_status rk__cpu_channel_attach_sink(rk_kernel *dst, rk_channel *ch);
 /* The DSL runtime's emit slot. */
 int rk__cpu_channel_emit(unsigned port, const void *message, unsigned size);
 

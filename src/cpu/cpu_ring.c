@@ -302,4 +302,6 @@ const rk__ring_iface rk__cpu_ring_iface = {
     .destroy = destroy,
     .channel_attach = rk__cpu_channel_attach,
     .set_host_replies = rk__cpu_channel_set_host_replies,
+    .channel_attach_source = rk__cpu_channel_attach_source,
+    .channel_attach_sink = rk__cpu_channel_attach_sink,
 };
