@@ -8,5 +8,7 @@ int rk_cmd_info(int argc, char **argv);
 int rk_cmd_demo(int argc, char **argv);
 int rk_cmd_bench(int argc, char **argv);
 int rk_cmd_transpile(int argc, char **argv);
+int rk_cmd_check(int argc, char **argv);
+int rk_cmd_header(int argc, char **argv);
 
 #endif
