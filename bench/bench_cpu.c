@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -148,15 +149,21 @@ static int bench_handler(const void *request, void *reply, void *state) {
     return 0;
 }
 
-/* The same in DSL source, for backends that cannot call a host function. */
+/* The same in DSL source, for backends that cannot call a host function.
+ * The message is RK_BENCH_WORDS words, so its type has the kernel's size. */
 static const char bench_handler_source[] =
-    "RK_HANDLER int rk_bench_plus_one(const uint64_t *req, uint64_t *resp, void *state) {\n"
+    "typedef struct { uint64_t w[RK_BENCH_WORDS]; } BenchMsg;\n"
+    "RK_HANDLER int rk_bench_plus_one(const BenchMsg *req, BenchMsg *resp, void *state) {\n"
     "    (void)state;\n"
-    "    resp[0] = req[0] + 1u;\n"
+    "    resp->w[0] = req->w[0] + 1u;\n"
     "    return 0;\n"
     "}\n";
 
 static rk_status launch_bench_kernel(rk_runtime *rt, const rk_bench_kernel_opts *o, rk_kernel **k) {
+    char words[32];
+    snprintf(words, sizeof words, "RK_BENCH_WORDS=%u", o->message_size / 8u);
+    const char *defines[] = {words};
+    rk_compile_options co = {.defines = defines, .define_count = 1};
     rk_kernel_desc d = {
         .name = "bench",
         .message_size = o->message_size,
@@ -170,6 +177,7 @@ static rk_status launch_bench_kernel(rk_runtime *rt, const rk_bench_kernel_opts 
     } else {
         d.handler_source = bench_handler_source;
         d.handler_name = "rk_bench_plus_one";
+        d.compile_options = &co;
     }
     rk_status s = rk_kernel_launch(rt, &d, k);
     if (s != RK_OK) return s;

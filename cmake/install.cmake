@@ -19,6 +19,7 @@ configure_package_config_file(cmake/ringkernelConfig.cmake.in
   ${CMAKE_BINARY_DIR}/ringkernelConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ringkernel)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/ringkernelConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/ringkernelConfig.cmake ${CMAKE_BINARY_DIR}/ringkernelConfigVersion.cmake
+  cmake/embed.cmake cmake/embed_file.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ringkernel)
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
   set(RK_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")

@@ -129,19 +129,23 @@ const char *rk_exec_mode_name(rk_exec_mode mode);
 
 typedef struct rk_kernel_desc {
     const char *name;            /* for logs and statistics; NULL = "kernel" */
-    /* The handler: DSL source plus the function's name, or (CPU backend only)
-     * a host function pointer. Exactly one of handler_source / handler. */
+    /* The handler: DSL source (handler_source, or the file handler_file)
+     * plus the function's name, or (CPU backend only) a host function
+     * pointer. Exactly one of handler_source / handler_file / handler. */
     const char *handler_source;
     const char *handler_name;
     rk_handler_fn handler;
-    const rk_compile_options *compile_options; /* for handler_source; may be NULL */
-    /* Request bytes, 1 .. 65536. WebGPU copies a request and its reply into
-     * the handler's private memory: on a software Vulkan driver (lavapipe)
-     * a handler for large messages builds and runs very slowly (16 KiB:
-     * about 30 s to build, 50 s per batch on a 2-core machine). */
+    const rk_compile_options *compile_options; /* for DSL handlers; may be NULL */
+    /* Sizes. For a DSL handler (see "Handler sizes and dialect" below) 0
+     * takes the size of the handler's type, and any other value must equal
+     * it. For a host function (handler) they are trusted as given.
+     * Requests are 1 .. 65536 bytes. WebGPU copies a request and its reply
+     * into the handler's private memory: on a software Vulkan driver
+     * (lavapipe) a handler for large messages builds and runs very slowly
+     * (16 KiB: about 30 s to build, 50 s per batch on a 2-core machine). */
     uint32_t message_size;
     uint32_t reply_size;         /* reply bytes, 0 .. 65536 */
-    uint32_t state_size;         /* per-kernel handler state, zeroed at launch; 0 .. RK_MAX_STATE_SIZE */
+    uint32_t state_size;         /* per-kernel handler state; 0 .. RK_MAX_STATE_SIZE */
     /* Slots per queue: a non-zero power of two. Exactly this many requests
      * wait unprocessed (an inactive kernel); a send beyond waits for room
      * (RK_TIMEOUT, or RK_WOULD_BLOCK with RK_NO_WAIT), on every backend. */
@@ -149,6 +153,13 @@ typedef struct rk_kernel_desc {
     rk_exec_mode mode;
     uint32_t workers;            /* CPU threads / GPU blocks; 0 = backend default */
     bool ordered;                /* handlers run one at a time in send order: see "Ordering" */
+    /* A DSL handler in a file: read at launch; diagnostics and compiler
+     * errors name this path and the file's lines, and its directory is
+     * searched by its #include "...". */
+    const char *handler_file;
+    /* The state's first value (state_size bytes, copied at launch); NULL =
+     * zeroed. */
+    const void *initial_state;
 } rk_kernel_desc;
 
 typedef enum rk_kernel_state {
@@ -240,6 +251,32 @@ rk_status rk_kernel_receive_batch(rk_kernel *k, void *replies, size_t stride, rk
 
 rk_status rk_kernel_stats_get(rk_kernel *k, rk_kernel_stats *out);
 rk_kernel_state rk_kernel_get_state(rk_kernel *k);
+
+/* ---- Handler sizes and dialect ---------------------------------------------------
+ *
+ * A DSL handler is source that marks its function RK_HANDLER (given as
+ * handler_source or handler_file). At launch, on every backend, the CPU
+ * included, it is run through the transpiler for the CUDA and the WGSL
+ * targets, so what launches anywhere is in the one dialect every backend
+ * accepts: printf, static locals, recursion and the like are refused with
+ * RK_COMPILE_FAILED, the text naming each target that refuses and
+ * file:line:col of each problem (about a millisecond per target). A source
+ * without the RK_HANDLER mark is backend code (C for the CPU backend,
+ * WGSL for WebGPU) and is passed on unchecked.
+ *
+ * The same pass reads the handler's signature
+ *     RK_HANDLER int name(const Req *req, Resp *resp, State *state)
+ * and the desc's sizes are checked against the C layout (x86-64 host) of
+ * Req, Resp and State: 0 takes the type's size, a different non-zero size
+ * is refused with RK_INVALID_ARGUMENT naming both. A void * parameter has
+ * no size: the desc's value is used as given (0 reply = no reply payload,
+ * 0 state = no state, NULL state pointer). A kernel whose handler takes a
+ * State gets sizeof(State) bytes, zeroed or copied from initial_state.
+ *
+ * A host function handler (handler) cannot be read: message_size,
+ * reply_size and state_size are trusted. The function must read at most
+ * message_size bytes, write at most reply_size bytes, and touch the state
+ * only when state_size is non-zero (state is NULL when it is 0). */
 
 /* ---- many clients per kernel --------------------------------------------------
  *

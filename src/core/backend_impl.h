@@ -130,7 +130,7 @@ struct rk_kernel {
     const rk__ring_iface *ring;
     void *impl;                 /* the backend's per-kernel state */
     rk_kernel_desc desc;        /* strings below are owned copies */
-    char *name, *handler_source, *handler_name;
+    char *name, *handler_source, *handler_name, *handler_file;
     rk_exec_mode mode;          /* resolved: never RK_MODE_DEFAULT */
     _Atomic int state;          /* rk_kernel_state */
     uint64_t next_id;           /* sender side only */
@@ -141,6 +141,10 @@ struct rk_kernel {
     rk_reply_info *held_infos;
     size_t held_count, held_first, held_capacity;
 };
+
+/* The name a DSL handler's source goes by in compiler messages (a #line
+ * directive before it): desc.handler_file, or "handler_source". */
+const char *rk__handler_source_name(const rk_kernel_desc *d);
 
 struct rk__ring_iface {
     /* Resolves RK_MODE_DEFAULT and refuses modes the backend lacks. */

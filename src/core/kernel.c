@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "channel_relay.h"
+#include "kernel_handler.h"
 #include "kernel_internal.h"
 #include "kernel_wait.h"
 #include "ringkernel/queue.h"
@@ -56,12 +57,8 @@ static rk_status validate_desc(const rk_kernel_desc *d) {
     if (cap == 0 || (cap & (cap - 1)) != 0 || cap > RK_QUEUE_MAX_CAPACITY)
         return rk__fail(RK_BAD_CAPACITY, "%s: queue_capacity is %u (must be a power of two, 1 .. %u)", fn, cap,
                         (unsigned)RK_QUEUE_MAX_CAPACITY);
-    if (d->handler_source && d->handler)
-        return rk__fail(RK_INVALID_ARGUMENT, "%s: both handler_source and handler are set (give exactly one)", fn);
-    if (!d->handler_source && !d->handler)
-        return rk__fail(RK_INVALID_ARGUMENT, "%s: no handler (set handler_source and handler_name, or handler)", fn);
-    if (d->handler_source && !d->handler_name)
-        return rk__fail(RK_NULL_ARGUMENT, "%s: handler_source is set but handler_name is NULL", fn);
+    if (d->initial_state && d->state_size == 0)
+        return rk__fail(RK_INVALID_ARGUMENT, "%s: initial_state is set but the kernel has no state (state_size 0)", fn);
     if ((int)d->mode < (int)RK_MODE_DEFAULT || (int)d->mode > (int)RK_MODE_GRAPH)
         return rk__fail(RK_INVALID_ARGUMENT, "%s: unknown execution mode %d", fn, (int)d->mode);
     return rk__clients_validate_desc(d);
@@ -84,11 +81,14 @@ static void free_core(rk__kernel_core *c) {
     free(k->name);
     free(k->handler_source);
     free(k->handler_name);
+    free(k->handler_file);
     free(k->held_replies);
     free(k->held_infos);
     free(c->pad);
     free(c);
 }
+
+static rk_status launch_checked(rk_runtime *rt, const rk_kernel_desc *desc, rk__handler_text *text, rk_kernel **out);
 
 rk_status rk_kernel_launch(rk_runtime *rt, const rk_kernel_desc *desc, rk_kernel **out) {
     static const char fn[] = "rk_kernel_launch";
@@ -96,13 +96,26 @@ rk_status rk_kernel_launch(rk_runtime *rt, const rk_kernel_desc *desc, rk_kernel
     *out = NULL;
     if (!rt) return rk__fail(RK_NULL_ARGUMENT, "%s: rt is NULL", fn);
     if (!desc) return rk__fail(RK_NULL_ARGUMENT, "%s: desc is NULL", fn);
-    rk_status s = validate_desc(desc);
-    if (s != RK_OK) return s;
+    /* The handler first: a DSL handler's types give the sizes validated next. */
+    rk_kernel_desc d = *desc;
+    rk__handler_text text;
+    rk_status s = rk__handler_text_load(&d, &text);
+    if (s == RK_OK) s = rk__handler_check(&d);
+    if (s == RK_OK) s = validate_desc(&d);
+    if (s == RK_OK) s = launch_checked(rt, &d, &text, out);
+    rk__handler_text_free(&text);
+    return s;
+}
+
+/* Launches a desc whose handler is loaded and checked; takes text's source
+ * and file. */
+static rk_status launch_checked(rk_runtime *rt, const rk_kernel_desc *desc, rk__handler_text *text, rk_kernel **out) {
+    static const char fn[] = "rk_kernel_launch";
     rk_context *ctx = rk_runtime_context(rt);
     const rk__ring_iface *ring = ctx->iface->ring;
     if (!ring) return rk__fail(RK_UNSUPPORTED, "%s: the %s backend has no ring kernels", fn, ctx->backend->name);
     rk_exec_mode mode = RK_MODE_DEFAULT;
-    s = ring->resolve_mode(ctx, desc->mode, &mode);
+    rk_status s = ring->resolve_mode(ctx, desc->mode, &mode);
     if (s != RK_OK) return s;
 
     rk__kernel_core *c = calloc(1, sizeof *c);
@@ -116,25 +129,28 @@ rk_status rk_kernel_launch(rk_runtime *rt, const rk_kernel_desc *desc, rk_kernel
     k->ring = ring;
     k->desc = *desc;
     k->name = copy_string(desc->name ? desc->name : "kernel");
-    k->handler_source = copy_string(desc->handler_source);
+    k->handler_source = text->source;
+    k->handler_file = text->file;
+    text->source = text->file = NULL;
     k->handler_name = copy_string(desc->handler_name);
     c->pad = calloc(1, desc->message_size);
-    if (!k->name || !c->pad || (desc->handler_source && !k->handler_source) ||
-        (desc->handler_name && !k->handler_name)) {
+    if (!k->name || !c->pad || (desc->handler_name && !k->handler_name)) {
         free_core(c);
         return rk__fail(RK_OUT_OF_MEMORY, "%s: out of memory", fn);
     }
     k->desc.name = k->name;
     k->desc.handler_source = k->handler_source;
     k->desc.handler_name = k->handler_name;
+    k->desc.handler_file = k->handler_file;
     k->mode = mode;
     k->desc.mode = mode;
     atomic_init(&k->state, RK_KERNEL_LAUNCHED);
     k->next_id = 1;
     atomic_init(&c->failure, RK_OK);
 
-    s = ring->start(k); /* compile_options is read here only */
+    s = ring->start(k); /* compile_options and initial_state are read here only */
     k->desc.compile_options = NULL;
+    k->desc.initial_state = NULL;
     if (s != RK_OK) {
         free_core(c);
         return s;

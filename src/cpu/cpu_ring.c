@@ -184,7 +184,12 @@ static rk_status build_handler(rk__cpu_ring *r, const rk_kernel *k) {
         r->handler = k->desc.handler;
         return RK_OK;
     }
-    rk_status s = rk_module_compile(k->ctx, k->desc.handler_source, k->desc.compile_options, &r->module);
+    /* Compiler messages name the user's file and lines, not the cache's copy. */
+    char *text = NULL;
+    if (asprintf(&text, "#line 1 \"%s\"\n%s", rk__handler_source_name(&k->desc), k->desc.handler_source) < 0)
+        return rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
+    rk_status s = rk_module_compile(k->ctx, text, k->desc.compile_options, &r->module);
+    free(text);
     if (s != RK_OK) return s;
     void (*fn)(void) = NULL;
     s = rk__cpu_module_symbol(r->module, k->desc.handler_name, &fn);
@@ -220,6 +225,7 @@ static rk_status start(rk_kernel *k) {
     if (s == RK_OK && r->state_size) {
         s = rk_buffer_alloc(k->ctx, r->state_size, &r->state_buffer); /* zeroed */
         if (s == RK_OK) r->state = rk__cpu_buffer_data(r->state_buffer);
+        if (s == RK_OK && k->desc.initial_state) memcpy(r->state, k->desc.initial_state, r->state_size);
     }
     if (s == RK_OK) s = modes[k->mode]->start(r);
     if (s != RK_OK) {

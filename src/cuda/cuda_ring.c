@@ -37,6 +37,16 @@ static rk_status resolve_mode(rk_context *ctx, rk_exec_mode requested, rk_exec_m
     return rk__fail(RK_INVALID_ARGUMENT, "unknown execution mode %d", (int)requested);
 }
 
+rk_status rk__cuda_ring_initial_state(rk_kernel *k, CUdeviceptr dst) {
+    if (!k->desc.initial_state) return RK_OK;
+    rk__cuda_context *ctx = rk__cuda_ctx(k->ctx);
+    rk_status s = rk__cuda_bind(ctx);
+    if (s != RK_OK) return s;
+    CUresult r = rk__cuda.cuMemcpyHtoDAsync(dst, k->desc.initial_state, k->desc.state_size, ctx->default_stream);
+    if (r == RK_CUDA_SUCCESS) r = rk__cuda.cuStreamSynchronize(ctx->default_stream);
+    return r == RK_CUDA_SUCCESS ? RK_OK : rk__cuda_fail(r, RK_INTERNAL, "copying the kernel's initial_state");
+}
+
 rk_status rk__cuda_ring_build(rk_kernel *k, rk__cuda_ring_layout *layout, CUmodule *module) {
     if (!k->desc.handler_source)
         return rk__fail(RK_UNSUPPORTED,
@@ -44,8 +54,12 @@ rk_status rk__cuda_ring_build(rk_kernel *k, rk__cuda_ring_layout *layout, CUmodu
                         "function pointer cannot run on the GPU",
                         k->name);
     *layout = rk__cuda_ring_layout_of(k->desc.message_size, k->desc.reply_size, k->desc.state_size);
-    char *source = NULL;
-    rk_status s = rk__cuda_ring_source(k->desc.handler_source, k->desc.handler_name, layout, &source);
+    char *source = NULL, *handler = NULL;
+    /* NVRTC's messages name the user's file and lines. */
+    if (asprintf(&handler, "#line 1 \"%s\"\n%s", rk__handler_source_name(&k->desc), k->desc.handler_source) < 0)
+        return rk__fail(RK_OUT_OF_MEMORY, "out of memory");
+    rk_status s = rk__cuda_ring_source(handler, k->desc.handler_name, layout, &source);
+    free(handler);
     if (s != RK_OK) return s;
     const rk_compile_options *o = k->desc.compile_options;
     size_t count = o ? o->include_dir_count + o->define_count + 1 : 0;

@@ -9,6 +9,8 @@
 
 /* Compiles (or finds) the module with both ring kernels for k's handler. */
 rk_status rk__cuda_ring_build(rk_kernel *k, rk__cuda_ring_layout *layout, CUmodule *module);
+/* Copies desc.initial_state (if any) into the kernel's state at dst. */
+rk_status rk__cuda_ring_initial_state(rk_kernel *k, CUdeviceptr dst);
 
 /* Fills out->failure and out->failure_reason from a driver result seen on
  * the kernel's stream. */

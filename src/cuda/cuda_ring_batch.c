@@ -97,6 +97,7 @@ static rk_status start(rk_kernel *k) {
     if (s == RK_OK) s = rk__cuda_device_alloc(ctx, in_bytes, &r->dev_in);
     if (s == RK_OK) s = rk__cuda_device_alloc(ctx, out_bytes, &r->dev_out);
     if (s == RK_OK) s = rk__cuda_device_alloc(ctx, k->desc.state_size ? k->desc.state_size : 16, &r->state);
+    if (s == RK_OK) s = rk__cuda_ring_initial_state(k, r->state);
     for (int b = 0; b < 2 && s == RK_OK; b++) {
         s = rk__cuda_pinned_alloc(ctx, in_bytes, (void **)&r->buf[b].in, &r->buf[b].in_dev);
         if (s == RK_OK) s = rk__cuda_pinned_alloc(ctx, out_bytes, (void **)&r->buf[b].out, &r->buf[b].out_dev);

@@ -223,6 +223,7 @@ static rk_status start(rk_kernel *k) {
         if (res != RK_CUDA_SUCCESS) s = rk__cuda_fail(res, RK_INTERNAL, "creating the ring kernel's stream");
     }
     if (s == RK_OK) s = prepare_launch(k, r, module, per_warp, shared);
+    if (s == RK_OK) s = rk__cuda_ring_initial_state(k, r->args.state);
     if (s == RK_OK) {
         /* Launched and listed under the pause lock, so no module load can
          * start between the two and wait for this kernel. */

@@ -41,9 +41,12 @@ static rk_status transpile_handler(rk_kernel *k, char **wgsl, char **entry, bool
     /* Handler sources use the DSL without including it (as on the other
      * backends): a wrapper includes dsl.h, then the source as a virtual file,
      * so diagnostics keep the source's own line numbers. */
-    const rk_transpile_file file = {.name = "handler.c", .contents = d->handler_source};
+    const char *name = rk__handler_source_name(d);
+    char wrapper[1200];
+    snprintf(wrapper, sizeof wrapper, "#include <ringkernel/dsl.h>\n#include \"%s\"\n", name);
+    const rk_transpile_file file = {.name = name, .contents = d->handler_source};
     rk_transpile_desc td = {
-        .source = "#include <ringkernel/dsl.h>\n#include \"handler.c\"\n",
+        .source = wrapper,
         .path = "handler-wrapper.c",
         .files = &file,
         .file_count = 1,
@@ -163,7 +166,7 @@ static rk_status bind(wg_ring *r) {
     return s;
 }
 
-static rk_status create_device(wg_ring *r, const char *code) {
+static rk_status create_device(wg_ring *r, const char *code, const void *initial_state, uint32_t state_size) {
     wg_context *c = r->c;
     const WGPUFlags storage = WGPU_BUFFER_USAGE_STORAGE | WGPU_BUFFER_USAGE_COPY_DST | WGPU_BUFFER_USAGE_COPY_SRC;
     uint64_t reply_bytes = (uint64_t)r->max_batch * r->resp_words * 4u;
@@ -177,6 +180,14 @@ static rk_status create_device(wg_ring *r, const char *code) {
     if (s == RK_OK) s = rk__wg_create_buffer(c, reply_bytes ? reply_bytes : 4, storage, "rk ring out", &r->out);
     if (s == RK_OK) s = rk__wg_create_buffer(c, (uint64_t)r->max_batch * 4u, storage, "rk ring status", &r->status);
     if (s == RK_OK) s = rk__wg_create_buffer(c, (uint64_t)r->state_words * 4u, storage, "rk ring state", &r->state);
+    if (s == RK_OK && initial_state) {
+        /* Whole words: the tail of the last one stays zero. */
+        uint32_t *words = calloc(r->state_words, 4);
+        if (!words) return rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
+        memcpy(words, initial_state, state_size);
+        c->W->QueueWriteBuffer(c->queue, r->state, 0, words, (size_t)r->state_words * 4u);
+        free(words);
+    }
     if (s == RK_OK) s = rk__wg_create_buffer(c, COUNTERS_BYTES, storage, "rk ring counters", &r->counters);
     if (s == RK_OK)
         s = rk__wg_create_buffer(c, r->emit_off + WG_EMIT_HEADER * 4u,
@@ -450,7 +461,7 @@ static rk_status start(rk_kernel *k) {
         s = rk__fail(RK_OUT_OF_MEMORY, "rk_kernel_launch: out of memory");
     if (s == RK_OK) {
         pthread_mutex_lock(&r->c->lock);
-        s = create_device(r, code);
+        s = create_device(r, code, d->initial_state, d->state_size);
         pthread_mutex_unlock(&r->c->lock);
     }
     free(handler);

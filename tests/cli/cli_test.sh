@@ -134,6 +134,47 @@ transpile-inputs)
     [[ $got == 1 ]] || fail "rk transpile - with a NUL byte exited $got, expected 1"
     contains "$err" "<stdin>:1:7: error: a NUL byte"
     ;;
+handler-tools)
+    # rk check, rk header and rk bench kernel --handler on one handler file.
+    dir="$(mktemp -d)"
+    trap 'rm -rf "$dir" "$out" "$err"' EXIT
+    cat >"$dir/count.c" <<'SRC'
+#define KEYS 4
+typedef struct { uint32_t key; uint32_t add; } CountReq;
+typedef struct { uint64_t total; int32_t status; uint32_t pad; } CountResp;
+typedef struct { uint64_t totals[KEYS]; } CountState;
+RK_DEVICE uint32_t slot(uint32_t k) { return k % KEYS; }
+RK_HANDLER int count(const CountReq *req, CountResp *resp, CountState *state) {
+    state->totals[slot(req->key)] += req->add;
+    resp->total = state->totals[slot(req->key)];
+    return 0;
+}
+SRC
+    printf 'RK_HANDLER int h(const uint32_t *q, uint32_t *r, void *s) {\n    (void)s;\n    printf("%%u", *q);\n    *r = *q;\n    return 0;\n}\n' >"$dir/bad.c"
+    run 0 check "$dir/count.c"
+    contains "$out" "count.c: ok for cuda and wgsl"
+    run 1 check "$dir/count.c" "$dir/bad.c"
+    contains "$err" "bad.c:3:5: error: 'printf'"
+    contains "$err" "bad.c: the cuda target refuses it"
+    contains "$err" "the wgsl target refuses"
+    run 2 check
+    # The generated header compiles in host C, and its asserts hold.
+    run 0 header "$dir/count.c" -o "$dir/count.h"
+    contains "$dir/count.h" "_Static_assert(sizeof(CountState) == 32"
+    contains "$dir/count.h" "#define COUNT_REQUEST_SIZE 8u"
+    printf '#include "count.h"\nint main(void) { CountReq q = {1, 2}; return q.add == 2 && COUNT_STATE_SIZE == sizeof(CountState) ? 0 : 1; }\n' >"$dir/host.c"
+    cc -std=c11 -Wall -Wextra -Wpedantic -Werror -I "$dir" "$dir/host.c" -o "$dir/host" 2>"$err" || fail "the generated header does not compile"
+    "$dir/host" || fail "the generated header's sizes differ"
+    run 1 header "$dir/bad.c"
+    # Requests from a file: two 8-byte requests.
+    printf '\001\000\000\000\005\000\000\000\002\000\000\000\007\000\000\000' >"$dir/requests.bin"
+    run 0 bench kernel --handler "$dir/count.c" --requests "$dir/requests.bin" --quick --json
+    json_check 'len(d["results"]) == 4 and all(r["name"].startswith("count, 8 B") and r["messages"] > 0 for r in d["results"]) and d["results"][1]["p50_us"] > 0'
+    printf 'abc' >"$dir/short.bin"
+    run 1 bench kernel --handler "$dir/count.c" --requests "$dir/short.bin" --quick
+    contains "$err" "multiple of the handler's request size"
+    run 2 bench queue --handler "$dir/count.c"
+    ;;
 *)
     echo "unknown case '$case_name'" >&2
     exit 1

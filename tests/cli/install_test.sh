@@ -4,6 +4,7 @@
 # pkg-config. Both consumers must run, open the CPU backend and compile a
 # stencil kernel that includes <ringkernel/dsl_stencil.h> without -I, with a
 # fresh kernel cache so the compiler really runs from the installed library.
+# The CMake consumer also uses the installed rk_embed helper and handler_file.
 #   install_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 

@@ -52,7 +52,14 @@ static const char test_handler_source[] =
     "typedef struct { uint64_t mixed; uint64_t running; } Resp;\n"
     "RK_HANDLER int mix(const Req *req, Resp *resp, uint64_t *sum) {\n"
     "    resp->mixed = req->value * 3u + req->salt;\n"
-    "    if (sum) { *sum += req->value; resp->running = *sum; }\n"
+    "    *sum += req->value;\n"
+    "    resp->running = *sum;\n"
+    "    return req->fail_with;\n"
+    "}\n"
+    "/* Without state, for several workers (they would share it). */\n"
+    "RK_HANDLER int mix_stateless(const Req *req, Resp *resp, void *unused) {\n"
+    "    (void)unused;\n"
+    "    resp->mixed = req->value * 3u + req->salt;\n"
     "    return req->fail_with;\n"
     "}\n";
 

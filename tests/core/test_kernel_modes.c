@@ -29,7 +29,7 @@ static test_reply *run_variant(rk_runtime *rt, const variant *v) {
     if (v->from_source) {
         d.handler = NULL;
         d.handler_source = test_handler_source;
-        d.handler_name = "mix";
+        d.handler_name = v->stateful ? "mix" : "mix_stateless";
     }
     d.workers = v->workers;
     if (!v->stateful) d.state_size = 0;

@@ -40,7 +40,7 @@ static void test_launch_refusals(rk_runtime *rt) {
     d = good;
     d.handler_source = test_handler_source;
     d.handler_name = "mix";
-    expect_launch(rt, &d, RK_INVALID_ARGUMENT, "both handler_source and handler");
+    expect_launch(rt, &d, RK_INVALID_ARGUMENT, "more than one of handler_source, handler_file and handler");
     d.handler = NULL;
     d.handler_source = NULL;
     expect_launch(rt, &d, RK_INVALID_ARGUMENT, "no handler");

@@ -44,8 +44,8 @@ static inline uint64_t k2k_check_after(uint64_t seq, unsigned stages) {
 
 /* stage: forwards on port 0. fanout: forwards on ports 0 and 1. sink: answers.
  * bounce: the cycle's kernel (see test_k2k_cycle.c). wrong_size / no_port:
- * bad emits. crash: a NULL write when seq is 7 (not in the transpiled
- * WGSL, which has no NULL pointer; the fault test runs on the CPU only). */
+ * bad emits. crash: an integer division by zero when seq is 7 (a NULL write
+ * is outside the dialect every backend accepts). */
 static const char k2k_source[] =
     "typedef struct { uint64_t seq; uint32_t source; uint32_t hops; uint64_t check; int32_t ttl; uint32_t flags; } "
     "Msg;\n"
@@ -80,8 +80,9 @@ static const char k2k_source[] =
     "}\n"
     "#ifndef __RK_TRANSPILER__\n"
     "RK_HANDLER int crash(const Msg *in, Msg *out, void *state) {\n"
-    "    if (in->seq == 7u) { volatile int *null = 0; *null = 1; }\n"
-    "    Msg m = *in; advance(&m); *out = m;\n"
+    "    Msg m = *in; advance(&m);\n"
+    "    if (in->seq == 7u) m.hops += (uint32_t)in->seq / (uint32_t)in->ttl; /* ttl 0: SIGFPE on the CPU */\n"
+    "    *out = m;\n"
     "    return 0;\n"
     "}\n"
     "#endif\n";

@@ -172,6 +172,11 @@ int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requeste
 
     /* A backend without persistent kernels (WebGPU) gets its own default,
      * event-driven relaunch, in those rows rather than "not supported". */
+    if (cfg->handler_file) {
+        int r = bench_handler_rows(cfg, rep, rt, backend);
+        rk_runtime_destroy(rt);
+        return r;
+    }
     const rk_exec_mode resident = info.persistent_kernels ? RK_MODE_PERSISTENT : RK_MODE_DEFAULT;
     const kernel_case cases[] = {
         {resident, 64, false},

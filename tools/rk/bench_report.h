@@ -34,6 +34,8 @@ typedef struct bench_config {
     bool json;
     const char *backend;   /* for ring-kernel groups; NULL = cpu unless RK_BACKEND */
     uint64_t messages;     /* 0 = each benchmark's default */
+    /* kernel --handler: the user's DSL handler instead of the built-in one. */
+    const char *handler_file, *handler_name, *requests_file;
 } bench_config;
 
 typedef struct bench_report {
@@ -66,6 +68,8 @@ int bench_group_transpile(const bench_config *cfg, bench_report *rep, bool reque
  * one thread's raw send + receive (bench_group_clients.c). */
 typedef struct rk_runtime rk_runtime;
 int bench_clients_rows(const bench_config *cfg, bench_report *rep, rk_runtime *rt, const char *backend);
+/* The kernel group's rows for cfg->handler_file (bench_handler.c). */
+int bench_handler_rows(const bench_config *cfg, bench_report *rep, rk_runtime *rt, const char *backend);
 int bench_group_k2k(const bench_config *cfg, bench_report *rep, bool requested); /* bench_group_k2k.c */
 
 #endif

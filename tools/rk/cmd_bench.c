@@ -48,6 +48,9 @@ int rk_cmd_bench(int argc, char **argv) {
         {"backend", 'b', CLI_STRING, &cfg.backend, "NAME", "backend for the kernel group (default: cpu, or RK_BACKEND)", 0, 0},
         {"messages", 'n', CLI_UINT, &cfg.messages, "N", "messages per throughput benchmark (default: each one's own)", 0, 1e12},
         {"quick", 0, CLI_FLAG, &cfg.quick, NULL, "small counts: checks that everything runs; figures mean little", 0, 0},
+        {"handler", 0, CLI_STRING, &cfg.handler_file, "FILE", "kernel group: measure this DSL handler file instead", 0, 0},
+        {"handler-name", 0, CLI_STRING, &cfg.handler_name, "NAME", "with --handler: which RK_HANDLER (default: the first)", 0, 0},
+        {"requests", 0, CLI_STRING, &cfg.requests_file, "FILE", "with --handler: raw requests to send in turn (default: a counter)", 0, 0},
     };
     const cli_command_spec spec = {
         .name = "bench",
@@ -60,6 +63,8 @@ int rk_cmd_bench(int argc, char **argv) {
                    "             and one message at a time (round trip p50/p99)\n"
                    "  cuda       CUDA device layer and ring kernels (needs a GPU)\n"
                    "  transpile  the DSL transpiler\n"
+                   "'kernel --handler FILE.c' measures your own DSL handler instead: batches,\n"
+                   "round trips and rk_kernel_call from 1 and 4 threads (docs/applications.md).\n"
                    "Exits 1 if a benchmark fails or gives wrong results, 77 if a group that was\n"
                    "asked for by name cannot run here. 'rk bench seed-table --help' describes the\n"
                    "persistent-vs-traditional table on the wave showcase.",
@@ -88,8 +93,18 @@ int rk_cmd_bench(int argc, char **argv) {
         if (!known)
             return cli_usage_error("bench", "unknown group '%s' (queue, kernel, cuda, transpile, k2k or all)", words[w]);
     }
-    if (nwords == 0)
+    if ((cfg.handler_name || cfg.requests_file) && !cfg.handler_file)
+        return cli_usage_error("bench", "--handler-name and --requests go with --handler FILE");
+    if (cfg.handler_file) {
+        /* The user's handler is a kernel-group measurement: only that group runs. */
+        for (size_t g = 0; g < GROUP_COUNT; g++) {
+            if (selected[g] && strcmp(groups[g].name, "kernel") != 0)
+                return cli_usage_error("bench", "--handler measures the kernel group only (not '%s')", groups[g].name);
+            selected[g] = requested[g] = strcmp(groups[g].name, "kernel") == 0;
+        }
+    } else if (nwords == 0) {
         for (size_t g = 0; g < GROUP_COUNT; g++) selected[g] = true;
+    }
 
     bench_report rep;
     memset(&rep, 0, sizeof rep);

@@ -10,5 +10,7 @@ int rk_cmd_bench(int argc, char **argv);
 int rk_cmd_transpile(int argc, char **argv);
 int rk_bench_soak_cmd(int argc, char **argv); /* rk bench soak */
 int rk_cmd_conformance(int argc, char **argv);
+int rk_cmd_check(int argc, char **argv);
+int rk_cmd_header(int argc, char **argv);
 
 #endif

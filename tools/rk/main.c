@@ -17,6 +17,8 @@ static const command commands[] = {
     {"bench", rk_cmd_bench, "queue, actor, CUDA and transpiler benchmarks (table or --json)"},
     {"transpile", rk_cmd_transpile, "translate DSL C kernels to CUDA C, WGSL or MSL"},
     {"conformance", rk_cmd_conformance, "run the conformance suite on each backend: check x backend table"},
+    {"check", rk_cmd_check, "check DSL sources against every target (the launch-time dialect check)"},
+    {"header", rk_cmd_header, "write a host C header with a DSL handler's message types"},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 

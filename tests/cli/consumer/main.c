@@ -51,6 +51,31 @@ static rk_status run_stencil(rk_context *ctx) {
     return s;
 }
 
+#ifdef RK_CONSUMER_HANDLER
+extern const char consumer_echo_source[]; /* rk_embed, installed with the package */
+
+/* The handler embedded and the same handler as a file: sizes from its types. */
+static rk_status run_echo(rk_runtime *rt, bool from_file) {
+    rk_kernel_desc d = {.name = "echo", .handler_name = "echo", .queue_capacity = 16};
+    if (from_file)
+        d.handler_file = RK_CONSUMER_HANDLER;
+    else
+        d.handler_source = consumer_echo_source;
+    rk_kernel *k = NULL;
+    rk_status s = rk_kernel_launch(rt, &d, &k);
+    if (s == RK_OK) s = rk_kernel_activate(k);
+    uint32_t req = 41, reply = 0;
+    if (s == RK_OK) s = rk_kernel_call(k, &req, sizeof req, &reply, sizeof reply, NULL, 10ull * 1000000000u);
+    if (k) rk_kernel_destroy(k);
+    if (s != RK_OK) fprintf(stderr, "echo kernel: %s: %s\n", rk_status_name(s), rk_last_error());
+    else if (reply != 42) {
+        fprintf(stderr, "echo kernel: reply %u, expected 42\n", reply);
+        s = RK_INTERNAL;
+    }
+    return s;
+}
+#endif
+
 int main(void) {
     rk_runtime *rt = NULL;
     rk_runtime_desc desc = {.backend = "cpu"};
@@ -73,6 +98,11 @@ int main(void) {
         return 1;
     }
     s = run_stencil(ctx);
+#ifdef RK_CONSUMER_HANDLER
+    if (s == RK_OK) s = run_echo(rt, false);
+    if (s == RK_OK) s = run_echo(rt, true);
+    if (s == RK_OK) printf("consumer: a handler embedded with rk_embed and one from handler_file ran\n");
+#endif
     rk_runtime_destroy(rt);
     if (s != RK_OK) return 1;
     printf("consumer: ringkernel %s, backend %s works, stencil kernel compiled from the installed library\n",
