@@ -219,9 +219,10 @@ typedef struct rk_launch_desc {
  * shared memory than max_shared_memory_per_block. A cooperative launch
  * where rk_device_info.cooperative_launch is false is RK_UNSUPPORTED.
  * Backend differences (checked by tests/conformance):
- * - WebGPU: the block is part of the shader (@workgroup_size; RK_BLOCK_SIZE
- *   in DSL kernels, else 64, 8 x 8 or 4 x 4 x 4 from the transpiler): any
- *   other block is RK_BAD_LAUNCH_CONFIG, and so is dynamic shared memory. */
+ * - WebGPU: a transpiled kernel's @workgroup_size is made of override
+ *   constants, so it runs with the block the launch asks for (a pipeline per
+ *   block, kept); a WGSL dimension written as a literal fixes that part, and
+ *   another block there is RK_BAD_LAUNCH_CONFIG, as is dynamic shared memory. */
 rk_status rk_launch(rk_function *function, const rk_launch_desc *desc);
 
 /* ---- host-compiled kernels (CPU backend) ------------------------------------ */

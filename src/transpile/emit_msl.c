@@ -215,7 +215,18 @@ static void kernel_locals(msl_emitter *e, tp_obj *fn) {
     if (rk__msl_needs_ids(e, fn)) msl_put(e, "    const rk__ids rk__id = {rk__tid, rk__bid, rk__bdim, rk__gdim};\n");
     for (tp_obj *p = fn->params; p; p = p->next) {
         if (p->ty->kind == TY_GRID_POS) continue;
-        if (p->ty->kind != TY_PTR && p->name) {
+        if (p->ty->kind != TY_PTR && p->name && rk__tp_unqual(p->ty)->kind == TY_STRUCT) {
+            /* A struct has no copy from constant to thread memory (its
+             * implicit constructors take thread references): copy its bytes. */
+            const char *name = rk__msl_obj_name(e, p);
+            msl_put(e, "    ");
+            rk__msl_declaration(e, rk__tp_unqual(p->ty), name, MS_NONE);
+            msl_put(e, ";\n");
+            MSL_PRINTF(e,
+                       "    for (uint rk__k = 0; rk__k < sizeof(%s); rk__k++) ((thread uchar *)&%s)[rk__k] = "
+                       "((constant uchar *)&rk__arg_%d)[rk__k];\n",
+                       name, name, index);
+        } else if (p->ty->kind != TY_PTR && p->name) {
             msl_put(e, "    ");
             rk__msl_declaration(e, p->ty, rk__msl_obj_name(e, p), MS_NONE);
             MSL_PRINTF(e, " = rk__arg_%d;\n", index);

@@ -105,8 +105,15 @@ static void expect_refused(rk_runtime *rt, rk_kernel_desc d, rk_status want) {
 static void launch_validation(const conf_env *env) {
     rk_runtime *rt = conf_runtime(env);
     rk_kernel_desc ok = conf_kernel_desc("mix", 16, RK_MODE_DEFAULT), d;
-    d = ok, d.message_size = 0;
+    /* A DSL handler's sizes: 0 takes the handler's, another value is refused
+     * naming both (ringkernel.h, "Handler sizes and dialect"). */
+    d = ok, d.message_size = 0, d.reply_size = 0;
+    rk_kernel *sized = NULL;
+    CHECK_OK(rk_kernel_launch(rt, &d, &sized));
+    CHECK_OK(rk_kernel_destroy(sized));
+    d = ok, d.message_size = ok.message_size + 4;
     expect_refused(rt, d, RK_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(rk_last_error(), "message_size");
     d = ok, d.message_size = 65537;
     expect_refused(rt, d, RK_INVALID_ARGUMENT);
     d = ok, d.reply_size = 65537;

@@ -82,19 +82,32 @@ static void modes(const conf_env *env) {
     CHECK_OK(rk_runtime_destroy(rt));
 }
 
-static const char crash_source[] = "typedef struct { uint32_t value; int32_t fail_with; } Req;\n"
-                                   "typedef struct { uint32_t value; uint32_t count; } Resp;\n"
-                                   "RK_HANDLER int crash(const Req *req, Resp *resp, void *state) {\n"
-                                   "    if (req->value == 7u) { volatile int *null = 0; *null = 1; }\n"
-                                   "    resp->value = req->value * 3u + 1u;\n"
-                                   "    return 0;\n"
-                                   "}\n";
+/* A fault is outside the dialect every backend accepts (no NULL pointers in
+ * WGSL), so the faulting handler is each backend's own language, not marked
+ * RK_HANDLER: the launch passes it on without the dialect check. CPU: an
+ * integer division by zero (SIGFPE); CUDA: __trap(). */
+static const char crash_source_cpu[] = "typedef struct { uint32_t value; int32_t fail_with; } Req;\n"
+                                       "typedef struct { uint32_t value; uint32_t count; } Resp;\n"
+                                       "int crash(const Req *req, Resp *resp, void *state) {\n"
+                                       "    (void)state;\n"
+                                       "    resp->value = req->value * 3u + 1u;\n"
+                                       "    if (req->value == 7u) resp->value /= (uint32_t)req->fail_with;\n"
+                                       "    return 0;\n"
+                                       "}\n";
+static const char crash_source_cuda[] = "typedef struct { unsigned int value; int fail_with; } Req;\n"
+                                        "typedef struct { unsigned int value; unsigned int count; } Resp;\n"
+                                        "__device__ int crash(const Req *req, Resp *resp, void *state) {\n"
+                                        "    (void)state;\n"
+                                        "    if (req->value == 7u) __trap();\n"
+                                        "    resp->value = req->value * 3u + 1u;\n"
+                                        "    return 0;\n"
+                                        "}\n";
 
-/* A handler that writes through NULL: RK_DEVICE_FAULT (CPU, CUDA). The CPU
- * answers every accepted request (failure status from the crash on); CUDA
- * reports the failure from receive once the published replies are taken.
- * WebGPU has no such handler: WGSL has no pointers to arbitrary memory, so
- * the transpiler refuses it at launch. */
+/* A handler that faults: RK_DEVICE_FAULT (CPU, CUDA). The CPU answers every
+ * accepted request (failure status from the crash on); CUDA reports the
+ * failure from receive once the published replies are taken. WebGPU has no
+ * such handler: C is not WGSL, so its launch is refused (WGSL itself has
+ * nothing that faults). */
 static void handler_fault(const conf_env *env) {
 #ifdef CONF_SANITIZED
     if (conf_is(env, "cpu"))
@@ -103,7 +116,7 @@ static void handler_fault(const conf_env *env) {
 #endif
     rk_runtime *rt = conf_runtime(env);
     rk_kernel_desc d = {.name = "crash",
-                        .handler_source = crash_source,
+                        .handler_source = conf_is(env, "cuda") ? crash_source_cuda : crash_source_cpu,
                         .handler_name = "crash",
                         .message_size = sizeof(conf_req),
                         .reply_size = sizeof(conf_resp),

@@ -78,14 +78,12 @@ static const char k2k_source[] =
     "    *out = *in;\n"
     "    return rk_emit(5, in);\n"
     "}\n"
-    "#ifndef __RK_TRANSPILER__\n"
     "RK_HANDLER int crash(const Msg *in, Msg *out, void *state) {\n"
     "    Msg m = *in; advance(&m);\n"
     "    if (in->seq == 7u) m.hops += (uint32_t)in->seq / (uint32_t)in->ttl; /* ttl 0: SIGFPE on the CPU */\n"
     "    *out = m;\n"
     "    return 0;\n"
-    "}\n"
-    "#endif\n";
+    "}\n";
 
 /* The sink alone: no rk_emit, so a backend without device-side channels
  * builds it (the destination of a relayed channel). */
