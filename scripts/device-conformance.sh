@@ -9,7 +9,7 @@
 # ./device-conformance-out), each check's progress to conformance-progress.log.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=$root/${1:-build-dev}
+case "${1:-build-dev}" in /*) build=$1 ;; *) build=$root/${1:-build-dev} ;; esac
 out=${OUT:-$root/device-conformance-out}
 mkdir -p "$out"
 export RK_CACHE_DIR=${RK_CACHE_DIR:-/tmp/rk-device-cache} CUDA_MODULE_LOADING=EAGER

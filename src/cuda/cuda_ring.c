@@ -113,6 +113,23 @@ static rk_status poll(rk_kernel *k, rk__control *out) { return ops_of(k)->poll(k
 
 static rk_status destroy(rk_kernel *k) { return ops_of(k)->destroy(k); }
 
+/* K2K: only the persistent mode has channels; the others say so. */
+static rk_status channel_attach(rk_kernel *src, rk_kernel *dst, struct rk_channel *ch) {
+    const rk__ring_iface *o = ops_of(src);
+    if (!o->channel_attach)
+        return rk__fail(RK_UNSUPPORTED, "rk_channel_connect: kernel '%s' runs in %s mode; cuda channels need persistent kernels",
+                        src->name, rk_exec_mode_name(src->mode));
+    return o->channel_attach(src, dst, ch);
+}
+
+static rk_status set_host_replies(rk_kernel *k, bool failures_only) {
+    const rk__ring_iface *o = ops_of(k);
+    if (!o->set_host_replies)
+        return rk__fail(RK_UNSUPPORTED, "rk_channel_set_host_replies: kernel '%s' runs in %s mode, which has no channels",
+                        k->name, rk_exec_mode_name(k->mode));
+    return o->set_host_replies(k, failures_only);
+}
+
 const rk__ring_iface rk__cuda_ring_iface = {
     .resolve_mode = resolve_mode,
     .start = start,
@@ -122,4 +139,6 @@ const rk__ring_iface rk__cuda_ring_iface = {
     .request_terminate = request_terminate,
     .poll = poll,
     .destroy = destroy,
+    .channel_attach = channel_attach,
+    .set_host_replies = set_host_replies,
 };

@@ -514,7 +514,8 @@ static rk_status destroy(rk_kernel *k) {
 /* ---- K2K (cuda_channel.c) ------------------------------------------------------ */
 
 bool rk__cuda_persistent_view(rk_kernel *k, rk__cuda_ring_view *out) {
-    if (k->ring != &rk__cuda_persistent_ops || !k->impl) return false;
+    /* k->ring is the backend's dispatcher (cuda_ring.c); the mode picks these ops. */
+    if (k->ring != &rk__cuda_ring_iface || k->mode != RK_MODE_PERSISTENT || !k->impl) return false;
     persistent_ring *r = ring_of(k);
     *out = (rk__cuda_ring_view){.ctx = r->ctx, .hctl = r->hctl, .layout = r->l, .worker_warps = r->worker_warps,
                                 .chunk = r->chunk};

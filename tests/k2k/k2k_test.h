@@ -147,7 +147,7 @@ static inline k2k_env k2k_open(int argc, char **argv) {
     /* Channels on this backend? Probe with two kernels whose handlers do not emit. */
     rk_kernel_desc kd = {.name = "probe", .handler_source = k2k_source, .handler_name = "sink",
                          .message_size = sizeof(k2k_msg), .reply_size = sizeof(k2k_msg), .queue_capacity = 16,
-                         .workers = 1};
+                         .workers = 1, .ordered = true /* CUDA: one worker warp, as channels need */};
     rk_kernel *a = NULL, *b = NULL;
     s = rk_kernel_launch(env.rt, &kd, &a);
     if ((s == RK_COMPILE_FAILED || s == RK_PARSE_ERROR || s == RK_UNSUPPORTED) && strcmp(env.backend, "cpu") != 0) {
@@ -160,10 +160,12 @@ static inline k2k_env k2k_open(int argc, char **argv) {
     CHECK_OK(rk_kernel_launch(env.rt, &kd, &b));
     rk_channel_desc cd = {.message_size = sizeof(k2k_msg)};
     s = rk_channel_connect(a, 0, b, &cd, NULL);
+    char why[512]; /* destroy clears rk_last_error() */
+    snprintf(why, sizeof why, "%s", rk_last_error());
     rk_kernel_destroy(a);
     rk_kernel_destroy(b);
     if (s == RK_UNSUPPORTED) {
-        fprintf(stderr, "SKIP: backend %s: %s\n", env.backend, rk_last_error());
+        fprintf(stderr, "SKIP: backend %s: %s\n", env.backend, why);
         rk_runtime_destroy(env.rt);
         exit(77);
     }

@@ -91,9 +91,11 @@ int bench_group_k2k(const bench_config *cfg, bench_report *rep, bool requested) 
         bench_note(cfg, "k2k: the same chain relayed by the host");
         s = measure(rt, true, count, probes, single.p50_ns, &relay);
     }
+    char why[512]; /* rk_runtime_destroy clears rk_last_error() */
+    snprintf(why, sizeof why, "%s", rk_last_error());
     rk_runtime_destroy(rt);
     if (s == RK_UNSUPPORTED) {
-        fprintf(stderr, "rk bench: k2k: the %s backend has no channels yet\n", backend);
+        fprintf(stderr, "rk bench: k2k: not on the %s backend: %s\n", backend, why);
         return requested ? RK_EXIT_UNAVAILABLE : RK_EXIT_OK;
     }
     if (s != RK_OK) {
