@@ -133,6 +133,10 @@ transpile-inputs)
     got=$?
     [[ $got == 1 ]] || fail "rk transpile - with a NUL byte exited $got, expected 1"
     contains "$err" "<stdin>:1:7: error: a NUL byte"
+    # A handler file given as it is: the diagnostics end by saying what to include.
+    src_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+    run 1 transpile --target cuda "$src_dir/examples/handlers/demo_handler.c"
+    contains "$err" "does not include <ringkernel/dsl.h>"
     ;;
 handler-tools)
     # rk check, rk header and rk bench kernel --handler on one handler file.

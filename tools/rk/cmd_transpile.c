@@ -150,6 +150,24 @@ static void print_summary(const rk_transpile_result *r) {
     }
 }
 
+/* Handler files (examples/handlers/) are written to be read after
+ * <ringkernel/dsl.h>, as rk_kernel_launch and rk check read them; given to
+ * rk transpile as they are, their first error is a missing type. Say so. */
+static void hint_handler_file(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    if (strstr(buf, "RK_HANDLER") && !strstr(buf, "<ringkernel/dsl"))
+        fprintf(stderr,
+                "rk transpile: %s has RK_HANDLER but does not include <ringkernel/dsl.h>: a handler file is read "
+                "after it (as rk_kernel_launch and 'rk check %s' read it); add '#include <ringkernel/dsl.h>' to "
+                "transpile it alone\n",
+                path, path);
+}
+
 int rk_cmd_transpile(int argc, char **argv) {
     const char *includes[MAX_LIST], *defines[MAX_LIST];
     size_t include_count = 0, define_count = 0;
@@ -263,6 +281,7 @@ int rk_cmd_transpile(int argc, char **argv) {
         return s == RK_UNSUPPORTED ? EXIT_USAGE : EXIT_DIAGNOSTICS;
     }
     fputs(rk_transpile_diagnostics_text(r), stderr);
+    if (s != RK_OK && strcmp(input, "-") != 0) hint_handler_file(input);
     int code = EXIT_DIAGNOSTICS;
     if (s == RK_OK) {
         size_t size;
