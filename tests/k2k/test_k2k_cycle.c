@@ -68,9 +68,9 @@ int main(int argc, char **argv) {
         m.ttl = TTL;
         CHECK_OK(rk_kernel_send(a, &m, sizeof m, K2K_SECONDS(10), NULL));
     }
-    while (t.refused < BURST - RING) CHECK(take(a, &t, K2K_SECONDS(20)));
+    while (t.refused < BURST - RING) CHECK(take(a, &t, K2K_SECONDS(60)));
     CHECK_OK(rk_kernel_activate(b));
-    while (t.done < RING) CHECK(take(a, &t, K2K_SECONDS(20)));
+    while (t.done < RING) CHECK(take(a, &t, K2K_SECONDS(60)));
     CHECK_U64_EQ(t.refused, BURST - RING);
 
     /* Free running: backpressure as it comes; every message ends once. */
@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
             if (s == RK_OK) sent++;
             else CHECK_STATUS(s, RK_WOULD_BLOCK);
         }
-        take(a, &t, sent == COUNT ? K2K_SECONDS(20) : RK_NO_WAIT);
+        take(a, &t, sent == COUNT ? K2K_SECONDS(60) : RK_NO_WAIT);
     }
     printf("cycle: %llu done, %llu refused (full) of %d\n", (unsigned long long)t.done,
            (unsigned long long)t.refused, COUNT);

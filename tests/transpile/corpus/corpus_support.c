@@ -31,7 +31,9 @@ void corpus_free_inputs(void) {
 
 void *corpus_ints(size_t count, int32_t lo, int32_t hi) {
     int32_t *v = corpus_alloc(count * sizeof *v);
-    for (size_t i = 0; i < count; i++) v[i] = lo + (int32_t)(corpus_random() % (uint32_t)(hi - lo + 1));
+    /* In 64 bits: hi - lo + 1 overflows an int for the widest ranges. */
+    uint64_t span = (uint64_t)((int64_t)hi - (int64_t)lo + 1);
+    for (size_t i = 0; i < count; i++) v[i] = (int32_t)((int64_t)lo + (int64_t)(corpus_random() % span));
     return v;
 }
 
