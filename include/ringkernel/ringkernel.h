@@ -148,7 +148,12 @@ typedef struct rk_kernel_desc {
     uint32_t state_size;         /* per-kernel handler state; 0 .. RK_MAX_STATE_SIZE */
     /* Slots per queue: a non-zero power of two. Exactly this many requests
      * wait unprocessed (an inactive kernel); a send beyond waits for room
-     * (RK_TIMEOUT, or RK_WOULD_BLOCK with RK_NO_WAIT), on every backend. */
+     * (RK_TIMEOUT, or RK_WOULD_BLOCK with RK_NO_WAIT), on every backend.
+     * Room: on the CPU, WebGPU and CUDA's launch-per-batch modes a slot frees
+     * when its request is taken; on CUDA's persistent mode a request and its
+     * reply share a slot of pinned memory, so the slot frees when the reply is
+     * received: at most queue_capacity requests are in flight there (sent and
+     * their replies not yet received). */
     uint32_t queue_capacity;
     rk_exec_mode mode;
     uint32_t workers;            /* CPU threads / GPU blocks; 0 = backend default */

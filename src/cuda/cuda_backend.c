@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/resident.h"
 #include "cuda/cuda_internal.h"
 
 static rk_status probe(uint32_t *device_count, char *reason, size_t reason_size) {
@@ -106,19 +107,29 @@ void rk__cuda_context_destroy(rk_context *base) {
         rk__cuda.cuStreamDestroy(s->stream);
         free(s);
     }
+    /* Unloading a module and freeing pinned memory wait for every kernel in
+     * the device's primary context, which other rk contexts share: their
+     * resident kernels (ring kernels, simulations) are paused around it. One
+     * that will not pause leaves the driver's side of this context in place
+     * rather than block here for good. */
+    const bool paused = rk__resident_pause(base) == RK_OK;
+    if (!paused)
+        rk__log(RK_LOG_WARN, "cuda: a resident kernel could not be paused; this context's modules and pinned memory "
+                             "stay allocated until the process exits");
     for (rk__cuda_loaded_module *m = ctx->ring_modules, *next; m; m = next) {
         next = m->next;
-        rk__cuda.cuModuleUnload(m->module);
+        if (paused) rk__cuda.cuModuleUnload(m->module);
         free(m);
     }
     rk__cuda_pinned *lists[] = {ctx->pinned_free, ctx->pinned_used};
     for (int i = 0; i < 2; i++) {
         for (rk__cuda_pinned *p = lists[i], *next; p; p = next) {
             next = p->next;
-            rk__cuda.cuMemFreeHost(p->host);
+            if (paused) rk__cuda.cuMemFreeHost(p->host);
             free(p);
         }
     }
+    if (paused) rk__resident_resume(base);
     rk__cuda.cuStreamDestroy(ctx->default_stream);
     rk__cuda.cuDevicePrimaryCtxRelease(ctx->device);
     pthread_mutex_destroy(&ctx->lock);

@@ -70,6 +70,7 @@ typedef struct persistent_ring {
     uint64_t crq_received;                  /* the receiver's place in the channel-reply queue */
     pthread_mutex_t recv_lock;              /* the receiver's side, also taken by a sender that skips replies */
     _Atomic bool failures_only;             /* rk_channel_set_host_replies */
+    _Atomic uint64_t error_replies;         /* replies taken with a nonzero status */
 
     /* Poll state (the core serializes poll calls). */
     alignas(64) _Atomic bool active, terminate_requested;
@@ -309,6 +310,7 @@ static size_t take_replies(persistent_ring *r, unsigned char *dst, size_t stride
         infos[n].id = r->ids[pos & r->mask];
         infos[n].status = status;
         infos[n].reserved = 0;
+        if (status != 0) atomic_fetch_add_explicit(&r->error_replies, 1, memory_order_relaxed);
         n++;
         pos++;
     }
@@ -429,6 +431,15 @@ static uint32_t pending_extra(persistent_ring *r, uint64_t *received) {
     return n;
 }
 
+/* The first position at or after from (below published) whose reply the
+ * kernel has not written yet. */
+static uint64_t replies_ready(const persistent_ring *r, uint64_t from, uint64_t published) {
+    while (from < published &&
+           rk__ring_current(r->out + (from & r->mask) * r->l.out_ll, r->l.out_ll, rk__ring_tag(from, r->log2_capacity)))
+        from++;
+    return from;
+}
+
 static rk_status poll(rk_kernel *k, rk__control *out) {
     persistent_ring *r = ring_of(k);
     const uint64_t processed = r->hctl[RK_HCTL_PROCESSED];
@@ -444,23 +455,24 @@ static rk_status poll(rk_kernel *k, rk__control *out) {
     /* A kernel that faulted has stopped for good: say so, so that terminate
      * and destroy need not wait for it. */
     out->has_terminated = terminated || (r->stopped && out->failure == RK_DEVICE_FAULT);
-    out->messages_processed = processed + r->hctl[RK_HCTL_CH_PROCESSED];
-    out->errors_encountered = errors;
+    /* The device publishes its counters every ~100 us (rk_control in
+     * ring.cu); a reply the host sees proves its message was handled, so the
+     * counts are never behind the replies. */
+    const uint64_t seen = replies_ready(r, processed > received ? processed : received, published);
+    const uint64_t error_replies = atomic_load_explicit(&r->error_replies, memory_order_relaxed);
+    out->messages_processed = seen + r->hctl[RK_HCTL_CH_PROCESSED];
+    out->errors_encountered = errors > error_replies ? errors : error_replies;
     out->launches = atomic_load(&r->launches);
     if (out->failure != RK_OK) {
         snprintf(out->failure_reason, sizeof out->failure_reason, "%s", r->failure_reason);
         /* Nothing more will be processed; count the replies that made it. */
-        uint64_t ready = received;
-        while (ready < published &&
-               rk__ring_current(r->out + (ready & r->mask) * r->l.out_ll, r->l.out_ll,
-                                rk__ring_tag(ready, r->log2_capacity)))
-            ready++;
+        const uint64_t ready = replies_ready(r, received, published);
         out->input_depth = 0;
         out->output_depth = (uint32_t)(ready - received);
         out->messages_processed = (processed > ready ? processed : ready) + r->hctl[RK_HCTL_CH_PROCESSED];
         return RK_OK;
     }
-    uint64_t done = processed < published ? processed : published;
+    uint64_t done = seen < published ? seen : published;
     out->input_depth = (uint32_t)(published - done);
     uint64_t taken = received;
     const uint32_t channel_replies = pending_extra(r, &taken);

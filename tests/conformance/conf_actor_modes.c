@@ -34,6 +34,8 @@ static void modes(const conf_env *env) {
         bool supported = mode_supported(env, &info, all[i], &one_launch);
         rk_kernel_desc d = conf_kernel_desc("mix", 64, all[i]);
         rk_kernel *k = NULL;
+        /* progress on stderr: a check that times out names its last step */
+        fprintf(stderr, "mode %s: launch\n", rk_exec_mode_name(all[i]));
         rk_status s = rk_kernel_launch(rt, &d, &k);
         if (!supported) {
             if (s != RK_UNSUPPORTED) fprintf(stderr, "mode %s: expected RK_UNSUPPORTED\n", rk_exec_mode_name(all[i]));
@@ -49,6 +51,7 @@ static void modes(const conf_env *env) {
             conf_req q = {.value = v, .fail_with = v % 10 == 3 ? -2 : 0};
             CHECK_OK(rk_kernel_send(k, &q, sizeof q, CONF_SECONDS(20), NULL));
             if (v % 10 != 9) continue;
+            fprintf(stderr, "mode %s: receiving %u..%u\n", rk_exec_mode_name(all[i]), v - 9, v);
             for (uint32_t w = v - 9; w <= v; w++) {
                 conf_resp r;
                 rk_reply_info info;
@@ -66,9 +69,11 @@ static void modes(const conf_env *env) {
             CHECK_U64_EQ(st.launches, 1);
         else
             CHECK_GE(st.launches, 4); /* a launch per batch: four separate batches */
+        fprintf(stderr, "mode %s: terminate\n", rk_exec_mode_name(all[i]));
         CHECK_OK(rk_kernel_terminate(k, CONF_SECONDS(20)));
         CHECK_OK(rk_kernel_destroy(k));
         /* ordered kernels: refused by CUDA's traditional and graph modes */
+        fprintf(stderr, "mode %s: ordered\n", rk_exec_mode_name(all[i]));
         d.ordered = true;
         s = rk_kernel_launch(rt, &d, &k);
         if (conf_is(env, "cuda") &&

@@ -20,6 +20,7 @@ static bool cpu;
 
 /* Where a hang happened, when one does. */
 static void stage(const char *what) { fprintf(stderr, "sim together: %s\n", what); }
+static void stage_round(const char *what, int round) { fprintf(stderr, "sim together: round %d: %s\n", round, what); }
 
 static heat3d open_heat(int n) {
     heat3d_config cfg = {.device = device, .nx = n, .ny = n, .nz = n, .blocks = cpu ? 1 : 4, .threads = cpu ? 32 : 128,
@@ -78,11 +79,11 @@ int main(int argc, char **argv) {
     stage("B created beside A and the ring kernel");
     heat_model_init(&mb, 5, 5, 5, 0.1f);
     for (int round = 2; round < 12; round++) {
-        if (round == 2) stage("first commands on A after B's creation");
+        stage_round("commands on A", round);
         exercise(&a, &ma, round);
-        if (round == 2) stage("first commands on B");
+        stage_round("commands on B", round);
         exercise(&b, &mb, round);
-        if (round == 2) stage("first ring round trip after B's creation");
+        stage_round("ring round trip", round);
         ring_round_trip(k, (uint32_t)round);
     }
     rk_sim_stats st;
