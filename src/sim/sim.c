@@ -214,14 +214,10 @@ rk_status rk_sim_destroy(rk_sim *sim) {
     if (sim->board) rk_buffer_free(sim->board);
     if (sim->mailbox_buf) rk_buffer_free(sim->mailbox_buf);
     if (sim->module) rk_module_destroy(sim->module); /* pauses the others on CUDA (sim_registry.h) */
-    if (sim->ctx) {
-        /* On CUDA, freeing the context's pinned memory waits for running
-         * kernels: the other simulations of the device step aside. */
-        bool cuda = strcmp(sim->info.backend, "cuda") == 0;
-        if (cuda) rk__sim_registry_pause_device(sim->backend, sim->device_index);
-        rk_context_destroy(sim->ctx);
-        if (cuda) rk__sim_registry_resume_device(sim->backend, sim->device_index);
-    }
+    /* On CUDA, freeing the context's pinned memory waits for running kernels:
+     * the context's destroy pauses every resident kernel of the device around
+     * it (core/resident.h), the other simulations' included. */
+    if (sim->ctx) rk_context_destroy(sim->ctx);
     free(sim->source);
     free(sim);
     return result == RK_OK ? RK_OK : rk__fail(result, "rk_sim_destroy: %s", why);

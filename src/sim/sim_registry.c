@@ -36,8 +36,10 @@ rk_status rk__sim_registry_resume(rk_context *ctx) { return rk__sim_registry_res
 void rk__sim_registry_pause_device(const rk_backend *backend, uint32_t device) {
     pthread_mutex_lock(&lock);
     for (rk_sim *s = running_list; s; s = s->next) {
-        s->paused = false;
+        /* One that is not running keeps its mark: an enclosing section may
+         * have paused it and will resume it. */
         if (s->backend != backend || s->device_index != device || !s->running) continue;
+        s->paused = false;
         /* A kernel that does not stop keeps the load waiting: it is marked failed. */
         rk_status st = rk__sim_stop(s);
         if (st == RK_OK) s->paused = true;

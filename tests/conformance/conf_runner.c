@@ -60,6 +60,9 @@ static void probe_check(const conf_env *env) {
  * outcome. */
 static void judge(int status, const char *tail, const conf_options *o, conf_outcome *out) {
     last_line(tail, out->reason, sizeof out->reason);
+    /* --verbose: the failing check's last words before its reason, too */
+    if (o->verbose && !(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 77)))
+        fprintf(stderr, "---- the check's stderr, last lines ----\n%s\n----\n", tail);
     out->result = CONF_FAIL;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         out->result = CONF_PASS;
