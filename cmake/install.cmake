@@ -4,6 +4,12 @@ install(TARGETS ringkernel_public EXPORT ringkernelTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The static library has its own export set, loaded by
+# find_package(ringkernel COMPONENTS static) (ringkernelConfig.cmake).
+if(RK_STATIC)
+  install(TARGETS ringkernel_static EXPORT ringkernelStaticTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT ringkernelStaticTargets NAMESPACE ringkernel:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ringkernel)
+endif()
 install(DIRECTORY include/ringkernel DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # Dawn (scripts/install-webgpu.sh), when this tree has it, goes to
 # LIBDIR/ringkernel/, where the installed library's loader looks first
@@ -28,5 +34,10 @@ else()
   string(REGEX REPLACE "/$" "" rk_pc_up "${rk_pc_up}")
   set(RK_PC_PREFIX "\${pcfiledir}/${rk_pc_up}")
 endif()
+# Libs.private: what a static link of libringkernel.a adds (pkg-config --static).
+set(RK_PC_LIBS_PRIVATE "-lpthread")
+foreach(lib ${CMAKE_DL_LIBS} m)
+  string(APPEND RK_PC_LIBS_PRIVATE " -l${lib}")
+endforeach()
 configure_file(cmake/ringkernel.pc.in ${CMAKE_BINARY_DIR}/ringkernel.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/ringkernel.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

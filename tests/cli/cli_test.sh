@@ -44,6 +44,11 @@ PY
 case "$case_name" in
 help)
     run 0 --help; contains "$out" "usage: rk"
+    # The commands beyond the first level and the environment the library reads.
+    for word in "rk demo wave" "rk demo pipeline" "rk bench seed-table" "rk bench k2k" \
+        RK_BACKEND RK_CACHE_DIR RK_WEBGPU_LIB "CC " "130"; do
+        contains "$out" "$word"
+    done
     for c in info demo bench transpile conformance; do
         run 0 "$c" --help; contains "$out" "usage: rk $c"
     done
@@ -66,7 +71,7 @@ info)
     RK_BACKEND=cpu "$rk" info --json >"$out" 2>"$err" || fail "RK_BACKEND=cpu rk info failed"
     json_check 'd["selected"] == "cpu:0" and d["rk_backend_env"] == "cpu"'
     # Counts a backend cannot tell are null, not 0.
-    json_check 'all(dev["total_memory"] is None or dev["total_memory"] > 0 for b in d["backends"] for dev in b["devices"])'
+    json_check 'all(dev.get(k) is None or dev[k] > 0 for b in d["backends"] for dev in b["devices"] for k in ("total_memory", "multiprocessors"))'
     # A named backend that cannot be selected fails the command.
     RK_BACKEND=nonesuch "$rk" info >"$out" 2>"$err"
     rc=$?
@@ -86,6 +91,10 @@ demo-unavailable-backend)
     name="$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(next((b["name"] for b in d["backends"] if not b["available"]), ""))' "$out")"
     [[ -n "$name" ]] || { echo "SKIP: every built-in backend is available here"; exit 77; }
     run 77 demo --backend "$name" --seconds 0.2; contains "$err" "$name"
+    # Off Apple platforms the Metal backend is there but unavailable, saying why.
+    if [[ "$(uname -s)" != Darwin ]]; then
+        run 77 demo --backend metal --seconds 0.2; contains "$err" "needs macOS"
+    fi
     ;;
 demo-cpu)
     run 0 demo --seconds 1 --backend cpu

@@ -1,4 +1,4 @@
-/* rk bench seed-table: the spec's persistent-vs-traditional table, measured
+/* rk bench seed-table: the persistent-vs-traditional table, measured
  * by bench/bench_seed_table.c, printed as a table or as JSON (with device,
  * driver, date and commit) that scripts/seed_table_chart.py draws. */
 #include <math.h>
@@ -12,7 +12,9 @@
 #include "output.h"
 #include "showcase_cli.h"
 
-/* The spec's figures (RTX Ada), in microseconds; NAN where it gives none. */
+/* Published reference figures for these rows on an NVIDIA RTX Ada GPU (the
+ * project specification's; not measured by this program), in microseconds;
+ * NAN where there is none. Shown beside the measurement for comparison only. */
 typedef struct seed_row {
     const char *key, *name, *meaning;
     double spec_persistent_us, spec_traditional_us;
@@ -66,7 +68,7 @@ static void print_table(const rk_seed_table_result *r, const char *date) {
     printf("  traditional %u blocks x %u threads per step launch (wave_step)\n", r->traditional.blocks,
            r->traditional.threads);
     printf("  date        %s\n  commit      %s (%s build)\n\n", date, cli_git_describe(), cli_build_type());
-    const char *headers[] = {"row", ">persistent p50", ">p99", ">traditional p50", ">p99", "faster", ">spec P / T"};
+    const char *headers[] = {"row", ">persistent p50", ">p99", ">traditional p50", ">p99", "faster", ">reference P / T"};
     text_table t;
     table_init(&t, 7, headers);
     for (size_t i = 0; i < ROW_COUNT; i++) {
@@ -100,13 +102,14 @@ static void print_table(const rk_seed_table_result *r, const char *date) {
         snprintf(ratio, sizeof ratio, "persistent %.1fx", r->persistent.commands_per_frame / r->traditional.commands_per_frame);
     else
         snprintf(ratio, sizeof ratio, "-");
-    const char *frame[7] = {"commands per 60 FPS frame", pf, "", tf, "", ratio, "2.7x (spec)"};
+    const char *frame[7] = {"commands per 60 FPS frame", pf, "", tf, "", ratio, "2.7x (reference)"};
     table_add_row(&t, frame);
     table_print(&t, stdout, "  ");
     table_free(&t);
     printf("\n  p50 = median, p99 over the samples: inject and step rows %u each, mixed %u runs of %u ops, batch %u.\n",
            r->persistent.inject.samples, r->persistent.mixed.samples, r->mixed_ops, r->persistent.batch.samples);
-    printf("  spec P / T: the spec's RTX Ada figures (persistent / traditional).\n");
+    printf("  reference P / T: published reference figures for these rows on an NVIDIA RTX Ada GPU\n"
+           "  (persistent / traditional); not measured by this run, for comparison only.\n");
     printf("  both patterns got the same commands: %llu query answers compared, %llu differ; "
            "final fields differ by at most %.3g\n",
            (unsigned long long)r->queries_compared, (unsigned long long)r->queries_differing, r->max_field_difference);
@@ -203,7 +206,7 @@ int rk_bench_seed_table_cmd(int argc, char **argv) {
     const cli_command_spec spec = {
         .name = "bench seed-table",
         .synopsis = "[options]",
-        .summary = "The spec's persistent-vs-traditional table on one 2-D wave simulation (the\n"
+        .summary = "A persistent-vs-traditional table on one 2-D wave simulation (the\n"
                    "showcase of rk demo wave), with the same grid and meaning for both patterns:\n"
                    "inject (until applied, and the host call alone), a single step, 300 mixed\n"
                    "inject/step/query ops, a batch of 10,000 steps, and commands per 60 FPS frame.\n"
