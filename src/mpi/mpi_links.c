@@ -461,7 +461,7 @@ void rk__mpi_peer_lost(rk_mpi *m, int peer, rk_status why, const char *what) {
                 continue;
             }
             l->state = LINK_FAILED;
-            char text[384];
+            char text[1024]; /* room for both kernel names and the reason at their longest */
             snprintf(text, sizeof text, "MPI peer rank %d %s; channel from kernel '%s' to '%s' closed (%llu received)",
                      peer, what, l->why, m->exports[l->exported].name, (unsigned long long)l->received);
             rk__mpi_note_failure(m, why, text);
