@@ -5,10 +5,13 @@
  * graph, one graph per buffer and power-of-two batch size, captured on first
  * use; the kernel reads the real count from the batch's header.
  *
- * Two batch buffers take turns: one fills while the other is in flight or
- * holds replies being received. Every call (send, receive, poll) makes
- * progress: it notices a finished batch and launches the next. A mutex
- * guards it all; a launch costs microseconds anyway. */
+ * Two batch buffers take turns: one fills while the other is in flight. A
+ * finished batch's replies move into the reply queue (queue_capacity
+ * replies, as on the other backends), which frees its buffer at once; a
+ * batch whose replies do not fit yet waits as DONE until the host receives.
+ * Every call (send, receive, poll) makes progress: it notices a finished
+ * batch and launches the next. A mutex guards it all; a launch costs
+ * microseconds anyway. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +29,17 @@ typedef struct batch_buffer {
     unsigned char *out;  /* pinned: replies out_stage apart, status after each */
     CUdeviceptr in_dev, out_dev;
     uint64_t *ids;
-    uint32_t count, taken;
+    uint32_t count;
     uint64_t sequence;   /* launch order: replies leave in that order */
     CUgraphExec graphs[32]; /* by log2 of the batch size */
 } batch_buffer;
+
+/* Replies of finished batches, in launch order, until the host takes them. */
+typedef struct reply_queue {
+    unsigned char *slots; /* capacity slots of out_stage bytes: reply, then status */
+    uint64_t *ids;
+    uint64_t head, tail;  /* taken by the host, written by pump */
+} reply_queue;
 
 typedef struct batch_ring {
     rk__cuda_context *ctx;
@@ -41,6 +51,7 @@ typedef struct batch_ring {
     CUfunction fn;
     CUdeviceptr dev_in, dev_out, state;
     batch_buffer buf[2];
+    reply_queue replies;
     int in_flight;       /* buffer index, or -1 */
     uint64_t next_sequence;
     bool active, terminate_requested;
@@ -71,6 +82,8 @@ static void free_ring(batch_ring *r) {
     rk__cuda_device_free(r->ctx, r->dev_in);
     rk__cuda_device_free(r->ctx, r->dev_out);
     rk__cuda_device_free(r->ctx, r->state);
+    free(r->replies.slots);
+    free(r->replies.ids);
     pthread_mutex_destroy(&r->lock);
     free(r);
 }
@@ -104,6 +117,8 @@ static rk_status start(rk_kernel *k) {
         if (s == RK_OK && !(r->buf[b].ids = calloc(r->capacity, sizeof(uint64_t))))
             s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
     }
+    if (s == RK_OK && (!(r->replies.slots = malloc(out_bytes)) || !(r->replies.ids = calloc(r->capacity, sizeof(uint64_t)))))
+        s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
     if (s == RK_OK) {
         CUresult res = rk__cuda.cuStreamCreate(&r->stream, RK_CU_STREAM_NON_BLOCKING);
         if (res == RK_CUDA_SUCCESS) res = rk__cuda.cuEventCreate(&r->event, RK_CU_EVENT_DISABLE_TIMING);
@@ -176,6 +191,24 @@ static void launch(batch_ring *r, int index) {
     r->launches++;
 }
 
+/* Moves finished batches' replies into the reply queue, oldest batch first,
+ * while they fit; each buffer emptied so is free for new requests. */
+static void queue_replies(batch_ring *r) {
+    for (;;) {
+        batch_buffer *b = NULL;
+        for (int i = 0; i < 2; i++)
+            if (r->buf[i].state == DONE && (!b || r->buf[i].sequence < b->sequence)) b = &r->buf[i];
+        reply_queue *q = &r->replies;
+        if (!b || r->capacity - (q->tail - q->head) < b->count) return;
+        for (uint32_t i = 0; i < b->count; i++, q->tail++) {
+            const size_t slot = (size_t)(q->tail & (r->capacity - 1));
+            memcpy(q->slots + slot * r->l.out_stage, b->out + (size_t)i * r->l.out_stage, r->l.out_stage);
+            q->ids[slot] = b->ids[i];
+        }
+        b->state = FREE;
+    }
+}
+
 /* Notices a finished batch, launches a waiting one. Caller holds the lock. */
 static void pump(batch_ring *r) {
     if (r->failure != RK_OK || rk__cuda_bind(r->ctx) != RK_OK) return;
@@ -194,9 +227,9 @@ static void pump(batch_ring *r) {
         }
         r->processed += b->count;
         b->state = DONE;
-        b->taken = 0;
         r->in_flight = -1;
     }
+    queue_replies(r);
     if (!r->active) return;
     for (int i = 0; i < 2; i++)
         if (r->buf[i].state == FILLING && r->buf[i].count > 0) {
@@ -249,26 +282,18 @@ static rk_status try_receive(rk_kernel *k, void *replies, size_t stride, rk_repl
     pump(r);
     size_t n = 0;
     unsigned char *dst = replies;
-    while (n < max) {
-        /* The oldest finished batch first. */
-        batch_buffer *b = NULL;
-        for (int i = 0; i < 2; i++)
-            if (r->buf[i].state == DONE && (!b || r->buf[i].sequence < b->sequence)) b = &r->buf[i];
-        if (!b) break;
-        while (n < max && b->taken < b->count) {
-            const unsigned char *src = b->out + (size_t)b->taken * r->l.out_stage;
-            if (r->l.reply_bytes) memcpy(dst + n * stride, src, r->l.reply_bytes);
-            int32_t status;
-            memcpy(&status, src + (r->l.reply_bytes + 3) / 4 * 4, sizeof status);
-            infos[n].id = b->ids[b->taken];
-            infos[n].status = status;
-            infos[n].reserved = 0;
-            b->taken++;
-            n++;
-        }
-        if (b->taken == b->count) b->state = FREE;
+    reply_queue *q = &r->replies;
+    for (; n < max && q->head < q->tail; n++, q->head++) {
+        const size_t slot = (size_t)(q->head & (r->capacity - 1));
+        const unsigned char *src = q->slots + slot * r->l.out_stage;
+        if (r->l.reply_bytes) memcpy(dst + n * stride, src, r->l.reply_bytes);
+        int32_t status;
+        memcpy(&status, src + (r->l.reply_bytes + 3) / 4 * 4, sizeof status);
+        infos[n].id = q->ids[slot];
+        infos[n].status = status;
+        infos[n].reserved = 0;
     }
-    if (n) pump(r);
+    if (n) pump(r); /* room in the reply queue: a waiting batch moves in */
     pthread_mutex_unlock(&r->lock);
     *received = n;
     return RK_OK;
@@ -296,11 +321,11 @@ static rk_status poll(rk_kernel *k, rk__control *out) {
     batch_ring *r = ring_of(k);
     pthread_mutex_lock(&r->lock);
     pump(r);
-    uint32_t waiting = 0, ready = 0;
+    uint32_t waiting = 0, ready = (uint32_t)(r->replies.tail - r->replies.head);
     for (int i = 0; i < 2; i++) {
         const batch_buffer *b = &r->buf[i];
         if (b->state == FILLING || b->state == IN_FLIGHT) waiting += b->count;
-        if (b->state == DONE) ready += b->count - b->taken;
+        if (b->state == DONE) ready += b->count;
     }
     out->is_active = r->active;
     out->should_terminate = r->terminate_requested;
