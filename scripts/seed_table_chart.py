@@ -5,7 +5,7 @@
     scripts/seed_table_chart.py seed.json -o seed.svg
 
 One row per measurement: the persistent and the traditional median as bars
-on a log scale, p99 as a whisker, and the spec's RTX Ada figures as
+on a log scale, p99 as a whisker, and the spec's published reference figures as
 diamonds where the spec gives them. Standard library only.
 """
 import argparse
@@ -67,7 +67,7 @@ def chart(data, width):
     out.append('<text x="%d" y="46" fill="#555">%s</text>' % (LEFT // 4, escape(sub)))
     # legend
     lx = LEFT
-    for name, label in (("persistent", "persistent"), ("traditional", "traditional"), ("spec", "spec (RTX Ada)")):
+    for name, label in (("persistent", "persistent"), ("traditional", "traditional"), ("spec", "reference (published, not measured here)")):
         if name == "spec":
             out.append('<path d="M%d %d l6 6 l-6 6 l-6 -6 z" fill="%s"/>' % (lx + 6, 58, COLOURS[name]))
         else:

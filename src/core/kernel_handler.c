@@ -200,19 +200,6 @@ static rk_status refuse_dialect(const rk_kernel_desc *d, rk_transpile_result *co
                     d->handler_name, who, st[0] != RK_OK ? cuda : wgsl);
 }
 
-/* Errors that name a feature the project has on the CPU backend only so far
- * (kernel-to-kernel channels) are not dialect errors: such a handler runs on
- * the CPU, and a GPU backend refuses it at its own launch. */
-static bool refused(rk_status st, const rk_transpile_result *r) {
-    if (st == RK_OK) return false;
-    if (!r || st != RK_PARSE_ERROR) return true;
-    for (size_t i = 0; i < rk_transpile_diagnostic_count(r); i++) {
-        const rk_diagnostic *g = rk_transpile_diagnostic(r, i);
-        if (g->severity == RK_DIAG_ERROR && !strstr(g->message, "run on the CPU backend only so far")) return true;
-    }
-    return false;
-}
-
 rk_status rk__handler_check(rk_kernel_desc *d) {
     if (!d->handler_source || !strstr(d->handler_source, "RK_HANDLER")) return RK_OK;
     rk_transpile_result *res[2] = {NULL, NULL};
@@ -222,7 +209,7 @@ rk_status rk__handler_check(rk_kernel_desc *d) {
     rk_status s = RK_OK;
     for (int i = 0; i < 2 && s == RK_OK; i++)
         if (st[i] != RK_OK && st[i] != RK_PARSE_ERROR && st[i] != RK_UNSUPPORTED) s = st[i];
-    if (s == RK_OK && (refused(st[0], res[0]) || refused(st[1], res[1]))) s = refuse_dialect(d, res, st);
+    if (s == RK_OK && (st[0] != RK_OK || st[1] != RK_OK)) s = refuse_dialect(d, res, st);
     const rk_transpiled_kernel *k = s == RK_OK && res[0] ? find_handler(res[0], d->handler_name) : NULL;
     if (s == RK_OK && !k)
         s = rk__fail(RK_NOT_FOUND, "rk_kernel_launch: %s has no RK_HANDLER named '%s'", rk__handler_source_name(d),

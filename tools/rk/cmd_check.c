@@ -39,15 +39,11 @@ static int check_file(const char *path, const handler_options *o) {
     char *text = handler_read("check", path);
     if (!text) return 1;
     rk_transpile_result *res[TARGETS] = {NULL};
-    bool failed[TARGETS], cpu_only = false;
+    bool failed[TARGETS];
     int bad = 0;
     for (size_t t = 0; t < TARGETS; t++) {
         rk_status s = handler_transpile(path, text, o, targets[t], &res[t]);
         failed[t] = s != RK_OK;
-        if (failed[t] && handler_only_cpu_features(res[t])) {
-            failed[t] = false;
-            cpu_only = true;
-        }
         if (failed[t] && !res[t]) fprintf(stderr, "%s: %s: %s\n", path, rk_status_name(s), rk_last_error());
         bad += failed[t];
     }
@@ -66,8 +62,7 @@ static int check_file(const char *path, const handler_options *o) {
     }
     if (!bad) {
         size_t n = rk_transpile_kernel_count(res[0]);
-        printf("%s: ok for cuda and wgsl (%zu entry point%s)%s\n", path, n, n == 1 ? "" : "s",
-               cpu_only ? "; it uses K2K channels (rk_emit), which only the CPU backend runs so far" : "");
+        printf("%s: ok for cuda and wgsl (%zu entry point%s)\n", path, n, n == 1 ? "" : "s");
     }
     for (size_t t = 0; t < TARGETS; t++) rk_transpile_result_destroy(res[t]);
     free(text);

@@ -110,7 +110,7 @@ int rk_cmd_header(int argc, char **argv) {
     rk_transpile_result *r = NULL;
     rk_status s = handler_transpile(file, src, &o, RK_TARGET_CUDA, &r);
     int rc = RK_EXIT_OK;
-    if (s != RK_OK && !handler_only_cpu_features(r)) {
+    if (s != RK_OK) {
         fprintf(stderr, "%s", r ? rk_transpile_diagnostics_text(r) : rk_last_error());
         rc = RK_EXIT_FAILURE;
     }

@@ -78,13 +78,3 @@ rk_status handler_transpile(const char *path, const char *text, const handler_op
     return rk_transpile(&d, out);
 }
 
-bool handler_only_cpu_features(const rk_transpile_result *r) {
-    size_t errors = 0;
-    for (size_t i = 0; r && i < rk_transpile_diagnostic_count(r); i++) {
-        const rk_diagnostic *d = rk_transpile_diagnostic(r, i);
-        if (d->severity != RK_DIAG_ERROR) continue;
-        if (!strstr(d->message, "run on the CPU backend only so far")) return false;
-        errors++;
-    }
-    return errors > 0;
-}

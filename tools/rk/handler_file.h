@@ -31,9 +31,4 @@ char *handler_read(const char *cmd, const char *path);
 rk_status handler_transpile(const char *path, const char *text, const handler_options *o,
                             rk_transpile_target target, rk_transpile_result **out);
 
-/* True when r failed only on features the project has on the CPU backend
- * alone so far (K2K channels' rk_emit): rk_kernel_launch lets those through
- * its dialect check, a GPU backend refuses them at its own launch. */
-bool handler_only_cpu_features(const rk_transpile_result *r);
-
 #endif

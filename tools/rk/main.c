@@ -27,7 +27,7 @@ static void print_usage(FILE *out) {
             "usage: rk <command> [options]\n"
             "       rk <command> --help\n"
             "       rk --version\n\n"
-            "ringkernel %s: GPU-native persistent actors on CUDA, WebGPU, Metal and the CPU.\n\n"
+            "ringkernel %s: GPU-native persistent actors on CUDA, WebGPU and the CPU (Metal: macOS only, not yet run on Apple hardware).\n\n"
             "commands:\n",
             rk_version());
     for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
