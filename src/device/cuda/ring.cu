@@ -153,6 +153,7 @@ extern __shared__ __align__(16) unsigned char rk_ring_smem[];
 #endif
 #define RK_SPARSE_NS 2000             /* a message this long after the previous one is "lone" */
 #define RK_CHANNEL_POLLS 3            /* K2K input polls per pass over the host queue */
+#define RK_CHANNEL_SPIN_POLLS 8       /* K2K input polls between two looks at the control words */
 
 /* ---- worker warps ------------------------------------------------------------ */
 
@@ -359,12 +360,17 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         }
 
         if (rk_ch.enabled) {
-            /* K2K inputs, polled in device memory; while host slots' loads
-             * are in flight, a few polls fit in one trip over the bus. */
+            /* K2K inputs, polled in device memory. While host slots' loads
+             * are in flight, a few polls fit in one trip over the bus (and
+             * the first that finds messages ends them). Otherwise several
+             * polls and passes run between two looks at the control words,
+             * so a channel's message waits for one L2 round trip, not for
+             * the control loads before it (they only change how the kernel
+             * runs, within a few microseconds). */
             rk_u32 got = 0;
-            const int polls = poll_host ? RK_CHANNEL_POLLS : 1;
-            for (int poll = 0; poll < polls && !got; poll++)
-                got = rk_channel_pass(a, lane, stage_in, stage_out, P, cp, ch_handled, errors);
+            const int polls = poll_host ? RK_CHANNEL_POLLS : RK_CHANNEL_SPIN_POLLS;
+            for (int poll = 0; poll < polls && !(poll_host && got); poll++)
+                got += rk_channel_pass(a, lane, stage_in, stage_out, P, cp, ch_handled, errors);
             if (got && lane == 0) {
                 rk_store(saved + 1, errors);
                 rk_store(saved + 4, cp.cr_head);
