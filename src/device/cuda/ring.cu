@@ -321,11 +321,13 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
          * the control thread relays into device memory), so a pass that
          * waits for channel messages polls device memory only, never the
          * bus. Terminating, every position below the target is polled, as
-         * without channels. Kernels without inputs poll as always. */
+         * without channels (and none after it, while the inputs drain).
+         * Kernels without inputs poll as always. */
         bool poll_host = true;
         if (rk_ch.in_count) {
             const rk_u64 host_pub = __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_HOST_PUBLISHED), 0);
-            poll_host = __shfl_sync(0xffffffffu, term, 0) != 0 || host_pub > chunk_pos + first;
+            const rk_u64 t = __shfl_sync(0xffffffffu, term, 0);
+            poll_host = t ? chunk_pos < t - 1 : host_pub > chunk_pos + first;
         }
         const rk_u32 lim = min(P, first + window);
         const rk_u32 units = poll_host ? (lim - first) * RK_IN_UNITS : 0;
