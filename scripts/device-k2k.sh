@@ -56,9 +56,10 @@ rk=$build/tools/rk/rk
 # warms the module cache (NVRTC) for the handlers the others use.
 step chain-cuda 40 "$k2k/test_k2k_chain" cuda
 # Per-hop latency p50/p99 and throughput, channels and host relay in one run.
-# Expected with this design: per hop p50 ~0.5-1 us (it was 5.8-6.3); channel
-# throughput ~10-20 M msg/s, bound by the chain's source (one warp polling the
-# host queue over PCIe) and the one host thread at the ends, not by the hops.
+# Expected with this design: per hop p50 ~0.5-1 us (it was 5.8-6.3); the
+# streamed rate ~10-20 M msg/s, bound by the chain's source (one warp polling
+# the host queue over PCIe) and the one host thread at the ends, not by the
+# hops; the parked-burst row (the hops' own rate, one warp a stage) ~20-50 M.
 for n in 1 2; do
     step "bench-$n" 90 "$rk" bench k2k --backend cuda --messages 1000000
 done
