@@ -123,6 +123,13 @@ __device__ void rk_links_init() {
     for (int i = 0; i < 16; i++) rk_ch.in[i].ring = 0;
 }
 
+/* A lane stores FINAL = head + 1 on its port: every message it emitted is
+ * below head; the fence makes them visible before FINAL. */
+__device__ __forceinline__ void rk_port_final(rk_out_port &o) {
+    __threadfence();
+    rk_ch_store(o.ctl + RK_CH_FINAL, o.head + 1);
+}
+
 /* The whole warp, with the generation it loaded from device memory (the
  * same value in every lane): reloads the table when the host changed it.
  * New ports start from their channel's control words (a relaunch after a
@@ -148,9 +155,13 @@ __device__ void rk_links_refresh(const rk_u64 *hctl, rk_u64 gen, rk_u32 lane) {
             o.head = rk_ch_load(o.ctl + RK_CH_HEAD);
             o.taken = rk_ch_load(o.ctl + RK_CH_TAKEN);
             o.refused = o.refused_stored = (rk_u32)rk_ch_load(o.ctl + RK_CH_REFUSED);
-            o.status = 0;
+            /* Closed already (seen before a pause, or since): refused from
+             * the first pass on, FINAL published again (the same head). */
+            const rk_u64 closed = rk_ch_load(o.ctl + RK_CH_CLOSED);
+            o.status = (int)(rk_u32)closed;
             o.allow = o.used = 0;
             o.ring = ring;
+            if (closed) rk_port_final(o);
         }
         const rk_u32 n = (rk_u32)rk_host_load(hctl + RK_HCTL_IN_COUNT);
         for (rk_u32 i = 0; i < n && i < 16; i++) {
@@ -178,13 +189,6 @@ __device__ __forceinline__ rk_u64 rk_ports_closed_load(rk_u32 lane) {
     if (lane >= 8 || !rk_ch.enabled) return 0;
     const rk_out_port &o = rk_ch.out[lane];
     return o.ring && !o.status ? rk_ch_load(o.ctl + RK_CH_CLOSED) : 0;
-}
-
-/* Lane p stores FINAL = head + 1 on port p: every message it emitted is
- * below head; the fence makes them visible before FINAL. */
-__device__ __forceinline__ void rk_port_final(rk_out_port &o) {
-    __threadfence();
-    rk_ch_store(o.ctl + RK_CH_FINAL, o.head + 1);
 }
 
 /* The whole warp, between passes: a port whose destination closed is closed
