@@ -78,9 +78,9 @@ step stream-cuda 40 "$k2k/test_k2k_stream" cuda 2000000
 # compute-sanitizer: first one kernel looping through its own channel (emit,
 # poll, channel replies, the close handshake: the whole device side with no
 # second kernel beside it), then the 4-kernel chain. If the loop passes and
-# the chain stalls (a test timeout naming the sink), the tool did not run the
-# chain's persistent kernels side by side (the several-kernel part of
-# test_cuda_ring_lifecycle made no progress under it either, docs/cuda.md).
+# the chain stalls (a test timeout naming the sink), most likely the tool did
+# not run the chain's persistent kernels side by side (the several-kernel part
+# of test_cuda_ring_lifecycle made no progress under it either, docs/cuda.md).
 # Instrumented kernels are slow: the ring watchdog and the test's waits are
 # widened (60 s a wait, inside the step's limit). API errors are not reported:
 # the launch path probes cuFuncGetParamInfo one parameter past the last on
