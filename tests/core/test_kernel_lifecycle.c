@@ -1,7 +1,9 @@
 /* Ring-kernel lifecycle on the CPU backend, both modes: inactive kernels
  * queue without processing, activate/deactivate, terminate with thousands of
  * messages in flight and nobody receiving, a receiver racing terminate,
- * sending after terminate, and the statistics. */
+ * sending after terminate, and the statistics. Terminating a kernel that
+ * never ran is checked on every backend by tests/conformance
+ * (actor.lifecycle.terminate_inactive). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -225,18 +227,6 @@ static void test_receiver_races_terminate(rk_runtime *rt, rk_exec_mode mode) {
     CHECK_OK(rk_kernel_destroy(k));
 }
 
-/* Terminating a kernel that never ran drains what it had queued. */
-static void test_terminate_inactive(rk_runtime *rt, rk_exec_mode mode) {
-    rk_kernel_desc d = test_desc(mode, 128);
-    rk_kernel *k;
-    CHECK_OK(rk_kernel_launch(rt, &d, &k));
-    send_range(k, 0, 100);
-    CHECK_OK(rk_kernel_terminate(k, SECONDS(10)));
-    CHECK_EQ(rk_kernel_get_state(k), RK_KERNEL_TERMINATED);
-    receive_range(k, 0, 100);
-    CHECK_OK(rk_kernel_destroy(k));
-}
-
 /* Destroy without terminate, replies unread: nothing hangs or leaks. */
 static void test_destroy_running(rk_runtime *rt, rk_exec_mode mode) {
     rk_kernel_desc d = test_desc(mode, 64);
@@ -289,7 +279,6 @@ int main(void) {
         test_terminate_in_flight(rt, mode, 1);
         if (mode == RK_MODE_PERSISTENT) test_terminate_in_flight(rt, mode, 3);
         test_receiver_races_terminate(rt, mode);
-        test_terminate_inactive(rt, mode);
         test_destroy_running(rt, mode);
     }
     test_idle_does_not_spin(rt);
