@@ -138,14 +138,6 @@ static void wrap_ref(const diff_program *p, void *e[]) {
     for (int i = 0; i < N; i++) out[i] = (in[i] ^ (2166136261u * 16777619u)) * 16777619u + (969u << 31) + 0xffffffffu * 3u;
 }
 
-/* KNOWN BUG (session 7): under ASan the CPU executor's struct argument
- * (RK_ARG_STRUCT through libffi on a fiber's stack) is read from the wrong
- * place ("stack-buffer-underflow" inside ffi_call, wrong results once
- * silenced), and TSan reports ffi_call's copies on two fibers' stacks as a
- * race; the plain build gives the right results on every executor. The
- * case is left out of sanitizer builds until that is understood
- * (docs/transpiler.md, "Structs by value"). */
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 /* ---- struct_params.c: a struct by value (RK_ARG_STRUCT) ---- */
 typedef struct Params {
     float dt, gravity;
@@ -183,7 +175,6 @@ static void struct_params_ref(const diff_program *p, void *e[]) {
         scaled[i] = (y[i] - params.bounds[0]) * 3.0f / (params.bounds[1] - params.bounds[0]);
     }
 }
-#endif
 
 const corpus_case corpus_regress[] = {
     {"regress_elseif_stmt.c", elseif_setup, elseif_ref, false, NULL},
@@ -194,8 +185,6 @@ const corpus_case corpus_regress[] = {
     {"regress_struct_atomic.c", struct_setup, struct_ref, true, NULL}, /* WGSL refuses it (tpfix ddf9e34) */
     {"regress_two_pointers.c", two_setup, two_ref, false, NULL},
     {"regress_const_wrap.c", wrap_setup, wrap_ref, false, NULL},
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     {"struct_params.c", struct_params_setup, struct_params_ref, false, NULL},
-#endif
 };
 const size_t corpus_regress_count = sizeof corpus_regress / sizeof corpus_regress[0];
