@@ -193,7 +193,7 @@ static void builtins_ref(const diff_program *p, void *e[]) {
         uint32_t x = u[i];
         int s = (int)x, *o = bits + 10 * i;
         o[0] = s < 0 ? -s : s;
-        o[1] = (s < 7 ? s : 7) + (s > -7 ? s : -7);
+        o[1] = (s < 7 ? s : 7) ^ (s > -7 ? s : -7);
         o[2] = (int)((x < 1000u ? x : 1000u) ^ (x > 1000u ? x : 1000u));
         o[3] = ref_popcount(x);
         o[4] = ref_clz(x);

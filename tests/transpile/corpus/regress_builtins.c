@@ -12,7 +12,7 @@ RK_KERNEL void bit_tricks(const uint32_t *u, int *out, int n) {
     int s = (int)x;
     int *o = out + 10 * i;
     o[0] = abs_i32(s);
-    o[1] = min_i32(s, 7) + max_i32(s, -7);
+    o[1] = min_i32(s, 7) ^ max_i32(s, -7); /* ^, not +: no overflow near INT_MIN */
     o[2] = (int)(min_u32(x, 1000u) ^ max_u32(x, 1000u));
     o[3] = popcount_u32(x);
     o[4] = clz_u32(x);
