@@ -8,6 +8,7 @@
  * per-call classification. Anything else (arguments on the stack, or an
  * architecture without the assembly) goes through libffi.
  */
+#include <alloca.h>
 #include <string.h>
 
 #include "cpu_device.h"
@@ -119,5 +120,16 @@ void rk__cpu_call_invoke(const rk__cpu_call *call) {
         return;
     }
 #endif
-    ffi_call((ffi_cif *)&call->cif, call->fn, NULL, call->values);
+    /* libffi may write into the value array it is given: on x86-64 (3.4) it
+     * copies a struct over 16 bytes to its own stack frame and stores the
+     * copy's address in avalue[i]. Handing it the launch's shared array made
+     * every later call of the launch, on every fiber and worker, copy the
+     * struct from that dead frame on the first fiber's stack: wrong fields
+     * once the frame was reused (as under ASan), and a data race between
+     * workers. Each call gets its own array, on the calling fiber's stack
+     * (libffi's own copy of the arguments is sized by the call the same way). */
+    size_t n = call->arg_count;
+    void **values = n ? alloca(n * sizeof *values) : NULL;
+    if (n) memcpy(values, call->values, n * sizeof *values);
+    ffi_call((ffi_cif *)&call->cif, call->fn, NULL, values);
 }

@@ -55,6 +55,17 @@ RK_KERNEL void struct_args(mixed m, double *out, big b, two_doubles t, int tail,
     out[7] = t.a, out[8] = t.b, out[9] = tail, out[10] = ftail;
 }
 
+/* Every thread of every block reads each struct, before and after a barrier
+ * (so fibers park and resume with the call's stack arguments live): a
+ * struct in memory must reach all of them, not only the first. */
+RK_KERNEL void struct_every_thread(big b, int32_t *out, mixed m, two_doubles t) {
+    int gid = block_idx_x() * block_dim_x() + thread_idx_x();
+    int before = b.a == -(1ll << 40) && b.b == 0.25 && b.c[0] == 1 && b.c[4] == 1000 && b.d == 8.0f;
+    sync_threads();
+    int after = b.a == -(1ll << 40) && b.c[2] == 3 && b.d == 8.0f && m.x == 1.5f && m.n == 7 && t.b == -3.0;
+    out[gid] = before + 2 * after;
+}
+
 RK_HANDLER int helper(int x) { return x + 1; }
 
 static void test_struct_args(rk_context *ctx, rk_module *mod) {
@@ -87,6 +98,34 @@ static void test_struct_args(rk_context *ctx, rk_module *mod) {
     CHECK_STR_CONTAINS(rk_last_error(), "pointer member");
     args[0] = (rk_arg){.kind = RK_ARG_STRUCT, .value.structure = {.data = NULL, .size = 12, .fields = "ffi"}};
     CHECK_STATUS(rk_launch(fn, &d), RK_NULL_ARGUMENT);
+    CHECK_OK(rk_buffer_free(out));
+}
+
+static void test_struct_args_every_thread(rk_context *ctx, rk_module *mod) {
+    rk_function *fn = NULL;
+    CHECK_OK(rk_module_get_function(mod, "struct_every_thread", &fn));
+    enum { BLOCKS = 16, THREADS = 64 };
+    rk_buffer *out = NULL;
+    CHECK_OK(rk_buffer_alloc(ctx, BLOCKS * THREADS * sizeof(int32_t), &out));
+    mixed m = {1.5f, -2.5f, 7};
+    big b = {-(1ll << 40), 0.25, {1, 2, 3, 4, 1000}, 8.0f};
+    two_doubles t = {1e100, -3.0};
+    rk_arg args[] = {RK_ARG_STRUCT_OF(&b, "lduuuuuf"), RK_ARG_BUF(out), RK_ARG_STRUCT_OF(&m, "ffi"),
+                     RK_ARG_STRUCT_OF(&t, "dd")};
+    rk_launch_desc d = launch_1d(BLOCKS, THREADS, args, sizeof args / sizeof args[0]);
+    for (int round = 0; round < 3; round++) { /* later launches reuse the fibers and their stacks */
+        int32_t got[BLOCKS * THREADS] = {0};
+        CHECK_OK(rk_copy_to_device(ctx, out, 0, got, sizeof got, NULL));
+        CHECK_OK(rk_launch(fn, &d));
+        CHECK_OK(rk_copy_to_host(ctx, got, out, 0, sizeof got, NULL));
+        CHECK_OK(rk_context_synchronize(ctx));
+        int bad = 0, first_bad = -1;
+        for (int i = 0; i < BLOCKS * THREADS; i++)
+            if (got[i] != 3 && bad++ == 0) first_bad = i;
+        if (bad) fprintf(stderr, "struct by value: %d of %d threads saw wrong fields (first: thread %d, %d)\n", bad,
+                         BLOCKS * THREADS, first_bad, got[first_bad]);
+        CHECK_EQ(bad, 0);
+    }
     CHECK_OK(rk_buffer_free(out));
 }
 
@@ -196,11 +235,12 @@ static void test_dsl_outside_launch(void) {
 int main(void) {
     rk_context *ctx = cpu_context();
     rk_host_kernel kernels[] = {HOST_KERNEL(many_args), HOST_KERNEL(no_args), HOST_KERNEL(id_sum),
-                                HOST_KERNEL(helper), HOST_KERNEL(struct_args)};
+                                HOST_KERNEL(helper), HOST_KERNEL(struct_args), HOST_KERNEL(struct_every_thread)};
     rk_module *mod = NULL;
     CHECK_OK(rk_module_from_host_kernels(ctx, kernels, sizeof kernels / sizeof kernels[0], &mod));
     test_args(ctx, mod);
     test_struct_args(ctx, mod);
+    test_struct_args_every_thread(ctx, mod);
     test_every_thread_once(ctx, mod);
     test_module_errors(ctx, mod);
     test_dsl_outside_launch();

@@ -312,6 +312,21 @@ static const diag_case wgsl_cases[] = {
      0, 0, {"4:25: error: converting a pointer to an integer is not available (WGSL pointers have no address) (WGSL target)",
             "5:9: error: testing a pointer against null is not available (WGSL pointers are never null) (WGSL target)",
             "6:10: error: a local pointer must be initialised with the address of a local variable or array (WGSL target)"}},
+    /* A whole ?: arm that is an assignment or ++/-- runs as a statement
+     * (regress_ternary_atomic.c); inside a larger expression it is refused. */
+    {"WGSL: ++ and assignments inside && / || and inside an arm", DSL "RK_KERNEL void k(const int *v, int *out) {\n"
+                                                                      "    int i = thread_idx_x(), pre = 0, q = 0;\n"
+                                                                      "    int c = v[i] > 90 || ++pre;\n"
+                                                                      "    int d = v[i] > 90 && (q = v[i]);\n"
+                                                                      "    int e = v[i] > 90 ? pre++ + 1 : 0;\n"
+                                                                      "    out[i] = c + d + e + pre + q;\n"
+                                                                      "}\n",
+     0, 0, {"4:26: error: an assignment or ++/-- inside an expression is not available; write it as its own statement "
+            "(WGSL target)",
+            "5:29: error: an assignment or ++/-- inside an expression is not available; write it as its own statement "
+            "(WGSL target)",
+            "6:28: error: an assignment or ++/-- inside an expression is not available; write it as its own statement "
+            "(WGSL target)"}},
     {"WGSL: a buffer element passed by pointer", DSL "RK_DEVICE void inc(int *p) { *p += 1; }\n"
                                                      "RK_KERNEL void k(int *out) { inc(&out[2]); }\n",
      0, 0, {"3:34: error: a pointer into a buffer or shared memory cannot be passed to a function; pass the buffer and "

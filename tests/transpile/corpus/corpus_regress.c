@@ -1,6 +1,7 @@
 /* Corpus cases: the regressions of issue 21's "Why" list, each the smallest
  * realistic kernel that showed the bug. */
 #include <math.h>
+#include <string.h>
 
 #include "corpus.h"
 
@@ -34,10 +35,11 @@ static void ternary_ref(const diff_program *p, void *e[]) {
     const int *v = IN(p, 0, int);
     int *slot = e[1], *count = e[2], *calls = e[3];
     for (int i = 0; i < N; i++) {
-        int s = v[i] > 0 ? 1 : -1, c = v[i] % 3 == 0, a = v[i] % 5 == 0;
+        int s = v[i] > 0 ? 1 : -1, c = v[i] % 3 == 0, a = v[i] % 5 == 0, seventh = v[i] % 7 == 0;
+        int b = seventh ? 1 : 5, inc = seventh, dec = seventh ? 5 : 4;
         *count += v[i] > 0;
         *calls += c;
-        slot[i] = s + 10 * c + 100 * a + 1000 * (a && v[i] != 0);
+        slot[i] = s + 10 * c + 100 * a + 1000 * (a && v[i] != 0) + 10000 * b + 100000 * (inc + 2 * dec);
     }
 }
 
@@ -55,7 +57,8 @@ static void logical_ref(const diff_program *p, void *e[]) {
         int a = 0, b = 1;
         if (v[i] > 0) (*ands)++, a = v[i] > 50;
         if (!(v[i] > 0)) (*ors)++, b = -v[i] > 50;
-        flags[i] = a + 2 * b;
+        int pre = v[i] <= 90, c = v[i] > 90 || (-v[i] - 40 > 50 && v[i] < -90);
+        flags[i] = a + 2 * b + 4 * c + 8 * pre;
     }
 }
 
@@ -138,14 +141,88 @@ static void wrap_ref(const diff_program *p, void *e[]) {
     for (int i = 0; i < N; i++) out[i] = (in[i] ^ (2166136261u * 16777619u)) * 16777619u + (969u << 31) + 0xffffffffu * 3u;
 }
 
-/* KNOWN BUG (session 7): under ASan the CPU executor's struct argument
- * (RK_ARG_STRUCT through libffi on a fiber's stack) is read from the wrong
- * place ("stack-buffer-underflow" inside ffi_call, wrong results once
- * silenced), and TSan reports ffi_call's copies on two fibers' stacks as a
- * race; the plain build gives the right results on every executor. The
- * case is left out of sanitizer builds until that is understood
- * (docs/transpiler.md, "Structs by value"). */
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+/* ---- regress_builtins.c: the builtins issue 21 added ---- */
+static void builtins_setup(diff_program *p) {
+    uint32_t *u = corpus_ints(N, INT32_MIN + 1, INT32_MAX); /* abs_i32(INT_MIN) is INT_MIN, C's abs undefined */
+    const uint32_t special[] = {0u, 1u, 0xffffffffu, 0x80000001u, 0x7fffffffu, 16u, 1000u, 999u, 1001u};
+    memcpy(u, special, sizeof special);
+    float *f = corpus_floats(N, -1000.0f, 1000.0f);
+    for (int i = 0; i < N; i += 17) f[i] = NAN;
+    for (int i = 4; i < N; i += 19) f[i] = (i & 1) ? INFINITY : -INFINITY;
+    f[1] = 0.25f, f[2] = 0.05f, f[3] = -2.5f; /* lrintf: 2.5 and -25 round to even */
+    uint32_t *slots = corpus_alloc(N * sizeof *slots), *range = corpus_alloc(2 * sizeof *range);
+    for (int i = 0; i < N; i++) slots[i] = 3u * (uint32_t)i + 1u;
+    range[0] = 0xffffffffu, range[1] = 0u;
+    corpus_buffer(p, "u", DT_U32, N, u, false);
+    corpus_buffer(p, "bits", DT_I32, 10 * N, NULL, true);
+    corpus_buffer(p, "f", DT_F32, N, f, false);
+    corpus_buffer(p, "derived", DT_F32, 5 * N, NULL, true);
+    corpus_buffer(p, "kind", DT_I32, N, NULL, true);
+    corpus_buffer(p, "range", DT_U32, 2, range, true);
+    corpus_buffer(p, "slots", DT_U32, N, slots, true);
+    corpus_buffer(p, "old", DT_U32, N, NULL, true);
+    /* rsqrtf is within 2 ULP on the GPUs; a GPU may fuse the multiply-add of derived[4] */
+    p->buffers[3].ulp = 4;
+    p->buffers[3].abs_tol = 1e-4;
+    corpus_launch(p, "bit_tricks", GRID, 64, 3, BUF(0), BUF(1), INT(N));
+    corpus_launch(p, "classify", GRID, 64, 4, BUF(2), BUF(3), BUF(4), INT(N));
+    corpus_launch(p, "unsigned_atomics", GRID, 64, 5, BUF(0), BUF(5), BUF(6), BUF(7), INT(N));
+}
+static int ref_popcount(uint32_t x) {
+    int c = 0;
+    for (; x; x &= x - 1) c++;
+    return c;
+}
+static int ref_clz(uint32_t x) {
+    int c = 0;
+    for (uint32_t bit = 0x80000000u; bit && !(x & bit); bit >>= 1) c++;
+    return c;
+}
+static int ref_ctz(uint32_t x) {
+    int c = 0;
+    for (uint32_t bit = 1u; bit && !(x & bit); bit <<= 1) c++;
+    return c;
+}
+static void builtins_ref(const diff_program *p, void *e[]) {
+    const uint32_t *u = IN(p, 0, uint32_t);
+    const float *f = IN(p, 2, float);
+    int *bits = e[1], *kind = e[4];
+    float *derived = e[3];
+    uint32_t *range = e[5], *slots = e[6], *old = e[7];
+    for (int i = 0; i < N; i++) {
+        uint32_t x = u[i];
+        int s = (int)x, *o = bits + 10 * i;
+        o[0] = s < 0 ? -s : s;
+        o[1] = (s < 7 ? s : 7) ^ (s > -7 ? s : -7);
+        o[2] = (int)((x < 1000u ? x : 1000u) ^ (x > 1000u ? x : 1000u));
+        o[3] = ref_popcount(x);
+        o[4] = ref_clz(x);
+        o[5] = ref_ctz(x);
+        o[6] = x ? ref_ctz(x) + 1 : 0;
+        float g = (float)(s % 4096);
+        uint32_t gb;
+        memcpy(&gb, &g, sizeof gb);
+        o[7] = 1;
+        o[8] = 1;
+        o[9] = (int)(gb >> 23);
+
+        float y = f[i], *d = derived + 5 * i;
+        kind[i] = isnan(y) ? 1 : isinf(y) ? 2 : 4;
+        if (kind[i] == 4) {
+            d[0] = 1.0f / sqrtf(fabsf(y) + 1.0f);
+            d[1] = ldexpf(y, i % 9 - 4);
+            d[2] = (float)lrintf(y * 10.0f);
+            d[3] = 3.14159265358979323846f * y;
+            d[4] = (float)(3.14159265358979323846 * 2.0) + (float)(3.14159265358979323846 / 4.0) * y;
+        }
+
+        if (x < range[0]) range[0] = x;
+        if (x > range[1]) range[1] = x;
+        old[i] = slots[i];
+        slots[i] = x;
+    }
+}
+
 /* ---- struct_params.c: a struct by value (RK_ARG_STRUCT) ---- */
 typedef struct Params {
     float dt, gravity;
@@ -183,7 +260,6 @@ static void struct_params_ref(const diff_program *p, void *e[]) {
         scaled[i] = (y[i] - params.bounds[0]) * 3.0f / (params.bounds[1] - params.bounds[0]);
     }
 }
-#endif
 
 const corpus_case corpus_regress[] = {
     {"regress_elseif_stmt.c", elseif_setup, elseif_ref, false, NULL},
@@ -194,8 +270,7 @@ const corpus_case corpus_regress[] = {
     {"regress_struct_atomic.c", struct_setup, struct_ref, true, NULL}, /* WGSL refuses it (tpfix ddf9e34) */
     {"regress_two_pointers.c", two_setup, two_ref, false, NULL},
     {"regress_const_wrap.c", wrap_setup, wrap_ref, false, NULL},
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     {"struct_params.c", struct_params_setup, struct_params_ref, false, NULL},
-#endif
+    {"regress_builtins.c", builtins_setup, builtins_ref, false, NULL},
 };
 const size_t corpus_regress_count = sizeof corpus_regress / sizeof corpus_regress[0];

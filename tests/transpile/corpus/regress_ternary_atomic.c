@@ -1,6 +1,6 @@
 /* Regression (issue 21): a conditional expression whose arm has a side effect
- * (an atomic, a call, an assignment) must evaluate only the chosen arm; WGSL
- * used select(), which evaluates both. */
+ * (an atomic, a call, an assignment, ++ or --) must evaluate only the chosen
+ * arm; WGSL used select(), which evaluates both. */
 #include <ringkernel/dsl.h>
 
 RK_DEVICE int bump(int *hits) {
@@ -15,6 +15,8 @@ RK_KERNEL void ternary_atomic(const int *v, int *slot, int *count, int *calls, i
     int s = v[i] > 0 ? atomic_add_i32(count, 1) * 0 + 1 : -1;
     int c = v[i] % 3 == 0 ? bump(&hits) : 0;
     int a = v[i] % 5 == 0 ? (last = v[i]) : 7;
+    int inc = 0, dec = 5;
+    int b = v[i] % 7 == 0 ? ++inc : dec--;
     if (hits) atomic_add_i32(calls, hits);
-    slot[i] = s + 10 * c + 100 * (a == 7 ? 0 : 1) + 1000 * (last != 0 ? 1 : 0);
+    slot[i] = s + 10 * c + 100 * (a == 7 ? 0 : 1) + 1000 * (last != 0 ? 1 : 0) + 10000 * b + 100000 * (inc + 2 * dec);
 }
