@@ -22,7 +22,8 @@ void rk__backoff_reset(rk__backoff *b) {
 }
 
 bool rk__backoff_should_poll(const rk__backoff *b) {
-    return b->rounds % 8u == 0 || b->rounds > 64u;
+    if (b->rounds == 0) return false;
+    return b->rounds % RK__BACKOFF_POLL_EVERY == 0 || rk__now_ns() - b->phase_start >= RK__BACKOFF_SPIN_NS;
 }
 
 bool rk__backoff_wait(rk__backoff *b) {
@@ -31,7 +32,10 @@ bool rk__backoff_wait(rk__backoff *b) {
     b->rounds++;
     uint64_t waited = now - b->phase_start;
     if (waited < RK__BACKOFF_SPIN_NS) {
-        for (int i = 0; i < 16; i++) rk__cpu_relax();
+        /* One pause a look, as the floor's ping-pong does: a reply that
+         * lands mid-streak is seen within a pause (tens of ns), not within
+         * sixteen (up to a microsecond where a pause is ~140 cycles). */
+        rk__cpu_relax();
         return true;
     }
     if (waited < RK__BACKOFF_YIELD_NS) {

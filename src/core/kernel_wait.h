@@ -36,8 +36,12 @@ void rk__backoff_reset(rk__backoff *b);
  * passed. */
 bool rk__backoff_wait(rk__backoff *b);
 /* Whether a waiter should poll the backend this round: every round once
- * past spinning, but only every 8th while spinning, so a spinning host does
- * not keep pulling the device's control lines away from it. */
+ * past spinning, but only every RK__BACKOFF_POLL_EVERY-th while spinning
+ * (and not before the first wait), so a spinning host does not keep pulling
+ * the device's or the worker's control lines away from it: on the CPU
+ * backend a poll reads four queue indices and the worker's counters, each a
+ * cache line the worker is writing. */
+#define RK__BACKOFF_POLL_EVERY 16u
 bool rk__backoff_should_poll(const rk__backoff *b);
 
 #endif

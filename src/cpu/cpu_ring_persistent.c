@@ -114,7 +114,11 @@ static void idle_step(worker *w, rk__cpu_ring *r, uint64_t *idle_since, rk__cpu_
     if (*idle_since == 0) *idle_since = now;
     uint64_t idle = now - *idle_since;
     if (idle < IDLE_SPIN_NS) {
-        for (int i = 0; i < 32; i++) rk__cpu_relax();
+        /* One pause a look: a request that lands while the worker spins is
+         * taken within a pause, not within 32 (over a microsecond on CPUs
+         * whose pause is ~140 cycles: most of the round trip's excess over
+         * the ping-pong floor). */
+        rk__cpu_relax();
     } else if (idle < IDLE_YIELD_NS) {
         sched_yield();
     } else {
