@@ -40,6 +40,10 @@ fi
 echo "built: new $(git -C "$root" rev-parse --short HEAD), base $base"
 
 summary() {
+    if ! command -v python3 > /dev/null; then
+        grep -E '"(name|messages_per_second|p50_us|vs_floor|errors)"' "$1"
+        return
+    fi
     python3 - "$1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
