@@ -1,6 +1,9 @@
 /* bench_cpu: prints the CPU figures (SPSC queue, ring-kernel throughput and
- * latency in both modes). `bench_cpu quick` runs smaller counts. */
+ * latency in both modes). `bench_cpu quick` runs smaller counts;
+ * `bench_cpu rtt [N]` runs only N persistent round trips (default 200 k),
+ * the message path alone, for a profiler. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench_cpu.h"
@@ -11,7 +14,27 @@ static int report(const char *what, rk_status s) {
     return 1;
 }
 
+static int round_trips_only(uint64_t n) {
+    rk_runtime *rt = NULL;
+    rk_runtime_desc rd = {.backend = "cpu"};
+    if (report("runtime", rk_runtime_create(&rd, &rt))) return 1;
+    rk_bench_kernel_opts l = {.mode = RK_MODE_PERSISTENT, .message_size = 64, .messages = n};
+    rk_bench_kernel_result r;
+    int failed = report("kernel latency", rk_bench_kernel_latency(rt, &l, &r));
+    if (!failed) {
+        printf("round trip persistent 64 B: p50 %.3f us  p99 %.3f us  (%llu msgs, errors %llu)\n", r.p50_us, r.p99_us,
+               (unsigned long long)r.messages, (unsigned long long)r.errors);
+        failed = r.errors != 0;
+    }
+    rk_runtime_destroy(rt);
+    return failed;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "rtt") == 0) {
+        unsigned long long n = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
+        return round_trips_only(n ? n : 200000u);
+    }
     int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
     int failed = 0;
 

@@ -6,8 +6,13 @@
  *              floor of the queue and of batched ring-kernel throughput;
  *   ping-pong: two threads bouncing one word through one cache line: the
  *              floor of a round trip (host -> worker -> host).
- * Both spin, and yield after a bounded spin (never sleep), as the library's
- * own waits do. Every message is still checked. */
+ *   dispatch:  on a backend without persistent kernels (WebGPU), a batch of
+ *              64-byte requests copied to the device, one dispatch that
+ *              answers each (first word + 1), the replies read back: the
+ *              floor of event-driven relaunch, per message (batch 1, p50)
+ *              and in batches (messages per second).
+ * The CPU floors spin, and yield after a bounded spin (never sleep), as the
+ * library's own waits do. Every message is still checked. */
 #ifndef RK_BENCH_FLOOR_H
 #define RK_BENCH_FLOOR_H
 
@@ -30,7 +35,12 @@ typedef struct rk_bench_floor_result {
 } rk_bench_floor_result;
 
 rk_status rk_bench_floor_ring(const rk_bench_floor_ring_opts *opts, rk_bench_floor_result *out);
-/* rounds = 0: 100 k round trips. */
+/* rounds = 0: 100 k round trips (at most 2^32 - 2: the words are 32-bit). */
 rk_status rk_bench_floor_pingpong(uint64_t rounds, rk_bench_floor_result *out);
+
+/* A bare dispatch + readback through the device layer (WGSL: the backend
+ * must take WGSL, i.e. WebGPU). rounds = 0: 2 000 (after 100 warm-up);
+ * batch 0 or 1: one message a round. p50/p99 are per round. */
+rk_status rk_bench_floor_dispatch(rk_runtime *rt, uint64_t rounds, uint32_t batch, rk_bench_floor_result *out);
 
 #endif

@@ -272,7 +272,11 @@ static rk_status receive_common(rk__kernel_core *c, const char *fn, unsigned cha
             return RK_OK;
         }
         if (s != RK_OK) return s;
-        bool polled = !waiting || rk__backoff_should_poll(&b);
+        /* A blocking receive does not poll on its first look (a reply is
+         * usually on its way; polling would pull the worker's lines away
+         * from it, a cache miss on each side of every round trip): it polls
+         * from the first spin rounds on. One that may not wait polls now. */
+        bool polled = waiting ? rk__backoff_should_poll(&b) : timeout_ns == RK_NO_WAIT;
         rk__control ctl;
         if (polled) rk__kernel_refresh(c, &ctl);
         int st = atomic_load(&k->state);

@@ -13,25 +13,37 @@ void rk__backoff_init(rk__backoff *b, uint64_t timeout_ns) {
     b->phase_start = now;
     b->sleep_ns = RK__BACKOFF_SLEEP_MIN_NS;
     b->rounds = 0;
+    b->spinning = false;
 }
 
 void rk__backoff_reset(rk__backoff *b) {
     b->phase_start = rk__now_ns();
     b->sleep_ns = RK__BACKOFF_SLEEP_MIN_NS;
     b->rounds = 0;
+    b->spinning = false;
 }
 
 bool rk__backoff_should_poll(const rk__backoff *b) {
-    return b->rounds % 8u == 0 || b->rounds > 64u;
+    if (b->rounds == 0) return false;
+    return b->rounds % RK__BACKOFF_POLL_EVERY == 0 || !b->spinning;
 }
 
 bool rk__backoff_wait(rk__backoff *b) {
+    if (b->spinning && (b->rounds + 1u) % RK__BACKOFF_CLOCK_EVERY != 0) {
+        b->rounds++;
+        rk__cpu_relax();
+        return true;
+    }
     uint64_t now = rk__now_ns();
     if (now >= b->deadline) return false;
     b->rounds++;
     uint64_t waited = now - b->phase_start;
-    if (waited < RK__BACKOFF_SPIN_NS) {
-        for (int i = 0; i < 16; i++) rk__cpu_relax();
+    b->spinning = waited < RK__BACKOFF_SPIN_NS;
+    if (b->spinning) {
+        /* One pause a look, as the floor's ping-pong does: a reply that
+         * lands mid-streak is seen within a pause (tens of ns), not within
+         * sixteen (up to a microsecond where a pause is ~140 cycles). */
+        rk__cpu_relax();
         return true;
     }
     if (waited < RK__BACKOFF_YIELD_NS) {

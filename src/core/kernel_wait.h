@@ -21,9 +21,14 @@ typedef struct rk__backoff {
     uint64_t phase_start;  /* when the current streak of waiting began */
     uint64_t sleep_ns;     /* next sleep, once past the yield phase */
     unsigned rounds;       /* waits so far in this streak */
+    bool spinning;         /* the last wait that read the clock was in the spin phase */
 } rk__backoff;
 
-/* Spin this long, then yield until the second mark, then sleep. */
+/* Spin this long, then yield until the second mark, then sleep. While
+ * spinning, the clock (and so the deadline) is read once in
+ * RK__BACKOFF_CLOCK_EVERY waits: a clock read costs as much as a pause or
+ * more (it was 23% of a profile of the round trip when read at every look). */
+#define RK__BACKOFF_CLOCK_EVERY 16u
 #define RK__BACKOFF_SPIN_NS 2000u
 #define RK__BACKOFF_YIELD_NS 200000u
 #define RK__BACKOFF_SLEEP_MIN_NS 20000u
@@ -36,8 +41,12 @@ void rk__backoff_reset(rk__backoff *b);
  * passed. */
 bool rk__backoff_wait(rk__backoff *b);
 /* Whether a waiter should poll the backend this round: every round once
- * past spinning, but only every 8th while spinning, so a spinning host does
- * not keep pulling the device's control lines away from it. */
+ * past spinning, but only every RK__BACKOFF_POLL_EVERY-th while spinning
+ * (and not before the first wait), so a spinning host does not keep pulling
+ * the device's or the worker's control lines away from it: on the CPU
+ * backend a poll reads four queue indices and the worker's counters, each a
+ * cache line the worker is writing. */
+#define RK__BACKOFF_POLL_EVERY 16u
 bool rk__backoff_should_poll(const rk__backoff *b);
 
 #endif

@@ -108,13 +108,33 @@ static void doorbell_sleep(worker *w, rk__cpu_ring *r) {
     pthread_mutex_unlock(&w->lock);
 }
 
-/* One idle step. *idle_since is 0 while busy. */
-static void idle_step(worker *w, rk__cpu_ring *r, uint64_t *idle_since, rk__cpu_guard *g) {
+/* How long the worker has been idle. since = 0 while busy. While it spins,
+ * the clock is read once in IDLE_CLOCK_EVERY looks (a clock read costs as
+ * much as a pause or more). */
+typedef struct idle_state {
+    uint64_t since;
+    unsigned looks;
+    bool spinning;
+} idle_state;
+
+#define IDLE_CLOCK_EVERY 16u
+
+/* One idle step. */
+static void idle_step(worker *w, rk__cpu_ring *r, idle_state *s, rk__cpu_guard *g) {
+    if (s->since && s->spinning && ++s->looks % IDLE_CLOCK_EVERY) {
+        rk__cpu_relax();
+        return;
+    }
     uint64_t now = rk__now_ns();
-    if (*idle_since == 0) *idle_since = now;
-    uint64_t idle = now - *idle_since;
-    if (idle < IDLE_SPIN_NS) {
-        for (int i = 0; i < 32; i++) rk__cpu_relax();
+    if (s->since == 0) s->since = now;
+    uint64_t idle = now - s->since;
+    s->spinning = idle < IDLE_SPIN_NS;
+    if (s->spinning) {
+        /* One pause a look: a request that lands while the worker spins is
+         * taken within a pause, not within 32 (over a microsecond on CPUs
+         * whose pause is ~140 cycles: most of the round trip's excess over
+         * the ping-pong floor). */
+        rk__cpu_relax();
     } else if (idle < IDLE_YIELD_NS) {
         sched_yield();
     } else {
@@ -138,7 +158,8 @@ static void *worker_main(void *arg) {
         }
     }
     rk__cpu_cancel_prepare_thread();
-    uint64_t processed = 0, errors = 0, idle_since = 0;
+    uint64_t processed = 0, errors = 0;
+    idle_state idle = {0};
     rk__cpu_channel_enter(r);
     const bool channels = w->index == 0;
     for (;;) {
@@ -174,12 +195,12 @@ static void *worker_main(void *arg) {
         uint32_t room = n && go ? rk_queue_reserve(w->out, n, &out_first) : 0;
         if (room == 0) {
             if (served)
-                idle_since = 0;
+                idle.since = 0;
             else
-                idle_step(w, r, &idle_since, g);
+                idle_step(w, r, &idle, g);
             continue;
         }
-        idle_since = 0;
+        idle.since = 0;
         rk__cpu_batch b = {
             .in = rk__cpu_queue_slots(w->in, in_first),
             .out = rk__cpu_queue_slots(w->out, out_first),

@@ -66,6 +66,37 @@ static int floor_pingpong_row(const bench_config *cfg, bench_report *rep, bench_
     return add_or_fail(rep, out);
 }
 
+/* WebGPU's floor (bench_floor.h): a bare dispatch + readback of batch
+ * 64-byte messages, through the same runtime, right before its rows. */
+static int floor_dispatch_row(const bench_config *cfg, bench_report *rep, rk_runtime *rt, const char *backend,
+                              uint32_t batch, bench_row *out) {
+    char name[64];
+    if (batch > 1)
+        snprintf(name, sizeof name, "floor: dispatch + readback, batches of %u", batch);
+    else
+        snprintf(name, sizeof name, "floor: dispatch + readback, one message");
+    bench_note(cfg, "kernel: %s", name);
+    rk_bench_floor_result res;
+    rk_status s = rk_bench_floor_dispatch(rt, cfg->quick ? 50 : batch > 1 ? 400 : 0, batch, &res);
+    if (s != RK_OK) {
+        cli_report_status("bench", name, s);
+        return RK_EXIT_FAILURE;
+    }
+    *out = bench_row_make("kernel", name);
+    snprintf(out->backend, sizeof out->backend, "%s", backend);
+    out->is_floor = true;
+    out->messages = res.messages;
+    out->seconds = res.seconds;
+    out->rate = res.messages_per_second;
+    out->bytes_per_second = res.messages_per_second * 64;
+    if (batch <= 1) {
+        out->p50_us = res.p50_ns / 1e3;
+        out->p99_us = res.p99_ns / 1e3;
+    }
+    out->errors = res.errors;
+    return add_or_fail(rep, out);
+}
+
 static int queue_case(const bench_config *cfg, bench_report *rep, uint32_t slot, uint32_t batch,
                       const bench_row *floor) {
     char name[64];
@@ -186,10 +217,17 @@ int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requeste
         {RK_MODE_TRADITIONAL, 64, true},
     };
     /* The floors, measured right before: the bare ring in batches of 256 for
-     * throughput, the one-word ping-pong for round trips. */
+     * throughput, the one-word ping-pong for round trips; on WebGPU a bare
+     * dispatch + readback in batches of 256 and of one. */
     bench_row ring_floor, pingpong_floor;
-    int rc = floor_ring_row(cfg, rep, "kernel", 256, &ring_floor);
-    if (rc == RK_EXIT_OK) rc = floor_pingpong_row(cfg, rep, &pingpong_floor);
+    int rc;
+    if (strcmp(backend, "webgpu") == 0) {
+        rc = floor_dispatch_row(cfg, rep, rt, backend, 256, &ring_floor);
+        if (rc == RK_EXIT_OK) rc = floor_dispatch_row(cfg, rep, rt, backend, 1, &pingpong_floor);
+    } else {
+        rc = floor_ring_row(cfg, rep, "kernel", 256, &ring_floor);
+        if (rc == RK_EXIT_OK) rc = floor_pingpong_row(cfg, rep, &pingpong_floor);
+    }
     if (rc != RK_EXIT_OK) {
         rk_runtime_destroy(rt);
         return rc;
