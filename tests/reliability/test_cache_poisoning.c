@@ -74,8 +74,10 @@ static void walk(const char *dir, const char *rel, void (*fn)(const char *path, 
     while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
         char path[1024], sub[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+        /* a name that does not fit is not one of the cache's (short) files */
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
+            snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name) >= (int)sizeof sub)
+            continue;
         struct stat st;
         if (lstat(path, &st) != 0) continue;
         if (S_ISDIR(st.st_mode)) walk(path, sub, fn, user);
@@ -215,7 +217,7 @@ typedef struct name_list {
 static void remember(const char *path, const char *rel, void *user) {
     (void)path;
     name_list *l = user;
-    if (l->count < 64) snprintf(l->names[l->count++], sizeof l->names[0], "%s", rel);
+    if (l->count < 64 && strlen(rel) < sizeof l->names[0]) memcpy(l->names[l->count++], rel, strlen(rel) + 1);
 }
 
 static void unlink_file(const char *path, const char *rel, void *user) {
