@@ -52,7 +52,7 @@ if [ "$phase" = 1 ] || [ "$phase" = all ]; then
     OUT=$work/conformance stage conformance 300 "$root/scripts/device-conformance.sh" "$build"
     # K2K channels (issue 14): the CUDA tests, the 4-stage chain vs the host
     # relay and compute-sanitizer on the chain (scripts/device-k2k.sh).
-    K2K_BUDGET_S=190 stage k2k-cuda 200 "$root/scripts/device-k2k.sh" "$build"
+    stage k2k-cuda 200 "$root/scripts/device-k2k.sh" "$build"
     # 2 MPI ranks with a CUDA kernel each on this GPU (needs Open MPI there or a carried .mpi).
     stage k2k-mpi 60 "$root/scripts/device-mpi.sh" "${1:-build-dev}"
 fi
@@ -72,7 +72,7 @@ if [ "$phase" = 3 ]; then
     stage ctest-rest 100 ctest --test-dir "$build" --timeout 60 \
         -R 'sim_(ordering|inflight|heat3d_relay)_cuda|example_.*_cuda|test_kernel_handler_cuda' --output-on-failure
     mkdir -p "$work/webgpu"; rm -rf "$root/build-webgpu-check"; ln -s "$build" "$root/build-webgpu-check"
-    K2K_BUDGET_S=160 stage k2k-cuda 170 "$root/scripts/device-k2k.sh" "$build"
+    stage k2k-cuda 170 "$root/scripts/device-k2k.sh" "$build"
     OUT=$work/conformance stage conformance 300 "$root/scripts/device-conformance.sh" "$build"
     OUT=$work/sim SIM_SKIP_TESTS=1 stage sim 140 "$root/scripts/sim-device-check.sh" "$build"
     stage portability 50 "$root/scripts/device-portability.sh" "${1:-build-dev}"

@@ -37,14 +37,11 @@ test_bin=$build/tests/k2k/test_k2k_mpi
 export LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 mpirun=$(command -v mpirun || true)
-# DEVICE_MPI_BUNDLE=1: the carried bundle even where Open MPI is installed (to try it).
-[ "${DEVICE_MPI_BUNDLE:-0}" = 1 ] && mpirun=
 if [ -z "$mpirun" ] && [ -x "$bundle/bin/mpirun" ]; then
     mpirun=$bundle/bin/mpirun
     export OPAL_PREFIX=$bundle OPAL_BINDIR=$bundle/bin OPAL_LIBDIR=$bundle/lib OPAL_PKGLIBDIR=$bundle/lib/openmpi3 \
         OPAL_DATADIR=$bundle/share OPAL_PKGDATADIR=$bundle/share/openmpi OPAL_SYSCONFDIR=$bundle/etc \
-        PMIX_INSTALL_PREFIX=$bundle/pmix2 PMIX_MCA_mca_base_component_path=$bundle/pmix2/lib/pmix \
-        PATH=$bundle/bin:$PATH LD_LIBRARY_PATH=$bundle/lib:$LD_LIBRARY_PATH
+        PMIX_INSTALL_PREFIX=$bundle/pmix2 PATH=$bundle/bin:$PATH LD_LIBRARY_PATH=$bundle/lib:$LD_LIBRARY_PATH
 fi
 if [ -z "$mpirun" ]; then
     echo "SKIP: no Open MPI on this machine (run 'scripts/device-mpi.sh prepare' here and carry .mpi)"
