@@ -142,7 +142,10 @@ typedef struct rk_kernel_desc {
      * Requests are 1 .. 65536 bytes. WebGPU copies a request and its reply
      * into the handler's private memory: on a software Vulkan driver
      * (lavapipe) a handler for large messages builds and runs very slowly
-     * (16 KiB: about 30 s to build, 50 s per batch on a 2-core machine). */
+     * (16 KiB: about 30 s to build, 50 s per batch on a 2-core machine),
+     * and a hardware driver may refuse the pipeline at launch: NVIDIA's
+     * Vulkan driver (580) refuses 64 KiB requests and replies ("failed to
+     * validate local memory"; rk_kernel_launch fails naming the pipeline). */
     uint32_t message_size;
     uint32_t reply_size;         /* reply bytes, 0 .. 65536 */
     uint32_t state_size;         /* per-kernel handler state; 0 .. RK_MAX_STATE_SIZE */

@@ -27,6 +27,7 @@ enum {
     RK_HCTL_PAUSE = 32,
     RK_HCTL_PAUSED = 40,
     RK_HCTL_CH_PROCESSED = 19, /* GPU: channel messages handled (K2K) */
+    RK_HCTL_ACTIVE_SEEN = 20,  /* GPU: 1 once every worker runs active, 0 once every one has stopped */
     /* K2K link table (src/device/cuda/channel.cu), host-written. */
     RK_HCTL_LINK_GEN = 48,     /* bumped after the table changed */
     RK_HCTL_IN_COUNT = 49,

@@ -24,6 +24,7 @@
  *    position pairing needs them): the host skips the successful ones. */
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,10 +356,21 @@ static rk_status try_receive(rk_kernel *k, void *replies, size_t stride, rk_repl
     return RK_OK;
 }
 
+/* How long deactivate waits for the workers' passes that started active. */
+#define DEACTIVATE_WAIT_NS 1000000000ull
+
 static rk_status set_active(rk_kernel *k, bool active) {
     persistent_ring *r = ring_of(k);
     r->hctl[RK_HCTL_ACTIVE] = active ? 1 : 0;
     r->active = active;
+    if (active) return RK_OK;
+    /* Deactivate returns once no worker can take a message any more (each has
+     * started a pass inactive), so a request sent after it waits; bounded, in
+     * case a handler runs long or the kernel is gone. */
+    const uint64_t deadline = rk__now_ns() + DEACTIVATE_WAIT_NS;
+    while (r->hctl[RK_HCTL_ACTIVE_SEEN] != 0 && atomic_load(&r->failure) == RK_OK && !r->stopped &&
+           rk__now_ns() < deadline)
+        sched_yield();
     return RK_OK;
 }
 

@@ -54,7 +54,7 @@ static void patterns_identical(void) {
         {RK_SIM_PERSISTENT, 0}, {RK_SIM_PERSISTENT, 1}, {RK_SIM_TRADITIONAL, 3}, {RK_SIM_TRADITIONAL, 1},
         {RK_SIM_PERSISTENT, cpu ? 2 : 11},
     };
-    uint64_t first_answers[SCRIPT_ANSWERS];
+    uint64_t first_answers[SCRIPT_ANSWERS] = {0};
     float *first = malloc(cells * sizeof(float)), *field = malloc(cells * sizeof(float));
     CHECK(first && field);
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {

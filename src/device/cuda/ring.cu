@@ -102,6 +102,8 @@ struct rk_ring_args {
 #define RK_DCTL_EXITED 16
 #define RK_DCTL_PAUSED 24
 #define RK_HCTL_CH_PROCESSED 19
+#define RK_HCTL_ACTIVE_SEEN 20 /* 1 once every worker has started a pass active, 0 inactive */
+#define RK_COUNT_ACTIVE_SEEN 6 /* per warp: the active value its last pass started with */
 #define RK_COUNT_WORDS 8      /* per warp: processed, errors, chunk_pos, done, crq head, channel messages */
 #define RK_CRQ_LL (RK_OUT_LL + 2) /* a reply, then its 64-bit id as two tagged words */
 
@@ -283,7 +285,8 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         cr_head = rk_load(saved + 4);
         ch_handled = rk_load(saved + 5);
     }
-    bool pausing = false;
+    bool pausing = false, was_active = false;
+    rk_u64 seen_active = rk_load(saved + RK_COUNT_ACTIVE_SEEN); /* zeroed at launch; kept over a pause */
 
     for (;;) {
         rk_links_refresh(a.hctl, a.dctl, lane); /* K2K: channels connected meanwhile */
@@ -292,6 +295,12 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         rk_u64 active = rk_load(a.dctl + RK_DCTL_ACTIVE);
         rk_u64 term = rk_load(a.dctl + RK_DCTL_TERMINATE);
         rk_u64 pause = rk_load(a.dctl + RK_DCTL_PAUSE);
+        if (active != seen_active) {
+            /* This pass and every later one go by the new value: the control
+             * thread tells the host once every warp says so (deactivate waits). */
+            seen_active = active;
+            if (lane == 0) rk_store(saved + RK_COUNT_ACTIVE_SEEN, active);
+        }
         const rk_u32 first = __ffs(~done) - 1;
         const rk_u32 lim = min(P, first + window);
         const rk_u32 units = (lim - first) * RK_IN_UNITS;
@@ -319,8 +328,17 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
                 }
             }
         } else if (!active) {
+            was_active = false;
             __nanosleep(2000);
             continue;
+        }
+        if (!was_active) {
+            /* Just activated: the control thread relays a connect's link
+             * generation before the activation (rk_control), so once past a
+             * fence this warp sees every channel connected before it. */
+            was_active = true;
+            __threadfence();
+            rk_links_refresh(a.hctl, a.dctl, lane);
         }
 
         if (rk_ch.enabled) {
@@ -436,33 +454,45 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
 
 __device__ void rk_control(const rk_ring_args &a) {
     rk_u64 active = 0, term = 0, pause = 0, processed = 0, errors = 0, beat = 0, gen = 0, cr_received = 0, ch = 0;
+    rk_u64 told_active = 0;
     for (;;) {
         rk_u64 h_active = rk_load(a.hctl + RK_HCTL_ACTIVE);
         rk_u64 h_term = rk_load(a.hctl + RK_HCTL_TERMINATE);
         rk_u64 h_pause = rk_load(a.hctl + RK_HCTL_PAUSE);
         rk_u64 h_gen = rk_load(a.hctl + RK_HCTL_LINK_GEN);
         rk_u64 h_cr = rk_load(a.hctl + RK_HCTL_CR_RECEIVED);
-        if (h_active != active) rk_store(a.dctl + RK_DCTL_ACTIVE, active = h_active);
-        if (h_term != term) rk_store(a.dctl + RK_DCTL_TERMINATE, term = h_term);
-        if (h_pause != pause) rk_store(a.dctl + RK_DCTL_PAUSE, pause = h_pause);
-        /* K2K: the link table's generation and the host's place in the
-         * channel-reply queue, for the workers (channel.cu). */
-        if (h_cr != cr_received) rk_store(a.dctl + RK_DCTL_CR_RECEIVED, cr_received = h_cr);
+        if (h_active != active && h_active) {
+            /* An activation: the generation of every connect before it. */
+            __threadfence_system();
+            h_gen = rk_load(a.hctl + RK_HCTL_LINK_GEN);
+        }
+        /* K2K: the link table's generation first, so that a worker that
+         * sees the activation after it sees the links connected before it
+         * (rk_worker); and the host's place in the channel-reply queue. */
         if (h_gen != gen) {
             __threadfence_system();
             rk_store(a.dctl + RK_DCTL_LINK_GEN, gen = h_gen);
+            __threadfence();
         }
+        if (h_cr != cr_received) rk_store(a.dctl + RK_DCTL_CR_RECEIVED, cr_received = h_cr);
+        if (h_active != active) rk_store(a.dctl + RK_DCTL_ACTIVE, active = h_active);
+        if (h_term != term) rk_store(a.dctl + RK_DCTL_TERMINATE, term = h_term);
+        if (h_pause != pause) rk_store(a.dctl + RK_DCTL_PAUSE, pause = h_pause);
         /* Every worker has left, for good or for a pause. */
         const rk_u64 exited = rk_load(a.dctl + RK_DCTL_EXITED), paused = rk_load(a.dctl + RK_DCTL_PAUSED);
         const bool finished = exited + paused == a.worker_warps;
         if (finished) __threadfence();
-        rk_u64 p = 0, e = 0, c = 0;
+        rk_u64 p = 0, e = 0, c = 0, seen = 0;
 #pragma unroll 8
         for (rk_u32 w = 0; w < a.worker_warps; w++) {
             p += rk_load(a.counts + RK_COUNT_WORDS * w);
             e += rk_load(a.counts + RK_COUNT_WORDS * w + 1);
             c += rk_load(a.counts + RK_COUNT_WORDS * w + 5);
+            seen += rk_load(a.counts + RK_COUNT_WORDS * w + RK_COUNT_ACTIVE_SEEN);
         }
+        /* Every warp has started a pass with the host's value (deactivate's wait). */
+        const rk_u64 all_seen = seen == 0 ? 0 : seen == a.worker_warps ? 1 : told_active;
+        if (all_seen != told_active) rk_store(a.hctl + RK_HCTL_ACTIVE_SEEN, told_active = all_seen);
         /* Counters go out every 64 passes (about 100 us), not on every change:
          * each write takes the line from the host's cache, and the host reads
          * it on every poll. */
