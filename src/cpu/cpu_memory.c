@@ -16,7 +16,12 @@ typedef struct cpu_buffer {
 void *rk__cpu_buffer_data(rk_buffer *buffer) { return buffer ? ((cpu_buffer *)buffer)->data : NULL; }
 
 rk_status rk__cpu_buffer_alloc(rk_context *ctx, size_t size, rk_buffer **out) {
-    (void)ctx;
+    /* The buffer is zeroed page by page: with the kernel's overcommit, a
+     * request beyond physical memory would be granted and then never finish
+     * zeroing. */
+    if (ctx->info.total_memory > 0 && size > ctx->info.total_memory)
+        return rk__fail(RK_OUT_OF_MEMORY, "rk_buffer_alloc: %zu bytes is more than this machine's memory (%llu bytes)",
+                        size, (unsigned long long)ctx->info.total_memory);
     cpu_buffer *b = calloc(1, sizeof *b);
     void *data = NULL;
     if (!b || posix_memalign(&data, BUFFER_ALIGNMENT, size) != 0) {

@@ -185,7 +185,8 @@ static void max_message(const conf_env *env) {
         char why[256];
         snprintf(why, sizeof why, "%s", rk_last_error());
         CHECK(k == NULL);
-        CHECK(strstr(why, "Pipeline") != NULL || strstr(why, "pipeline") != NULL);
+        CHECK(!info.software); /* lavapipe builds it (slowly): a refusal there is a bug */
+        CHECK(launched == RK_INTERNAL || launched == RK_COMPILE_FAILED);
         CHECK_OK(rk_runtime_destroy(rt));
         RK_SKIP("%s refuses a 64 KiB handler's pipeline (ringkernel.h, message_size): %.120s", info.name, why);
     }
