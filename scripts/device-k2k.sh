@@ -34,8 +34,8 @@ nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>&
 # is used as it is; otherwise the targets are built here.
 if [ ! -x "$build/tests/k2k/test_k2k_chain" ] || [ ! -x "$build/tools/rk/rk" ]; then
     [ -f "$build/build.ninja" ] || step configure 60 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
-    step build 120 cmake --build "$build" -j "$(nproc)" --target rk test_k2k_chain test_k2k_stream test_k2k_fan \
-        test_k2k_cycle test_k2k_terminate test_k2k_errors
+    step build 120 cmake --build "$build" -j "$(nproc)" --target rk test_k2k_chain test_k2k_stream \
+        test_k2k_terminate test_k2k_errors
 fi
 export LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 k2k=$build/tests/k2k
@@ -46,9 +46,9 @@ k2k=$build/tests/k2k
 step chain-cuda 30 "$k2k/test_k2k_chain" cuda
 # Per-hop latency p50/p99 and throughput, channels and host relay in one run.
 step bench-k2k-cuda 50 "$build/tools/rk/rk" bench k2k --backend cuda --messages 2000000
-step fan-cuda 20 "$k2k/test_k2k_fan" cuda
+# Fan-out, fan-in, backpressure and cycles: the conformance suite's channel.* checks.
+step conformance-channels-cuda 60 "$build/tools/rk/rk" conformance --backend cuda --check channel
 step terminate-cuda 20 "$k2k/test_k2k_terminate" cuda
-step cycle-cuda 20 "$k2k/test_k2k_cycle" cuda
 step errors-cuda 20 "$k2k/test_k2k_errors" cuda
 step stream-cuda 30 "$k2k/test_k2k_stream" cuda 2000000
 # Last, being the slowest: compute-sanitizer on the chain test (instrumented

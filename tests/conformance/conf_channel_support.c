@@ -4,42 +4,8 @@
 #include <unistd.h>
 
 #include "conf_channel.h"
+#include "support/channel_handlers.h"
 
-/* stage: forwards on port 0. fanout: on ports 0 and 1. sink: answers.
- * bounce: the cycle's kernel (hops until ttl runs out). wrong_size and
- * no_port: emits the handler gets wrong. */
-static const char chan_source[] =
-    "typedef struct { uint64_t seq; uint32_t source; uint32_t hops; uint64_t check; int32_t ttl; uint32_t flags; } "
-    "Msg;\n"
-    "RK_DEVICE void advance(Msg *m) { m->hops += 1u; m->check = m->check * 31u + m->hops; }\n"
-    "RK_HANDLER int stage(const Msg *in, Msg *out, void *state) {\n"
-    "    Msg m = *in; advance(&m); *out = m;\n"
-    "    return rk_emit(0, &m);\n"
-    "}\n"
-    "RK_HANDLER int fanout(const Msg *in, Msg *out, void *state) {\n"
-    "    Msg m = *in; advance(&m); *out = m;\n"
-    "    int a = rk_emit(0, &m);\n"
-    "    int b = rk_emit(1, &m);\n"
-    "    return a != 0 ? a : b;\n"
-    "}\n"
-    "RK_HANDLER int sink(const Msg *in, Msg *out, void *state) {\n"
-    "    Msg m = *in; advance(&m); *out = m;\n"
-    "    return 0;\n"
-    "}\n"
-    "RK_HANDLER int bounce(const Msg *in, Msg *out, void *state) {\n"
-    "    Msg m = *in; advance(&m); m.ttl -= 1;\n"
-    "    if (m.ttl <= 0) { m.flags = 1u; *out = m; return 0; }\n"
-    "    *out = m;\n"
-    "    return rk_emit(0, &m);\n"
-    "}\n"
-    "RK_HANDLER int wrong_size(const Msg *in, Msg *out, void *state) {\n"
-    "    uint32_t small = 1u; *out = *in;\n"
-    "    return rk_emit(0, &small);\n"
-    "}\n"
-    "RK_HANDLER int no_port(const Msg *in, Msg *out, void *state) {\n"
-    "    *out = *in;\n"
-    "    return rk_emit(5, in);\n"
-    "}\n";
 
 static bool listed_with_channels(const conf_env *env) {
     return conf_is(env, "cpu") || conf_is(env, "webgpu") || conf_is(env, "cuda");
@@ -62,7 +28,7 @@ uint32_t chan_count(const conf_env *env, uint32_t cpu_count, uint32_t webgpu_cou
 rk_kernel_desc chan_kernel_desc(const char *name, const char *handler, uint32_t capacity) {
     rk_kernel_desc d = {
         .name = name,
-        .handler_source = chan_source,
+        .handler_source = channel_handlers_source,
         .handler_name = handler,
         .message_size = sizeof(chan_msg),
         .reply_size = sizeof(chan_msg),

@@ -42,48 +42,7 @@ static inline uint64_t k2k_check_after(uint64_t seq, unsigned stages) {
     return c;
 }
 
-/* stage: forwards on port 0. fanout: forwards on ports 0 and 1. sink: answers.
- * bounce: the cycle's kernel (see test_k2k_cycle.c). wrong_size / no_port:
- * bad emits. crash: an integer division by zero when seq is 7 (a NULL write
- * is outside the dialect every backend accepts). */
-static const char k2k_source[] =
-    "typedef struct { uint64_t seq; uint32_t source; uint32_t hops; uint64_t check; int32_t ttl; uint32_t flags; } "
-    "Msg;\n"
-    "RK_DEVICE void advance(Msg *m) { m->hops += 1u; m->check = m->check * 31u + m->hops; }\n"
-    "RK_HANDLER int stage(const Msg *in, Msg *out, void *state) {\n"
-    "    Msg m = *in; advance(&m); *out = m;\n"
-    "    return rk_emit(0, &m);\n"
-    "}\n"
-    "RK_HANDLER int fanout(const Msg *in, Msg *out, void *state) {\n"
-    "    Msg m = *in; advance(&m); *out = m;\n"
-    "    int a = rk_emit(0, &m);\n"
-    "    int b = rk_emit(1, &m);\n"
-    "    return a != 0 ? a : b;\n"
-    "}\n"
-    "RK_HANDLER int sink(const Msg *in, Msg *out, void *state) {\n"
-    "    Msg m = *in; advance(&m); *out = m;\n"
-    "    return 0;\n"
-    "}\n"
-    "RK_HANDLER int bounce(const Msg *in, Msg *out, void *state) {\n"
-    "    Msg m = *in; advance(&m); m.ttl -= 1;\n"
-    "    if (m.ttl <= 0) { m.flags = 1u; *out = m; return 0; }\n"
-    "    *out = m;\n"
-    "    return rk_emit(0, &m);\n"
-    "}\n"
-    "RK_HANDLER int wrong_size(const Msg *in, Msg *out, void *state) {\n"
-    "    uint32_t small = 1u; *out = *in;\n"
-    "    return rk_emit(0, &small);\n"
-    "}\n"
-    "RK_HANDLER int no_port(const Msg *in, Msg *out, void *state) {\n"
-    "    *out = *in;\n"
-    "    return rk_emit(5, in);\n"
-    "}\n"
-    "RK_HANDLER int crash(const Msg *in, Msg *out, void *state) {\n"
-    "    Msg m = *in; advance(&m);\n"
-    "    if (in->seq == 7u) m.hops += (uint32_t)in->seq / (uint32_t)in->ttl; /* ttl 0: SIGFPE on the CPU */\n"
-    "    *out = m;\n"
-    "    return 0;\n"
-    "}\n";
+#include "support/channel_handlers.h"
 
 /* The sink alone: no rk_emit, so a backend without device-side channels
  * builds it (the destination of a relayed channel). */
@@ -97,7 +56,7 @@ static const char k2k_sink_source[] =
 
 /* The source to build handler from: the sink alone where that is enough. */
 static inline const char *k2k_source_for(const char *handler) {
-    return strcmp(handler, "sink") == 0 ? k2k_sink_source : k2k_source;
+    return strcmp(handler, "sink") == 0 ? k2k_sink_source : channel_handlers_source;
 }
 
 typedef struct k2k_env {
@@ -145,7 +104,7 @@ static inline k2k_env k2k_open(int argc, char **argv) {
         RK_SKIP("backend %s: %s", env.backend, rk_last_error());
     CHECK_OK(s);
     /* Channels on this backend? Probe with two kernels whose handlers do not emit. */
-    rk_kernel_desc kd = {.name = "probe", .handler_source = k2k_source, .handler_name = "sink",
+    rk_kernel_desc kd = {.name = "probe", .handler_source = channel_handlers_source, .handler_name = "sink",
                          .message_size = sizeof(k2k_msg), .reply_size = sizeof(k2k_msg), .queue_capacity = 16,
                          .workers = 1, .ordered = true /* CUDA: one worker warp, as channels need */};
     rk_kernel *a = NULL, *b = NULL;

@@ -48,7 +48,7 @@ static void connect_errors(k2k_env *env) {
 /* Only the CPU backend has workers and modes that channels refuse. */
 static void cpu_limits(k2k_env *env) {
     if (strcmp(env->backend, "cpu") != 0) return;
-    rk_kernel_desc d = {.name = "multi", .handler_source = k2k_source, .handler_name = "sink",
+    rk_kernel_desc d = {.name = "multi", .handler_source = channel_handlers_source, .handler_name = "sink",
                         .message_size = sizeof(k2k_msg), .reply_size = sizeof(k2k_msg), .queue_capacity = 16,
                         .workers = 2};
     rk_kernel *m, *t, *one = k2k_launch(env, "one", "sink", 16);

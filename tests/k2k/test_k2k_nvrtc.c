@@ -13,7 +13,7 @@ static void compile(const char *name, uint32_t state) {
     rk__cuda_ring_layout l = rk__cuda_ring_layout_of(sizeof(k2k_msg), sizeof(k2k_msg), state);
     char *source = NULL, *image = NULL, *log = NULL;
     size_t size = 0;
-    CHECK_OK(rk__cuda_ring_source(k2k_source, name, &l, &source));
+    CHECK_OK(rk__cuda_ring_source(channel_handlers_source, name, &l, &source));
     rk_status s = rk__nvrtc_compile(source, "k2k_ring.cu", "sm_90", NULL, 0, &image, &size, &log);
     if (s != RK_OK) fprintf(stderr, "handler %s:\n%s\n", name, log ? log : "(no log)");
     CHECK_OK(s);
