@@ -69,16 +69,33 @@ static void check_one(const pipeline *p, const pipe_msg *m, const rk_reply_info 
         out->wrong++;
 }
 
-/* Relay: moves what kernel i has answered on to kernel i + 1. Returns how
- * many it moved; *s is set on an error. */
-static size_t relay_step(pipeline *p, unsigned i, pipe_msg *buf, rk_reply_info *infos, size_t max, rk_status *s) {
-    size_t n = 0;
-    *s = rk_kernel_receive_batch(p->k[i], buf, sizeof buf[0], infos, max, RK_NO_WAIT, &n);
-    if (*s == RK_WOULD_BLOCK || *s == RK_TIMEOUT) *s = RK_OK;
-    if (*s != RK_OK || n == 0) return 0;
+/* Relay: what kernel i has answered, on its way to kernel i + 1. Sends
+ * never wait: on CUDA's persistent mode a queue's slots free only as its
+ * replies are received, which this same loop does, so a waiting send could
+ * wait for itself. What does not fit yet is held, in order, for the next
+ * round. */
+typedef struct relay_hold {
+    pipe_msg *msgs;
+    size_t count, sent;
+} relay_hold;
+
+/* Moves messages from kernel i to kernel i + 1. Returns how many it moved
+ * (taken or passed on); *s is set on an error. */
+static size_t relay_step(pipeline *p, unsigned i, relay_hold *h, rk_reply_info *infos, size_t max, rk_status *s) {
+    size_t moved = 0;
+    if (h->sent == h->count) {
+        h->count = h->sent = 0;
+        *s = rk_kernel_receive_batch(p->k[i], h->msgs, sizeof h->msgs[0], infos, max, RK_NO_WAIT, &h->count);
+        if (*s == RK_WOULD_BLOCK || *s == RK_TIMEOUT) *s = RK_OK;
+        if (*s != RK_OK || h->count == 0) return 0;
+        moved += h->count;
+    }
     size_t sent = 0;
-    *s = rk_kernel_send_batch(p->k[i + 1], buf, sizeof buf[0], n, WAIT_NS, &sent, NULL);
-    return sent;
+    *s = rk_kernel_send_batch(p->k[i + 1], h->msgs + h->sent, sizeof h->msgs[0], h->count - h->sent, RK_NO_WAIT, &sent,
+                              NULL);
+    if (*s == RK_WOULD_BLOCK) *s = RK_OK;
+    h->sent += sent;
+    return moved + sent;
 }
 
 rk_status pipeline_stream(pipeline *p, uint64_t count, uint32_t batch, pipe_result *out) {
@@ -87,7 +104,11 @@ rk_status pipeline_stream(pipeline *p, uint64_t count, uint32_t batch, pipe_resu
     if (batch > p->queue / 2) batch = p->queue / 2 ? p->queue / 2 : 1;
     pipe_msg *buf = calloc(batch, sizeof *buf);
     rk_reply_info *infos = calloc(batch, sizeof *infos);
-    if (!buf || !infos) {
+    relay_hold hold[PIPE_MAX_STAGES] = {{0}};
+    bool no_memory = !buf || !infos;
+    for (unsigned i = 0; p->relay && i + 1 < p->stages; i++) no_memory |= !(hold[i].msgs = calloc(batch, sizeof *buf));
+    if (no_memory) {
+        for (unsigned i = 0; i < PIPE_MAX_STAGES; i++) free(hold[i].msgs);
         free(buf);
         free(infos);
         return RK_OUT_OF_MEMORY;
@@ -106,7 +127,7 @@ rk_status pipeline_stream(pipeline *p, uint64_t count, uint32_t batch, pipe_resu
             moved |= accepted > 0;
         }
         for (unsigned i = 0; p->relay && s == RK_OK && i + 1 < p->stages; i++)
-            moved |= relay_step(p, i, buf, infos, batch, &s) > 0;
+            moved |= relay_step(p, i, &hold[i], infos, batch, &s) > 0;
         size_t n = 0;
         if (s == RK_OK) s = rk_kernel_receive_batch(last, buf, sizeof buf[0], infos, batch, RK_NO_WAIT, &n);
         if (s == RK_WOULD_BLOCK) s = RK_OK;
@@ -120,6 +141,7 @@ rk_status pipeline_stream(pipeline *p, uint64_t count, uint32_t batch, pipe_resu
     out->seconds = (double)(cli_now_ns() - start) / 1e9;
     out->messages = got;
     out->missing = count - got;
+    for (unsigned i = 0; i < PIPE_MAX_STAGES; i++) free(hold[i].msgs);
     free(buf);
     free(infos);
     return s;
