@@ -286,6 +286,9 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         ch_handled = rk_load(saved + 5);
     }
     bool pausing = false, was_active = false;
+    /* Not the same as was_active: this one is kept over a pause (the host's
+     * deactivate waits on it), was_active starts false at every launch, so a
+     * relaunched warp re-reads its links once before it takes a message. */
     rk_u64 seen_active = rk_load(saved + RK_COUNT_ACTIVE_SEEN); /* zeroed at launch; kept over a pause */
 
     for (;;) {
