@@ -271,8 +271,7 @@ rk_status rk_sim_wait(rk_sim *sim, rk_sim_ticket ticket, uint64_t *answer) {
         if (s == sim->failed && ticket > sim->failure_told) sim->failure_told = ticket;
         return s;
     }
-    if (answer) *answer = __atomic_load_n(&sim->mb->answer[ticket & (RK_SIM_SLOTS - 1u)], __ATOMIC_ACQUIRE);
-    return RK_OK;
+    return answer ? rk__sim_read_answer(sim, ticket, answer) : RK_OK;
 }
 
 rk_status rk_sim_finish(rk_sim *sim) {

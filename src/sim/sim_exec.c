@@ -89,9 +89,19 @@ static bool reached(const uint64_t *words, rk_sim_ticket t) {
 
 static bool completed(const rk_sim *sim, rk_sim_ticket t) { return reached(sim->mb->done, t); }
 
-/* Persistent: every block has read command t, too (sim_protocol.h, taken). */
+/* Persistent: every block has read command t, too (sim_protocol.h, taken).
+ * With a relay, a command completes only after the relay has copied it and
+ * every one before it, so one seen complete settles it without reading the
+ * words the device writes (each read of them is a cache miss, and a slow
+ * host write of a command can make the kernel's read of it come back
+ * empty). */
+static bool slot_known_free(const rk_sim *sim, rk_sim_ticket t) {
+    return sim->pattern == RK_SIM_PERSISTENT && sim->relay && t <= sim->seen_done;
+}
+
 static bool slot_free(const rk_sim *sim, rk_sim_ticket t) {
-    return completed(sim, t) && (sim->pattern != RK_SIM_PERSISTENT || reached(sim->mb->taken, t));
+    if (sim->pattern != RK_SIM_PERSISTENT || sim->relay) return completed(sim, t);
+    return completed(sim, t) && reached(sim->mb->taken, t);
 }
 
 /* Why nothing can complete any more, or RK_OK. Persistent: the kernel's
@@ -128,6 +138,7 @@ static bool advance(rk_sim *sim) {
 /* Waits until command t has completed (or, with for_slot, its slot is free). */
 static rk_status wait_for(rk_sim *sim, rk_sim_ticket t, bool for_slot) {
     if (!for_slot && t <= sim->seen_done) return RK_OK;
+    if (for_slot && slot_known_free(sim, t)) return RK_OK;
     uint64_t since = rk__now_ns();
     for (unsigned i = 0;; i++) {
         if (for_slot ? slot_free(sim, t) : completed(sim, t)) {
@@ -155,6 +166,25 @@ static rk_status wait_for(rk_sim *sim, rk_sim_ticket t, bool for_slot) {
 }
 
 rk_status rk__sim_wait(rk_sim *sim, rk_sim_ticket t) { return wait_for(sim, t, false); }
+
+/* The answer of a completed command: its two words were written before its
+ * done word but with no release between (sim_protocol.h), so they may land
+ * a moment after it; their tags say when both have. */
+rk_status rk__sim_read_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer) {
+    const uint64_t *words = sim->mb->answer[t & (RK_SIM_SLOTS - 1u)];
+    const uint64_t since = rk__now_ns();
+    for (unsigned i = 0;; i++) {
+        const uint64_t lo = __atomic_load_n(&words[0], __ATOMIC_ACQUIRE), hi = __atomic_load_n(&words[1], __ATOMIC_ACQUIRE);
+        if ((uint32_t)(lo >> 32) == (uint32_t)t && (uint32_t)(hi >> 32) == (uint32_t)t) {
+            *answer = (hi << 32) | (lo & 0xffffffffu);
+            return RK_OK;
+        }
+        if (i < SPIN_BEFORE_YIELD) continue;
+        sched_yield();
+        if (rk__now_ns() - since > sim->hang_ns)
+            return rk__fail(RK_HUNG, "rk_sim: command %llu is done but its answer never arrived", (unsigned long long)t);
+    }
+}
 
 /* Traditional: the launches of command t, whose words are in the ring. */
 static rk_status launch_traditional(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg,

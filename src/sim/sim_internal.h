@@ -83,6 +83,7 @@ rk_status rk__sim_launch_persistent(rk_sim *sim);
 rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg, const void *payload,
                          size_t size, rk_sim_ticket *ticket);
 rk_status rk__sim_wait(rk_sim *sim, rk_sim_ticket t);
+rk_status rk__sim_read_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer);
 /* Waits for the watcher thread to return (RK_OK if none runs): its stream's status. */
 rk_status rk__sim_join_watcher(rk_sim *sim);
 /* Stops the persistent kernel (STOP, then the watcher's return). */

@@ -13,26 +13,47 @@
  * warp's next vote waits for it anyway, and on the CPU, where a lane is a
  * thread of its own, 32 lanes stepping aside would yield the core 32 times
  * a round (tests on a loaded machine slowed tenfold). */
-RK_DEVICE void rk_sim_pause_(void) {
-    if (lane_id() == 0) sleep_ns(RK_SIM_POLL_NS);
+RK_DEVICE void rk_sim_nap_(unsigned ns) {
+#if defined(__CUDACC_RTC__)
+    /* __nanosleep may end microseconds after a short request (a traced relay
+     * waited 1.5-2 us per 32 ns nap; spinning made an inject 5.1 -> 3.2 us on
+     * an H200), so the GPU spins on the global timer instead. */
+    if (lane_id() == 0) {
+        unsigned long long t0, t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+        do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+    }
+#else
+    if (lane_id() == 0) sleep_ns(ns);
+#endif
 }
+RK_DEVICE void rk_sim_pause_(void) { rk_sim_nap_(RK_SIM_POLL_NS); }
 
-/* Answers command seq (thread 0 of the block that completes it). */
-RK_DEVICE void rk_sim_answer_(rk_sim_mailbox *mb, uint32_t seq, uint64_t value) {
+/* Answers command seq (thread 0 of the block that completes it): tagged
+ * words, no release (sim_protocol.h says why), and a mark on the board for
+ * the relay. `strong`: a release at system scope first, for the commands
+ * after which the host copies memory (a fence, a stop, a global command). */
+RK_DEVICE void rk_sim_answer_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, uint64_t value, int strong) {
     const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
-    store_relaxed_u64(&mb->answer[slot], value);        /* ordered before done by its release */
-    store_release_u64(&mb->done[slot], (uint64_t)seq);
+    const uint64_t tag = (uint64_t)seq << 32;
+    store_relaxed_u64(&mb->answer[slot][0], tag | (value & 0xffffffffu));
+    store_relaxed_u64(&mb->answer[slot][1], tag | (value >> 32));
+    if (strong) store_release_u64(&mb->done[slot], (uint64_t)seq);
+    else store_relaxed_u64(&mb->done[slot], (uint64_t)seq);
+    store_relaxed_u64(&board->answered[slot], (uint64_t)seq);
 }
 
 /* Thread 0 of one of `parts` bands that applied command seq adds its answer;
  * the last to arrive answers. The block's writes were ordered before by a
- * block barrier; the fence makes them visible before the arrival. */
+ * block barrier; with several parts, the fence makes them visible before
+ * the arrival (one part answers at once: what it wrote, later commands
+ * reach through the band's finished mark, which has its own fence). */
 RK_DEVICE void rk_sim_gather_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int parts, uint64_t value) {
-    thread_fence();
     if (parts == 1) {
-        rk_sim_answer_(mb, seq, value);
+        rk_sim_answer_(mb, board, seq, value, 0);
         return;
     }
+    thread_fence();
     const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
     atomic_add_u64(&board->acc[slot], value);
     thread_fence();
@@ -42,7 +63,7 @@ RK_DEVICE void rk_sim_gather_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t 
         atomic_add_u64(&board->acc[slot], (uint64_t)0 - total);
         atomic_exch_i32(&board->arrived[slot], 0);
         thread_fence();
-        rk_sim_answer_(mb, seq, total);
+        rk_sim_answer_(mb, board, seq, total, 0);
     }
 }
 
@@ -157,19 +178,31 @@ RK_DEVICE void rk_sim_reach_(int begin, int end, int halo, int bands, int rows, 
 }
 
 /* The whole block: returns once bands lo .. hi have finished tick `tick`
- * (warp 0 polls, a lane per band; the fence makes their writes visible). */
-RK_DEVICE void rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uint64_t tick) {
+ * (warp 0 polls, a lane per band; the fence makes their writes visible).
+ * With `all`, also says whether every band had (block-uniform), so that a
+ * band can skip the wait for the commands that follow until the next step. */
+RK_DEVICE int rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uint64_t tick, int bands, int all) {
+    RK_SHARED int every_band_done;
     if (thread_idx_x() < 32) {
+        const int first = all ? 0 : lo, last = all ? bands - 1 : hi;
+        int every = 1;
         for (;;) {
             int done = 1;
-            for (int b = lo + lane_id(); b <= hi; b += 32)
-                done &= load_relaxed_u64(&board->band_done[b]) >= tick;
+            every = 1;
+            for (int b = first + lane_id(); b <= last; b += 32) {
+                const int d = load_relaxed_u64(&board->band_done[b]) >= tick;
+                every &= d;
+                if (b >= lo && b <= hi) done &= d;
+            }
             if (warp_all(done)) break;
             rk_sim_pause_();
         }
         thread_fence();
+        every = warp_all(every);
+        if (thread_idx_x() == 0) every_band_done = all && every;
     }
     sync_threads();
+    return every_band_done;
 }
 
 /* Thread 0, after a block barrier: this band has finished tick `tick`. */
@@ -196,28 +229,70 @@ RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, ui
     }
 }
 
-/* The relay's warp: copies commands seq, seq + 1, ... from the host's ring
- * to the log until the STOP command. A log slot is written again only once
- * every band has read the command it held; the host's slot once the relay
- * has copied it (taken) and the command is done. */
-RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int bands) {
-    const int lane = lane_id();
-    uint32_t known = seq - 1u; /* every band has read the commands before seq; asked again only when needed */
-    for (;; seq++) {
-        const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
-        const uint64_t *from = mb->cmd[slot];
-        uint64_t w;
-        for (;;) {
-            w = lane < RK_SIM_CMD_WORDS ? load_relaxed_u64(&from[lane]) : (uint64_t)seq << 32;
-            if (warp_all((uint32_t)(w >> 32) == seq)) break;
-            rk_sim_pause_();
+/* The relay's warp, after a read of the host's ring found nothing: a host
+ * that waits for an answer writes its next command only once the answer has
+ * crossed the bus, and a read that gets there first finds nothing and holds
+ * the next one back a whole bus round trip (a warp has one read of host
+ * memory in flight). So it waits, from the L2, until command seq has been
+ * answered, and a little longer, or RK_SIM_ANSWER_POLLS looks at most. */
+RK_DEVICE void rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq) {
+    const uint64_t *mark = &board->answered[seq & (RK_SIM_SLOTS - 1u)];
+    for (int i = 0; i < RK_SIM_ANSWER_POLLS; i++) {
+        if ((uint32_t)load_relaxed_u64(mark) == seq) {
+            rk_sim_nap_(RK_SIM_ANSWER_PAUSE_NS);
+            return;
         }
-        const uint32_t oldest = seq - RK_SIM_SLOTS; /* the command the slot held */
-        if ((int32_t)(known - oldest) < 0) known = rk_sim_slowest_band_(board, bands, oldest);
-        if (lane < RK_SIM_CMD_WORDS) store_relaxed_u64(&board->log[slot][lane], w);
-        const uint32_t op = (uint32_t)shfl_i32((int)(uint32_t)w, RK_SIM_W_OP);
-        if (lane == 0) store_release_u64(&mb->taken[slot], (uint64_t)seq);
-        if (op == RK_SIM_OP_STOP) return;
+        rk_sim_pause_();
+    }
+}
+
+/* The relay's warp: copies commands seq, seq + 1, ... from the host's ring
+ * to the log until the STOP command, two commands per read of the bus (lanes
+ * 0-15 the words of one, 16-31 of the next). A log slot is written again
+ * only once every band has read the command it held; the host's slot once
+ * the command is done (it was copied before: no taken word with a relay).
+ *
+ * When it reads: a host that waits for an answer writes its next command
+ * only once the answer has crossed the bus, and a read that gets there
+ * first finds nothing and holds the next one back a whole bus round trip (a
+ * warp has one read of host memory in flight; more slow the whole GPU). So
+ * before reading again it waits, from the L2, for the last command it copied
+ * to be answered (rk_sim_await_answer_) -- except after a step, whose answer
+ * is far off: then it reads once at once, for a command sent right behind. */
+RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int bands) {
+    const int lane = lane_id(), part = lane / RK_SIM_CMD_WORDS, word = lane % RK_SIM_CMD_WORDS;
+    uint32_t known = seq - 1u; /* every band has read the commands before seq; asked again only when needed */
+    uint32_t awaited = 0;      /* the last command copied; 0: none yet */
+    int after_step = 1;
+    for (;;) {
+        if (awaited != 0u && !after_step) rk_sim_await_answer_(board, awaited);
+        uint64_t w;
+        int n = 0;
+        for (;;) {
+            w = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+            const int tagged = (uint32_t)(w >> 32) == seq + (uint32_t)part;
+            if (warp_all(part != 0 || tagged)) n = warp_all(part != 1 || tagged) ? 2 : 1;
+            if (n) {
+                break;
+            }
+            if (after_step && awaited != 0u) {
+                rk_sim_await_answer_(board, awaited); /* the one read at once found nothing */
+                after_step = 0;
+            } else {
+                rk_sim_pause_();
+            }
+        }
+        const uint32_t op0 = (uint32_t)shfl_i32((int)(uint32_t)w, RK_SIM_W_OP);
+        if (op0 == RK_SIM_OP_STOP) n = 1; /* nothing follows a stop */
+        const uint32_t last = seq + (uint32_t)n - 1u;
+        if ((int32_t)(known - (last - RK_SIM_SLOTS)) < 0) known = rk_sim_slowest_band_(board, bands, last - RK_SIM_SLOTS);
+        if (part < n) store_relaxed_u64(&board->log[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w);
+        if (op0 == RK_SIM_OP_STOP) return;
+        const uint32_t op_last = (uint32_t)shfl_i32((int)(uint32_t)w, (n - 1) * RK_SIM_CMD_WORDS + RK_SIM_W_OP);
+        if (op_last == RK_SIM_OP_STOP) return;
+        after_step = op_last == RK_SIM_OP_STEP;
+        awaited = last;
+        seq = last + 1u;
     }
 }
 
@@ -250,11 +325,12 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
     int near_lo = 0, near_hi = 0;
     rk_sim_reach_(rb, re, halo, bands, s->rows, &near_lo, &near_hi);
     uint64_t shared_tick = tick; /* the last step or global command: what region commands wait for */
+    uint64_t acquired = 0;       /* every band has been seen past this tick (a fence after) */
     for (;; seq++) {
         sync_threads(); /* everyone is done with the last command's words */
         if (relay) {
             rk_sim_read_log_(board, seq, words);
-            if (tid == 0) store_release_gpu_u64(&board->band_taken[band], (uint64_t)seq);
+            if (tid == 0) store_relaxed_u64(&board->band_taken[band], (uint64_t)seq); /* words used: in shared memory */
         } else {
             rk_sim_read_(mb, seq, words, 1);
             if (tid == 0) rk_sim_taken_(mb, board, seq, bands);
@@ -263,7 +339,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
         if (op == RK_SIM_OP_STEP) {
             const uint32_t count = words[RK_SIM_W_ARG];
             for (uint32_t k = 0; k < count; k++) {
-                rk_sim_await_bands_(board, near_lo, near_hi, tick);
+                rk_sim_await_bands_(board, near_lo, near_hi, tick, bands, 0);
                 rk_sim_region r;
                 r.row_begin = rb;
                 r.row_end = re;
@@ -285,14 +361,14 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
         } else if (rk_sim_is_global_(words)) {
             tick++;
             if (band == 0) {
-                rk_sim_await_bands_(board, 0, bands - 1, tick - 1);
+                rk_sim_await_bands_(board, 0, bands - 1, tick - 1, bands, 0);
                 const uint64_t a = rk_sim_global_command_(s, words, steps);
                 if (tid == 0) {
                     rk_sim_finished_(board, 0, tick);
-                    rk_sim_answer_(mb, seq, a);
+                    rk_sim_answer_(mb, board, seq, a, 1);
                 }
             } else {
-                rk_sim_await_bands_(board, 0, 0, tick);
+                rk_sim_await_bands_(board, 0, 0, tick, bands, 0);
                 if (tid == 0) rk_sim_finished_(board, band, tick);
             }
             shared_tick = tick;
@@ -301,9 +377,11 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             tick++;
             const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
             if (begin < re && end > rb) {
-                int lo = 0, hi = 0;
-                rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
-                rk_sim_await_bands_(board, lo, hi, shared_tick);
+                if (acquired < shared_tick) {
+                    int lo = 0, hi = 0;
+                    rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
+                    if (rk_sim_await_bands_(board, lo, hi, shared_tick, bands, 1)) acquired = shared_tick;
+                }
                 rk_sim_region_command_(s, mb, board, words, seq, band, bands, steps);
             }
             if (tid == 0) rk_sim_finished_(board, band, tick);
@@ -350,7 +428,7 @@ RK_DEVICE void rk_sim_command_body_(const rk_sim_state *s, rk_sim_mailbox *mb, r
         const uint64_t a = words[RK_SIM_W_OP] == RK_SIM_OP_STEP ? 0 : rk_sim_global_command_(s, words, steps);
         if (thread_idx_x() == 0) {
             thread_fence();
-            rk_sim_answer_(mb, seq, a);
+            rk_sim_answer_(mb, board, seq, a, 1);
         }
         return;
     }

@@ -22,6 +22,12 @@
 #ifndef RK_SIM_POLL_NS
 #define RK_SIM_POLL_NS 32u        /* pause between two reads of the host's ring */
 #endif
+#ifndef RK_SIM_ANSWER_PAUSE_NS
+#define RK_SIM_ANSWER_PAUSE_NS 200u /* relay: after an answer, before it reads the host's ring again */
+#endif
+#ifndef RK_SIM_ANSWER_POLLS
+#define RK_SIM_ANSWER_POLLS 16    /* relay: looks at an answer's mark at most before reading the ring anyway */
+#endif
 
 /* The words of a command. */
 enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD };
@@ -34,16 +40,20 @@ enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD
 #define RK_SIM_OP_SET_SCALAR 0x10004u /* ARG = index, payload word 0 = bits */
 /* BEGIN/END of a user command: its rows; END = 0 and BEGIN = 1 for a global one. */
 
-/* Host-mapped. done[seq % SLOTS] is seq once command seq has been applied,
- * answer[seq % SLOTS] its answer (written before done). taken[seq % SLOTS]
- * is seq once the persistent kernel has read command seq (its relay, or
- * every band without one):
- * a region command completes when the bands it touches are done, maybe
- * before the others have read it, and the host may write its slot again
- * only after both. */
+/* Host-mapped. done[seq % SLOTS] is seq once command seq has been applied;
+ * answer[seq % SLOTS] its answer, as two tagged words (seq << 32 | the low,
+ * then the high 32 bits), written before done but with no release between:
+ * a system-scope release costs the answering thread over a microsecond, so
+ * the host that has seen done reads the answer once both tags say seq.
+ * taken[seq % SLOTS] is seq once every band has read command seq, written
+ * only without a relay (the CPU): a region command completes when the bands
+ * it touches are done, maybe before the others have read it, and the host
+ * may write its slot again only after both. With a relay a command completes
+ * only after the relay has copied it to the log, so done alone frees the
+ * slot, and the relay writes nothing over the bus but the log's copy. */
 typedef struct rk_sim_mailbox {
     uint64_t cmd[RK_SIM_SLOTS][RK_SIM_CMD_WORDS];
-    uint64_t answer[RK_SIM_SLOTS];
+    uint64_t answer[RK_SIM_SLOTS][2];
     uint64_t done[RK_SIM_SLOTS];
     uint64_t taken[RK_SIM_SLOTS];
 } rk_sim_mailbox;
@@ -53,6 +63,8 @@ typedef struct rk_sim_mailbox {
  * finished (sim_device.c); band_taken[b]: the last command band b has read
  * from the log. The bands of a command add their answers in acc[] and count
  * themselves in arrived[]; the last one answers and sets both back.
+ * answered[seq % SLOTS] is seq once command seq is answered: the relay reads
+ * it from the L2 to know when the host may write its next command.
  * readers[]: without a relay, the blocks that have read a command from the
  * host's ring (the last one says taken). */
 #define RK_SIM_MAX_BANDS 1024
@@ -60,6 +72,7 @@ typedef struct rk_sim_board {
     uint64_t log[RK_SIM_SLOTS][RK_SIM_CMD_WORDS];
     uint64_t band_done[RK_SIM_MAX_BANDS];
     uint64_t band_taken[RK_SIM_MAX_BANDS];
+    uint64_t answered[RK_SIM_SLOTS];
     uint64_t acc[RK_SIM_SLOTS];
     int arrived[RK_SIM_SLOTS];
     int readers[RK_SIM_SLOTS];
