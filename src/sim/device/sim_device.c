@@ -29,6 +29,29 @@ RK_DEVICE void rk_sim_nap_(unsigned ns) {
 }
 RK_DEVICE void rk_sim_pause_(void) { rk_sim_nap_(RK_SIM_POLL_NS); }
 
+/* Ordering at GPU scope for the board: acquire and release is all these
+ * protocols need, and cheaper than __threadfence's sequentially consistent
+ * fence (each of which cost an inject about a microsecond, traced). */
+RK_DEVICE void rk_sim_fence_(void) {
+#if defined(__CUDACC_RTC__)
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#else
+    thread_fence();
+#endif
+}
+
+/* A count that publishes what its thread did before and sees what the
+ * threads that counted before it did (the last of a gather). */
+RK_DEVICE int rk_sim_count_in_(int *count) {
+#if defined(__CUDACC_RTC__)
+    int old;
+    asm volatile("atom.acq_rel.gpu.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(count) : "memory");
+    return old;
+#else
+    return __atomic_fetch_add(count, 1, __ATOMIC_ACQ_REL);
+#endif
+}
+
 /* Answers command seq (thread 0 of the block that completes it): tagged
  * words, no release (sim_protocol.h says why), and a mark on the board for
  * the relay. `strong`: a release at system scope first, for the commands
@@ -44,25 +67,21 @@ RK_DEVICE void rk_sim_answer_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t 
 }
 
 /* Thread 0 of one of `parts` bands that applied command seq adds its answer;
- * the last to arrive answers. The block's writes were ordered before by a
- * block barrier; with several parts, the fence makes them visible before
- * the arrival (one part answers at once: what it wrote, later commands
- * reach through the band's finished mark, which has its own fence). */
+ * the last to arrive answers. Nothing the bands wrote needs ordering before
+ * the answer (later commands reach those rows through the bands' finished
+ * marks, the host through a fence command), only the sum before the count:
+ * the count's release and acquire order it. */
 RK_DEVICE void rk_sim_gather_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int parts, uint64_t value) {
     if (parts == 1) {
         rk_sim_answer_(mb, board, seq, value, 0);
         return;
     }
-    thread_fence();
     const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
-    atomic_add_u64(&board->acc[slot], value);
-    thread_fence();
-    if (atomic_add_i32(&board->arrived[slot], 1) == parts - 1) {
-        thread_fence();
+    if (value != 0u) atomic_add_u64(&board->acc[slot], value);
+    if (rk_sim_count_in_(&board->arrived[slot]) == parts - 1) {
         const uint64_t total = atomic_add_u64(&board->acc[slot], 0);
         atomic_add_u64(&board->acc[slot], (uint64_t)0 - total);
-        atomic_exch_i32(&board->arrived[slot], 0);
-        thread_fence();
+        atomic_exch_i32(&board->arrived[slot], 0); /* the slot's next command is a ring's length later */
         rk_sim_answer_(mb, board, seq, total, 0);
     }
 }
@@ -197,7 +216,7 @@ RK_DEVICE int rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uin
             if (warp_all(done)) break;
             rk_sim_pause_();
         }
-        thread_fence();
+        rk_sim_fence_();
         every = warp_all(every);
         if (thread_idx_x() == 0) every_band_done = all && every;
     }
@@ -207,8 +226,7 @@ RK_DEVICE int rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uin
 
 /* Thread 0, after a block barrier: this band has finished tick `tick`. */
 RK_DEVICE void rk_sim_finished_(rk_sim_board *board, int band, uint64_t tick) {
-    thread_fence();
-    store_release_gpu_u64(&board->band_done[band], tick);
+    store_release_gpu_u64(&board->band_done[band], tick); /* cumulative: the block's writes, ordered by the barrier */
 }
 
 /* The relay's warp: once every band has read command `oldest`, the last
