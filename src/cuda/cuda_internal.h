@@ -127,6 +127,29 @@ void rk__cuda_module_destroy(rk_module *module);
 rk_status rk__cuda_module_get_function(rk_module *module, const char *name, rk_function **out);
 rk_status rk__cuda_launch(rk_function *function, const rk_launch_desc *desc);
 
+/* A launch's arguments as the driver takes them: checked against the
+ * kernel's parameters, values copied into values[], params[] pointing at
+ * them (NULL-terminated; arg_count + 1 entries). */
+typedef union rk__cuda_arg_value {
+    CUdeviceptr ptr;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+} rk__cuda_arg_value;
+rk_status rk__cuda_marshal_args(const rk__cuda_function *f, const rk_arg *args, size_t arg_count,
+                                rk__cuda_arg_value *values, void **params);
+/* Lets the kernel use more than 48 KiB of dynamic shared memory when asked. */
+rk_status rk__cuda_raise_shared_limit(const rk__cuda_function *f, size_t shared_memory);
+
+/* Launch graphs (cuda_graph.c): the context's graph_* slots. */
+rk_status rk__cuda_graph_create(rk_function *function, const rk_launch_desc *desc, size_t count, rk__graph **out);
+rk_status rk__cuda_graph_set_args(rk__graph *graph, size_t index, const rk_arg *args, size_t arg_count);
+rk_status rk__cuda_graph_launch(rk__graph *graph, rk_stream *stream);
+void rk__cuda_graph_destroy(rk__graph *graph);
+
 /* Loading or unloading a module waits for every kernel running in the CUDA
  * context, and a resident kernel (a persistent ring kernel or simulation)
  * never finishes by itself: module loads and unloads run inside
