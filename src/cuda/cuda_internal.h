@@ -36,6 +36,8 @@ typedef struct rk__cuda_function {
 typedef struct rk__cuda_module {
     struct rk_module base;
     CUmodule module;
+    char *image; /* the loaded cubin (or PTX): it tells the kernels' parameters */
+    size_t image_size;
     rk__cuda_function *functions; /* looked up so far; freed with the module */
     pthread_mutex_t lock;
 } rk__cuda_module;
@@ -99,9 +101,17 @@ void rk__cuda_device_free(rk__cuda_context *ctx, CUdeviceptr ptr);
 
 /* Compiles CUDA C for the context's device through the disk cache
  * ($RK_CACHE_DIR, else ~/.cache/ringkernel; key: source, options,
- * architecture, driver and NVRTC versions) and loads it. */
+ * architecture, driver and NVRTC versions) and loads it. With image_out,
+ * the loaded image (a cubin, or PTX) is handed over too: free it. */
 rk_status rk__cuda_build_module(rk__cuda_context *ctx, const char *source, const char *name,
-                                const char *const *options, size_t option_count, CUmodule *out);
+                                const char *const *options, size_t option_count, CUmodule *out, char **image_out,
+                                size_t *image_size);
+
+/* A kernel's parameters as a cubin records them (cuda_params.c): their
+ * count, and the size of each of the first `max` in sizes[]; -1 when the
+ * image cannot say (PTX, no record of the kernel, a record not understood). */
+__attribute__((visibility("default"))) /* for tests/cuda/test_cuda_params.c */
+int rk__cuda_cubin_params(const char *image, size_t size, const char *kernel, uint32_t *sizes, int max);
 
 /* Looks a kernel up and loads it now (never lazily: see facts/h100.md). */
 rk_status rk__cuda_get_function(CUmodule module, const char *name, CUfunction *out);

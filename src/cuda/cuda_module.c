@@ -32,7 +32,9 @@ rk_status rk__cuda_module_compile(rk_context *base, const char *source, const rk
     if (s == RK_OK && opts->optimization_level > 0 &&
         asprintf(&options[n++], "--ptxas-options=-O%d", opts->optimization_level > 3 ? 3 : opts->optimization_level) < 0)
         s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
-    if (s == RK_OK) s = rk__cuda_build_module(ctx, source, "module.cu", (const char *const *)options, n, &m->module);
+    if (s == RK_OK)
+        s = rk__cuda_build_module(ctx, source, "module.cu", (const char *const *)options, n, &m->module, &m->image,
+                                  &m->image_size);
     if (s == RK_OK) {
         pthread_mutex_init(&m->lock, NULL);
         *out = &m->base;
@@ -61,26 +63,42 @@ void rk__cuda_module_destroy(rk_module *base) {
         rk__log(RK_LOG_WARN, "cuda: a module stays loaded: a resident kernel could not be paused to unload it");
     }
     pthread_mutex_destroy(&m->lock);
+    free(m->image);
     free(m);
 }
 
-/* The kernel's parameters, asked once per function: the driver answers
- * INVALID_VALUE past the last one (a sanitizer reports that call as an
- * error, once per function rather than at every launch). */
-static void learn_parameters(rk__cuda_function *f) {
+/* The kernel's parameters, learnt once per function. cuFuncGetParamInfo
+ * answers one index at a time and errs past the last one, which
+ * compute-sanitizer reports as an API error: so the count comes first,
+ * from cuFuncGetParamCount (CUDA 13.1 drivers) or else from the loaded
+ * cubin (cuda_params.c), and the driver is asked only about indices below
+ * it. Where neither can say, launches are not checked (never a probe). */
+static void learn_parameters(rk__cuda_function *f, const rk__cuda_module *m) {
     f->param_count = -1;
     if (!rk__cuda.cuFuncGetParamInfo) return;
-    for (int i = 0; i <= RK_CUDA_MAX_ARGS; i++) {
-        size_t offset = 0, size = 0;
-        CUresult r = rk__cuda.cuFuncGetParamInfo(f->fn, (size_t)i, &offset, &size);
-        if (r == RK_CUDA_ERROR_INVALID_VALUE) {
-            f->param_count = i;
-            return;
-        }
-        if (r != RK_CUDA_SUCCESS) return; /* the driver cannot say: launches are not checked */
-        if (i < RK_CUDA_MAX_ARGS) f->param_size[i] = (uint32_t)size;
+    uint32_t recorded[RK_CUDA_MAX_ARGS];
+    int count = -1;
+    bool from_image = false;
+    size_t n = 0;
+    if (rk__cuda.cuFuncGetParamCount && rk__cuda.cuFuncGetParamCount(f->fn, &n) == RK_CUDA_SUCCESS) {
+        count = n > RK_CUDA_MAX_ARGS ? RK_CUDA_MAX_ARGS + 1 : (int)n;
+    } else {
+        count = rk__cuda_cubin_params(m->image, m->image_size, f->name, recorded, RK_CUDA_MAX_ARGS);
+        from_image = true;
     }
-    f->param_count = RK_CUDA_MAX_ARGS + 1;
+    if (count < 0) return; /* nobody can say: launches are not checked */
+    if (count > RK_CUDA_MAX_ARGS) {
+        f->param_count = RK_CUDA_MAX_ARGS + 1; /* every launch is refused as too long anyway */
+        return;
+    }
+    for (int i = 0; i < count; i++) {
+        size_t offset = 0, size = 0;
+        if (rk__cuda.cuFuncGetParamInfo(f->fn, (size_t)i, &offset, &size) != RK_CUDA_SUCCESS) return;
+        /* The cubin's record and the driver disagree: trust neither. */
+        if (from_image && recorded[i] != size) return;
+        f->param_size[i] = (uint32_t)size;
+    }
+    f->param_count = count;
 }
 
 rk_status rk__cuda_module_get_function(rk_module *base, const char *name, rk_function **out) {
@@ -110,7 +128,7 @@ rk_status rk__cuda_module_get_function(rk_module *base, const char *name, rk_fun
         return s;
     }
     f->base.name = f->name;
-    learn_parameters(f);
+    learn_parameters(f, m);
     f->next = m->functions;
     m->functions = f;
     pthread_mutex_unlock(&m->lock);
