@@ -72,7 +72,7 @@ if [ -z "${SIM_SKIP_TESTS:-}" ]; then
 fi
 step 40 "heat3d_example persistent cuda" "$h/heat3d_example" persistent cuda
 step 40 "heat3d_example traditional cuda" "$h/heat3d_example" traditional cuda
-step 60 "heat3d_bench cuda 64^3 (persistent vs traditional)" "$h/heat3d_bench" cuda 64 200
+step 90 "heat3d_bench cuda 64^3 (persistent, traditional, graph)" "$h/heat3d_bench" cuda 64 200
 if [ -z "${SIM_SKIP_SEED:-}" ]; then
     step 90 "rk bench seed-table --backend cuda" "$build/tools/rk/rk" bench seed-table --backend cuda
 fi

@@ -63,6 +63,15 @@
  *                       it; answers are written straight back to host-mapped
  *                       memory by the band that completes a command.
  *   RK_SIM_TRADITIONAL  launches per command on one stream.
+ *   RK_SIM_GRAPH        the traditional launches replayed from launch graphs
+ *                       (on CUDA, CUDA graphs): one graph per shape (a step
+ *                       of 2^k steps, k <= 6; a command over n bands), made
+ *                       at its first use and replayed with the command's
+ *                       arguments set in its nodes; a step of N is N's
+ *                       binary digits' graphs in turn. On a backend without
+ *                       launch graphs (CPU, WebGPU) it runs as
+ *                       RK_SIM_TRADITIONAL, the same API and results, and
+ *                       rk_sim_stats.executed says so.
  *
  * One host thread drives a simulation. Several may be open at once, on one
  * device or several.
@@ -87,7 +96,7 @@ extern "C" {
 #define RK_SIM_MAX_COMMAND_ID 0xffffu /* ids are 1 .. this */
 #define RK_SIM_RING_SLOTS 64u   /* commands in flight at most; an answer stays readable this long */
 
-typedef enum rk_sim_pattern { RK_SIM_PERSISTENT = 0, RK_SIM_TRADITIONAL = 1 } rk_sim_pattern;
+typedef enum rk_sim_pattern { RK_SIM_PERSISTENT = 0, RK_SIM_TRADITIONAL = 1, RK_SIM_GRAPH = 2 } rk_sim_pattern;
 typedef enum rk_sim_type { RK_SIM_F32 = 0, RK_SIM_I32 = 1, RK_SIM_U32 = 2 } rk_sim_type;
 
 typedef struct rk_sim_field {
@@ -182,11 +191,13 @@ rk_status rk_sim_get_scalar(rk_sim *sim, const char *name, uint32_t *bits);
 rk_status rk_sim_set_scalar(rk_sim *sim, const char *name, uint32_t bits);
 
 typedef struct rk_sim_stats {
-    rk_sim_pattern pattern;
+    rk_sim_pattern pattern;  /* as asked at creation */
+    rk_sim_pattern executed; /* as it runs: RK_SIM_GRAPH without launch graphs runs as RK_SIM_TRADITIONAL */
     uint64_t commands;   /* sent, steps included */
     uint64_t steps;      /* time steps sent */
     uint64_t completed;  /* commands known complete */
-    uint64_t launches;   /* kernel launches so far (persistent: 1 plus restarts) */
+    uint64_t launches;   /* kernel launches so far (persistent: 1 plus restarts; graph: the kernels replayed) */
+    uint64_t graph_launches; /* graph pattern: graph replays so far */
     uint32_t blocks, threads;
     char backend[16];
     char device[256];
@@ -201,7 +212,7 @@ const char *rk_sim_source(const rk_sim *sim);
 /* The same without creating a simulation: *out is malloc'd (free it). */
 rk_status rk_sim_generate_source(const rk_sim_desc *desc, char **out);
 
-const char *rk_sim_pattern_name(rk_sim_pattern pattern); /* "persistent", "traditional" */
+const char *rk_sim_pattern_name(rk_sim_pattern pattern); /* "persistent", "traditional", "graph" */
 int rk_sim_pattern_parse(const char *name, rk_sim_pattern *out);
 
 /* Host side of answers. */

@@ -68,6 +68,16 @@ struct rk_function {
     const char *name;
 };
 
+/* A launch graph: `count` launches of one function, each after the one
+ * before, recorded once and replayed on a stream as many times as wanted
+ * (each replay runs them in order, as rk_launch of each would). Between
+ * replays a launch's arguments may be replaced: a replay already sent
+ * keeps the ones it was sent with. */
+typedef struct rk__graph {
+    rk_context *ctx;
+    size_t count;
+} rk__graph;
+
 struct rk__context_iface {
     void (*destroy)(rk_context *ctx);
     rk_status (*synchronize)(rk_context *ctx);
@@ -101,6 +111,15 @@ struct rk__context_iface {
 
     /* Ring kernels on this backend; NULL = none. */
     const rk__ring_iface *ring;
+
+    /* Launch graphs (rk__graph); optional, all four or none. desc gives the
+     * shape and every launch's first arguments (not cooperative; its stream
+     * is ignored). set_args takes the same number of arguments, of the same
+     * sizes. */
+    rk_status (*graph_create)(rk_function *function, const rk_launch_desc *desc, size_t count, rk__graph **out);
+    rk_status (*graph_set_args)(rk__graph *graph, size_t index, const rk_arg *args, size_t arg_count);
+    rk_status (*graph_launch)(rk__graph *graph, rk_stream *stream);
+    void (*graph_destroy)(rk__graph *graph);
 };
 
 /* ---- ring kernels (actor layer) -------------------------------------------

@@ -21,6 +21,20 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUgraphNode_st *CUgraphNode;
+
+/* CUDA_KERNEL_NODE_PARAMS_v2 (the layout cuGraphAddKernelNode_v2 and
+ * cuGraphExecKernelNodeSetParams_v2 take). */
+typedef struct rk__cuda_kernel_node_params {
+    CUfunction func;
+    unsigned gridDimX, gridDimY, gridDimZ;
+    unsigned blockDimX, blockDimY, blockDimZ;
+    unsigned sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+    void *kern;   /* CUkernel: used only when func is NULL */
+    CUcontext ctx;
+} rk__cuda_kernel_node_params;
 
 enum {
     RK_CUDA_SUCCESS = 0,
@@ -108,6 +122,7 @@ enum {
     X(1, cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * fn, CUmodule module, const char *name)) \
     X(0, cuFuncLoad, "cuFuncLoad", (CUfunction fn))                                                        \
     X(0, cuFuncGetParamInfo, "cuFuncGetParamInfo", (CUfunction fn, size_t index, size_t *offset, size_t *size)) \
+    X(0, cuFuncGetParamCount, "cuFuncGetParamCount", (CUfunction fn, size_t *count))                      \
     X(1, cuFuncGetAttribute, "cuFuncGetAttribute", (int *value, int attribute, CUfunction fn))             \
     X(1, cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction fn, int attribute, int value))              \
     X(1, cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",      \
@@ -124,7 +139,13 @@ enum {
       (CUgraphExec * exec, CUgraph graph, unsigned long long flags))                                       \
     X(1, cuGraphLaunch, "cuGraphLaunch", (CUgraphExec exec, CUstream stream))                              \
     X(1, cuGraphExecDestroy, "cuGraphExecDestroy", (CUgraphExec exec))                                     \
-    X(1, cuGraphDestroy, "cuGraphDestroy", (CUgraph graph))
+    X(1, cuGraphDestroy, "cuGraphDestroy", (CUgraph graph))                                                \
+    X(0, cuGraphCreate, "cuGraphCreate", (CUgraph * graph, unsigned flags))                                \
+    X(0, cuGraphAddKernelNode, "cuGraphAddKernelNode_v2",                                                  \
+      (CUgraphNode * node, CUgraph graph, const CUgraphNode *deps, size_t dep_count,                      \
+       const rk__cuda_kernel_node_params *params))                                                         \
+    X(0, cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2",                              \
+      (CUgraphExec exec, CUgraphNode node, const rk__cuda_kernel_node_params *params))
 
 typedef struct rk__cuda_api {
 #define RK_CUDA_FIELD_(req, name, symbol, params) CUresult(*name) params;

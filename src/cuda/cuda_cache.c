@@ -149,8 +149,20 @@ static rk_status load_image(rk__cuda_context *ctx, const char *image, CUmodule *
     return s;
 }
 
+/* Hands the loaded image to the caller that asked for it, else frees it. */
+static rk_status keep_image(char *image, size_t size, char **image_out, size_t *image_size) {
+    if (image_out) {
+        *image_out = image;
+        *image_size = size;
+    } else {
+        free(image);
+    }
+    return RK_OK;
+}
+
 rk_status rk__cuda_build_module(rk__cuda_context *ctx, const char *source, const char *name,
-                                const char *const *options, size_t option_count, CUmodule *out) {
+                                const char *const *options, size_t option_count, CUmodule *out, char **image_out,
+                                size_t *image_size) {
     rk_status s = rk__cuda_bind(ctx);
     if (s != RK_OK) return s;
     int major = 0, minor = 0;
@@ -186,8 +198,8 @@ rk_status rk__cuda_build_module(rk__cuda_context *ctx, const char *source, const
     size_t size = 0;
     if (rk__cuda_cache_load(key, &image, &size) == RK_OK) {
         s = load_image(ctx, image, out);
+        if (s == RK_OK) return keep_image(image, size, image_out, image_size);
         free(image);
-        if (s == RK_OK) return RK_OK;
         rk__log(RK_LOG_WARN, "cuda: cached module did not load (%s); compiling again", rk_last_error());
     }
     char *log = NULL;
@@ -196,9 +208,12 @@ rk_status rk__cuda_build_module(rk__cuda_context *ctx, const char *source, const
     free(log);
     if (s != RK_OK) return s;
     s = load_image(ctx, image, out);
-    if (s == RK_OK) rk__cuda_cache_store(key, image, size);
-    free(image);
-    return s;
+    if (s != RK_OK) {
+        free(image);
+        return s;
+    }
+    rk__cuda_cache_store(key, image, size);
+    return keep_image(image, size, image_out, image_size);
 }
 
 rk_status rk__cuda_ring_module(rk__cuda_context *ctx, const char *source, const char *const *options,
@@ -226,7 +241,7 @@ rk_status rk__cuda_ring_module(rk__cuda_context *ctx, const char *source, const 
     pthread_mutex_unlock(&ctx->lock);
     rk__cuda_loaded_module *m = calloc(1, sizeof *m);
     if (!m) return rk__fail(RK_OUT_OF_MEMORY, "out of memory");
-    rk_status s = rk__cuda_build_module(ctx, source, "ring_kernel.cu", options, option_count, &m->module);
+    rk_status s = rk__cuda_build_module(ctx, source, "ring_kernel.cu", options, option_count, &m->module, NULL, NULL);
     if (s != RK_OK) {
         free(m);
         return s;

@@ -36,6 +36,8 @@ typedef struct rk__cuda_function {
 typedef struct rk__cuda_module {
     struct rk_module base;
     CUmodule module;
+    char *image; /* the loaded cubin (or PTX): it tells the kernels' parameters */
+    size_t image_size;
     rk__cuda_function *functions; /* looked up so far; freed with the module */
     pthread_mutex_t lock;
 } rk__cuda_module;
@@ -99,9 +101,17 @@ void rk__cuda_device_free(rk__cuda_context *ctx, CUdeviceptr ptr);
 
 /* Compiles CUDA C for the context's device through the disk cache
  * ($RK_CACHE_DIR, else ~/.cache/ringkernel; key: source, options,
- * architecture, driver and NVRTC versions) and loads it. */
+ * architecture, driver and NVRTC versions) and loads it. With image_out,
+ * the loaded image (a cubin, or PTX) is handed over too: free it. */
 rk_status rk__cuda_build_module(rk__cuda_context *ctx, const char *source, const char *name,
-                                const char *const *options, size_t option_count, CUmodule *out);
+                                const char *const *options, size_t option_count, CUmodule *out, char **image_out,
+                                size_t *image_size);
+
+/* A kernel's parameters as a cubin records them (cuda_params.c): their
+ * count, and the size of each of the first `max` in sizes[]; -1 when the
+ * image cannot say (PTX, no record of the kernel, a record not understood). */
+__attribute__((visibility("default"))) /* for tests/cuda/test_cuda_params.c */
+int rk__cuda_cubin_params(const char *image, size_t size, const char *kernel, uint32_t *sizes, int max);
 
 /* Looks a kernel up and loads it now (never lazily: see facts/h100.md). */
 rk_status rk__cuda_get_function(CUmodule module, const char *name, CUfunction *out);
@@ -126,6 +136,29 @@ rk_status rk__cuda_module_compile(rk_context *ctx, const char *source, const rk_
 void rk__cuda_module_destroy(rk_module *module);
 rk_status rk__cuda_module_get_function(rk_module *module, const char *name, rk_function **out);
 rk_status rk__cuda_launch(rk_function *function, const rk_launch_desc *desc);
+
+/* A launch's arguments as the driver takes them: checked against the
+ * kernel's parameters, values copied into values[], params[] pointing at
+ * them (NULL-terminated; arg_count + 1 entries). */
+typedef union rk__cuda_arg_value {
+    CUdeviceptr ptr;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+} rk__cuda_arg_value;
+rk_status rk__cuda_marshal_args(const rk__cuda_function *f, const rk_arg *args, size_t arg_count,
+                                rk__cuda_arg_value *values, void **params);
+/* Lets the kernel use more than 48 KiB of dynamic shared memory when asked. */
+rk_status rk__cuda_raise_shared_limit(const rk__cuda_function *f, size_t shared_memory);
+
+/* Launch graphs (cuda_graph.c): the context's graph_* slots. */
+rk_status rk__cuda_graph_create(rk_function *function, const rk_launch_desc *desc, size_t count, rk__graph **out);
+rk_status rk__cuda_graph_set_args(rk__graph *graph, size_t index, const rk_arg *args, size_t arg_count);
+rk_status rk__cuda_graph_launch(rk__graph *graph, rk_stream *stream);
+void rk__cuda_graph_destroy(rk__graph *graph);
 
 /* Loading or unloading a module waits for every kernel running in the CUDA
  * context, and a resident kernel (a persistent ring kernel or simulation)

@@ -202,4 +202,8 @@ const rk__context_iface rk__cuda_context_iface = {
     .launch = rk__cuda_launch,
     .buffer_alloc_mapped = rk__cuda_buffer_alloc_mapped, /* cuda_mapped.c */
     .ring = &rk__cuda_ring_iface,
+    .graph_create = rk__cuda_graph_create, /* cuda_graph.c */
+    .graph_set_args = rk__cuda_graph_set_args,
+    .graph_launch = rk__cuda_graph_launch,
+    .graph_destroy = rk__cuda_graph_destroy,
 };

@@ -32,7 +32,9 @@ rk_status rk__cuda_module_compile(rk_context *base, const char *source, const rk
     if (s == RK_OK && opts->optimization_level > 0 &&
         asprintf(&options[n++], "--ptxas-options=-O%d", opts->optimization_level > 3 ? 3 : opts->optimization_level) < 0)
         s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
-    if (s == RK_OK) s = rk__cuda_build_module(ctx, source, "module.cu", (const char *const *)options, n, &m->module);
+    if (s == RK_OK)
+        s = rk__cuda_build_module(ctx, source, "module.cu", (const char *const *)options, n, &m->module, &m->image,
+                                  &m->image_size);
     if (s == RK_OK) {
         pthread_mutex_init(&m->lock, NULL);
         *out = &m->base;
@@ -61,26 +63,42 @@ void rk__cuda_module_destroy(rk_module *base) {
         rk__log(RK_LOG_WARN, "cuda: a module stays loaded: a resident kernel could not be paused to unload it");
     }
     pthread_mutex_destroy(&m->lock);
+    free(m->image);
     free(m);
 }
 
-/* The kernel's parameters, asked once per function: the driver answers
- * INVALID_VALUE past the last one (a sanitizer reports that call as an
- * error, once per function rather than at every launch). */
-static void learn_parameters(rk__cuda_function *f) {
+/* The kernel's parameters, learnt once per function. cuFuncGetParamInfo
+ * answers one index at a time and errs past the last one, which
+ * compute-sanitizer reports as an API error: so the count comes first,
+ * from cuFuncGetParamCount (CUDA 13.1 drivers) or else from the loaded
+ * cubin (cuda_params.c), and the driver is asked only about indices below
+ * it. Where neither can say, launches are not checked (never a probe). */
+static void learn_parameters(rk__cuda_function *f, const rk__cuda_module *m) {
     f->param_count = -1;
     if (!rk__cuda.cuFuncGetParamInfo) return;
-    for (int i = 0; i <= RK_CUDA_MAX_ARGS; i++) {
-        size_t offset = 0, size = 0;
-        CUresult r = rk__cuda.cuFuncGetParamInfo(f->fn, (size_t)i, &offset, &size);
-        if (r == RK_CUDA_ERROR_INVALID_VALUE) {
-            f->param_count = i;
-            return;
-        }
-        if (r != RK_CUDA_SUCCESS) return; /* the driver cannot say: launches are not checked */
-        if (i < RK_CUDA_MAX_ARGS) f->param_size[i] = (uint32_t)size;
+    uint32_t recorded[RK_CUDA_MAX_ARGS];
+    int count = -1;
+    bool from_image = false;
+    size_t n = 0;
+    if (rk__cuda.cuFuncGetParamCount && rk__cuda.cuFuncGetParamCount(f->fn, &n) == RK_CUDA_SUCCESS) {
+        count = n > RK_CUDA_MAX_ARGS ? RK_CUDA_MAX_ARGS + 1 : (int)n;
+    } else {
+        count = rk__cuda_cubin_params(m->image, m->image_size, f->name, recorded, RK_CUDA_MAX_ARGS);
+        from_image = true;
     }
-    f->param_count = RK_CUDA_MAX_ARGS + 1;
+    if (count < 0) return; /* nobody can say: launches are not checked */
+    if (count > RK_CUDA_MAX_ARGS) {
+        f->param_count = RK_CUDA_MAX_ARGS + 1; /* every launch is refused as too long anyway */
+        return;
+    }
+    for (int i = 0; i < count; i++) {
+        size_t offset = 0, size = 0;
+        if (rk__cuda.cuFuncGetParamInfo(f->fn, (size_t)i, &offset, &size) != RK_CUDA_SUCCESS) return;
+        /* The cubin's record and the driver disagree: trust neither. */
+        if (from_image && recorded[i] != size) return;
+        f->param_size[i] = (uint32_t)size;
+    }
+    f->param_count = count;
 }
 
 rk_status rk__cuda_module_get_function(rk_module *base, const char *name, rk_function **out) {
@@ -110,7 +128,7 @@ rk_status rk__cuda_module_get_function(rk_module *base, const char *name, rk_fun
         return s;
     }
     f->base.name = f->name;
-    learn_parameters(f);
+    learn_parameters(f, m);
     f->next = m->functions;
     m->functions = f;
     pthread_mutex_unlock(&m->lock);
@@ -132,47 +150,28 @@ static size_t arg_size(const rk_arg *a) {
 }
 
 /* Where the driver told us the kernel's parameters, check count and sizes. */
-static rk_status check_arguments(const rk__cuda_function *f, const rk_launch_desc *desc) {
+static rk_status check_arguments(const rk__cuda_function *f, const rk_arg *args, size_t arg_count) {
     if (f->param_count < 0) return RK_OK;
-    if ((size_t)f->param_count != desc->arg_count)
+    if ((size_t)f->param_count != arg_count)
         return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: kernel '%s' takes %s%d argument(s), %zu given", f->name,
                         f->param_count > RK_CUDA_MAX_ARGS ? "more than " : "",
-                        f->param_count > RK_CUDA_MAX_ARGS ? RK_CUDA_MAX_ARGS : f->param_count, desc->arg_count);
-    for (size_t i = 0; i < desc->arg_count; i++) {
-        if (f->param_size[i] != arg_size(&desc->args[i]))
+                        f->param_count > RK_CUDA_MAX_ARGS ? RK_CUDA_MAX_ARGS : f->param_count, arg_count);
+    for (size_t i = 0; i < arg_count; i++) {
+        if (f->param_size[i] != arg_size(&args[i]))
             return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: argument %zu of '%s' is %u bytes in the kernel, %zu given",
-                            i, f->name, f->param_size[i], arg_size(&desc->args[i]));
+                            i, f->name, f->param_size[i], arg_size(&args[i]));
     }
     return RK_OK;
 }
 
-typedef union arg_value {
-    CUdeviceptr ptr;
-    int32_t i32;
-    uint32_t u32;
-    int64_t i64;
-    uint64_t u64;
-    float f32;
-    double f64;
-} arg_value;
-
-enum { DEFAULT_SHARED_LIMIT = 48 * 1024 };
-
-rk_status rk__cuda_launch(rk_function *base, const rk_launch_desc *desc) {
-    rk__cuda_function *f = (rk__cuda_function *)base;
-    rk__cuda_context *ctx = rk__cuda_ctx(base->module->ctx);
-    rk_status s = rk__cuda_bind(ctx);
+rk_status rk__cuda_marshal_args(const rk__cuda_function *f, const rk_arg *args, size_t arg_count,
+                                rk__cuda_arg_value *values, void **params) {
+    if (arg_count > RK_CUDA_MAX_ARGS)
+        return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: %zu arguments (at most %d)", arg_count, RK_CUDA_MAX_ARGS);
+    rk_status s = check_arguments(f, args, arg_count);
     if (s != RK_OK) return s;
-    if (desc->arg_count > RK_CUDA_MAX_ARGS)
-        return rk__fail(RK_INVALID_ARGUMENT, "rk_launch: %zu arguments (at most %d)", desc->arg_count,
-                        RK_CUDA_MAX_ARGS);
-    s = check_arguments(f, desc);
-    if (s != RK_OK) return s;
-
-    arg_value values[RK_CUDA_MAX_ARGS];
-    void *params[RK_CUDA_MAX_ARGS + 1];
-    for (size_t i = 0; i < desc->arg_count; i++) {
-        const rk_arg *a = &desc->args[i];
+    for (size_t i = 0; i < arg_count; i++) {
+        const rk_arg *a = &args[i];
         switch (a->kind) {
         case RK_ARG_BUFFER: values[i].ptr = ((rk__cuda_buffer *)a->value.buffer)->ptr; break;
         case RK_ARG_I32: values[i].i32 = a->value.i32; break;
@@ -185,15 +184,33 @@ rk_status rk__cuda_launch(rk_function *base, const rk_launch_desc *desc) {
         }
         params[i] = a->kind == RK_ARG_STRUCT ? (void *)(uintptr_t)a->value.structure.data : &values[i];
     }
-    params[desc->arg_count] = NULL;
+    params[arg_count] = NULL;
+    return RK_OK;
+}
+
+enum { DEFAULT_SHARED_LIMIT = 48 * 1024 };
+
+rk_status rk__cuda_raise_shared_limit(const rk__cuda_function *f, size_t shared_memory) {
+    if (shared_memory <= DEFAULT_SHARED_LIMIT) return RK_OK;
+    CUresult r = rk__cuda.cuFuncSetAttribute(f->fn, RK_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_memory);
+    if (r != RK_CUDA_SUCCESS) return rk__cuda_fail(r, RK_BAD_LAUNCH_CONFIG, "rk_launch: raising the shared-memory limit");
+    return RK_OK;
+}
+
+rk_status rk__cuda_launch(rk_function *base, const rk_launch_desc *desc) {
+    rk__cuda_function *f = (rk__cuda_function *)base;
+    rk__cuda_context *ctx = rk__cuda_ctx(base->module->ctx);
+    rk_status s = rk__cuda_bind(ctx);
+    if (s != RK_OK) return s;
+    rk__cuda_arg_value values[RK_CUDA_MAX_ARGS];
+    void *params[RK_CUDA_MAX_ARGS + 1];
+    s = rk__cuda_marshal_args(f, desc->args, desc->arg_count, values, params);
+    if (s != RK_OK) return s;
 
     unsigned threads = desc->block.x * desc->block.y * desc->block.z;
+    s = rk__cuda_raise_shared_limit(f, desc->shared_memory);
+    if (s != RK_OK) return s;
     CUresult r;
-    if (desc->shared_memory > DEFAULT_SHARED_LIMIT) {
-        r = rk__cuda.cuFuncSetAttribute(f->fn, RK_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                        (int)desc->shared_memory);
-        if (r != RK_CUDA_SUCCESS) return rk__cuda_fail(r, RK_BAD_LAUNCH_CONFIG, "rk_launch: raising the shared-memory limit");
-    }
     CUstream stream = rk__cuda_stream_of(ctx, desc->stream);
     if (desc->cooperative) {
         /* A grid-synchronizing kernel whose blocks cannot all be resident would

@@ -32,13 +32,19 @@ static rk_status lib_fail(rk_status status, const char *what) {
     } while (0)
 
 const char *rk_sim_pattern_name(rk_sim_pattern pattern) {
-    return pattern == RK_SIM_TRADITIONAL ? "traditional" : pattern == RK_SIM_PERSISTENT ? "persistent" : "unknown";
+    switch (pattern) {
+    case RK_SIM_PERSISTENT: return "persistent";
+    case RK_SIM_TRADITIONAL: return "traditional";
+    case RK_SIM_GRAPH: return "graph";
+    }
+    return "unknown";
 }
 
 int rk_sim_pattern_parse(const char *name, rk_sim_pattern *out) {
     if (!name || !out) return 0;
     if (strcmp(name, "persistent") == 0) *out = RK_SIM_PERSISTENT;
     else if (strcmp(name, "traditional") == 0) *out = RK_SIM_TRADITIONAL;
+    else if (strcmp(name, "graph") == 0) *out = RK_SIM_GRAPH;
     else return 0;
     return 1;
 }
@@ -140,6 +146,8 @@ static rk_status create(rk_sim *sim, const rk_sim_desc *d) {
         return rk__fail(RK_UNSUPPORTED, "rk_sim: the persistent pattern needs cooperative launch and persistent "
                                         "kernels, which the %s device lacks (use the traditional pattern)",
                         sim->info.backend);
+    /* Without launch graphs the graph pattern is the traditional one (sim.h). */
+    if (sim->pattern == RK_SIM_GRAPH && !rk__sim_graph_available(sim)) sim->pattern = RK_SIM_TRADITIONAL;
     bool cpu = strcmp(sim->info.backend, "cpu") == 0;
     TRY(choose_grid(sim, d, cpu));
     /* The relay spares the bands the bus to host memory; on the CPU that
@@ -163,7 +171,7 @@ rk_status rk_sim_create(const rk_sim_desc *desc, rk_sim **out) {
     TRY(rk__sim_check_desc(desc));
     rk_sim *sim = calloc(1, sizeof *sim);
     if (!sim) return rk__fail(RK_OUT_OF_MEMORY, "rk_sim_create: out of memory");
-    sim->pattern = desc->pattern;
+    sim->pattern = sim->requested = desc->pattern;
     sim->rows = desc->rows;
     sim->halo = desc->halo_rows;
     sim->hang_ns = (uint64_t)(desc->hang_timeout_ms ? desc->hang_timeout_ms : 60000u) * 1000000u;
@@ -213,6 +221,7 @@ rk_status rk_sim_destroy(rk_sim *sim) {
     if (sim->scalars) rk_buffer_free(sim->scalars);
     if (sim->board) rk_buffer_free(sim->board);
     if (sim->mailbox_buf) rk_buffer_free(sim->mailbox_buf);
+    rk__sim_graph_destroy(sim); /* its graphs launch the module's kernels */
     if (sim->module) rk_module_destroy(sim->module); /* pauses the others on CUDA (sim_registry.h) */
     /* On CUDA, freeing the context's pinned memory waits for running kernels:
      * the context's destroy pauses every resident kernel of the device around
@@ -306,7 +315,7 @@ static rk_status find_field(rk_sim *sim, const char *fn, const char *name, size_
 
 /* Every command sent so far applied, and its writes visible to copies. */
 static rk_status settle(rk_sim *sim) {
-    if (sim->pattern == RK_SIM_TRADITIONAL || !sim->running) return rk_sim_finish(sim);
+    if (sim->pattern != RK_SIM_PERSISTENT || !sim->running) return rk_sim_finish(sim);
     rk_sim_ticket t = 0;
     TRY(rk__sim_submit(sim, RK_SIM_OP_FENCE, 1, 0, 0, NULL, 0, &t));
     TRY(rk_sim_finish(sim));
@@ -380,7 +389,9 @@ void rk_sim_get_stats(const rk_sim *sim, rk_sim_stats *out) {
     if (!out) return;
     memset(out, 0, sizeof *out);
     if (!sim) return;
-    out->pattern = sim->pattern;
+    out->pattern = sim->requested;
+    out->executed = sim->pattern;
+    out->graph_launches = sim->graph_launches;
     out->commands = sim->sent;
     out->steps = sim->steps;
     out->completed = sim->seen_done;

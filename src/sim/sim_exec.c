@@ -1,8 +1,9 @@
-/* Sending commands and waiting for them, in both patterns. Commands are
+/* Sending commands and waiting for them, in every pattern. Commands are
  * written as tagged words into the ring in host-mapped memory either way;
  * the persistent kernel polls the ring, the traditional pattern launches
- * a kernel per command that reads its words there. Completion is the
- * kernels' done[] word in both. */
+ * a kernel per command that reads its words there (the graph pattern
+ * replays those launches: sim_graph.c). Completion is the kernels' done[]
+ * word in all. */
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,14 +40,13 @@ static rk_status join_watcher(rk_sim *sim) {
     return sim->watch_status;
 }
 
-static rk_arg *state_args(rk_sim *sim, rk_arg *args, size_t *n) {
+void rk__sim_state_args(rk_sim *sim, rk_arg *args, size_t *n) {
     *n = 0;
     for (size_t i = 0; i < sim->field_count; i++) args[(*n)++] = RK_ARG_BUF(sim->fields[i].buffer);
     args[(*n)++] = RK_ARG_BUF(sim->scalars);
     args[(*n)++] = RK_ARG_BUF(sim->mailbox_buf);
     args[(*n)++] = RK_ARG_BUF(sim->board);
     args[(*n)++] = RK_ARG_INT(sim->rows);
-    return args;
 }
 
 static rk_status launch(rk_sim *sim, rk_function *fn, uint32_t blocks, rk_arg *args, size_t n, bool cooperative) {
@@ -66,7 +66,7 @@ static rk_status launch(rk_sim *sim, rk_function *fn, uint32_t blocks, rk_arg *a
 rk_status rk__sim_launch_persistent(rk_sim *sim) {
     rk_arg args[RK_SIM_MAX_FIELDS + 8];
     size_t n = 0;
-    state_args(sim, args, &n);
+    rk__sim_state_args(sim, args, &n);
     sim->first_seq = (uint32_t)(sim->sent + 1);
     sim->first_tick = sim->ticks;
     args[n++] = RK_ARG_UINT(sim->first_seq);
@@ -113,7 +113,7 @@ static rk_status dead(rk_sim *sim) {
     rk_status w = join_watcher(sim);
     /* A persistent kernel told to stop may return between the host's look
      * at the STOP's done word and this one: that is no fault. */
-    if (w == RK_OK && (sim->pattern == RK_SIM_TRADITIONAL || sim->stopping)) return RK_OK;
+    if (w == RK_OK && (sim->pattern != RK_SIM_PERSISTENT || sim->stopping)) return RK_OK;
     sim->running = false;
     sim->failed = RK_DEVICE_FAULT;
     return rk__fail(RK_DEVICE_FAULT, "rk_sim: the %s (%s%s%s)",
@@ -121,7 +121,7 @@ static rk_status dead(rk_sim *sim) {
                     rk_status_name(sim->watch_status), sim->watch_error[0] ? ": " : "", sim->watch_error);
 }
 
-/* Traditional: a wait that takes long hands the stream to the watcher, so
+/* Traditional and graph: a wait that takes long hands the stream to the watcher, so
  * that a fault is seen while the host keeps polling (and a hang is not a
  * blocked host). */
 enum { WATCH_AFTER_NS = 5000000 };
@@ -151,7 +151,7 @@ static rk_status wait_for(rk_sim *sim, rk_sim_ticket t, bool for_slot) {
         rk_status s = dead(sim);
         if (s != RK_OK) return s;
         uint64_t now = rk__now_ns();
-        if (sim->pattern == RK_SIM_TRADITIONAL && !sim->watching && now - since > WATCH_AFTER_NS) {
+        if (sim->pattern != RK_SIM_PERSISTENT && !sim->watching && now - since > WATCH_AFTER_NS) {
             s = start_watcher(sim);
             if (s != RK_OK) return s;
         }
@@ -186,12 +186,21 @@ rk_status rk__sim_read_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer) {
     }
 }
 
+void rk__sim_command_bands(const rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, int *first, int *count) {
+    *first = 0;
+    *count = 1;
+    if (op < RK_SIM_OP_STEP && end != 0) { /* a region command: the bands its rows reach */
+        *first = RK_SIM_BAND_OF_ROW(begin, sim->blocks, sim->rows);
+        *count = RK_SIM_BAND_OF_ROW(end - 1, sim->blocks, sim->rows) - *first + 1;
+    }
+}
+
 /* Traditional: the launches of command t, whose words are in the ring. */
 static rk_status launch_traditional(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg,
                                     rk_sim_ticket t, uint64_t steps) {
     rk_arg args[RK_SIM_MAX_FIELDS + 8];
     size_t n = 0;
-    state_args(sim, args, &n);
+    rk__sim_state_args(sim, args, &n);
     if (op == RK_SIM_OP_STEP && arg > 0) {
         for (uint32_t k = 0; k < arg; k++) {
             size_t m = n;
@@ -203,11 +212,7 @@ static rk_status launch_traditional(rk_sim *sim, uint32_t op, uint32_t begin, ui
         return RK_OK;
     }
     int first = 0, count = 1;
-    bool region = op < RK_SIM_OP_STEP && end != 0;
-    if (region) {
-        first = RK_SIM_BAND_OF_ROW(begin, sim->blocks, sim->rows);
-        count = RK_SIM_BAND_OF_ROW(end - 1, sim->blocks, sim->rows) - first + 1;
-    }
+    rk__sim_command_bands(sim, op, begin, end, &first, &count);
     args[n++] = RK_ARG_UINT((uint32_t)t);
     args[n++] = RK_ARG_ULONG(steps);
     args[n++] = RK_ARG_INT(first);
@@ -239,8 +244,9 @@ rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end,
     uint64_t steps_before = sim->steps;
     if (op == RK_SIM_OP_STEP) sim->steps += arg;
     sim->ticks += op == RK_SIM_OP_STEP && arg > 0 ? arg : 1u;
-    if (sim->pattern == RK_SIM_TRADITIONAL) {
-        s = launch_traditional(sim, op, begin, end, arg, t, steps_before);
+    if (sim->pattern != RK_SIM_PERSISTENT) {
+        s = sim->pattern == RK_SIM_GRAPH ? rk__sim_graph_launch(sim, op, begin, end, arg, t, steps_before)
+                                         : launch_traditional(sim, op, begin, end, arg, t, steps_before);
         if (s != RK_OK) {
             sim->failed = s;
             return s;

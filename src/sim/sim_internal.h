@@ -25,8 +25,13 @@ typedef struct rk_sim_command_rt {
     int scope;
 } rk_sim_command_rt;
 
+struct rk_sim_graphs; /* sim_graph.c */
+
 struct rk_sim {
-    rk_sim_pattern pattern;
+    rk_sim_pattern pattern;   /* as it runs (RK_SIM_GRAPH without launch graphs runs as RK_SIM_TRADITIONAL) */
+    rk_sim_pattern requested; /* as asked */
+    struct rk_sim_graphs *graphs; /* graph pattern: the graphs made so far */
+    uint64_t graph_launches;
     const rk_backend *backend;
     uint32_t device_index;
     rk_context *ctx;
@@ -79,6 +84,12 @@ rk_status rk__sim_check_desc(const rk_sim_desc *desc);
 
 /* sim_exec.c */
 rk_status rk__sim_launch_persistent(rk_sim *sim);
+/* The arguments every kernel takes first (fields, scalars, mailbox, board,
+ * rows); args has room for RK_SIM_MAX_FIELDS + 8. */
+void rk__sim_state_args(rk_sim *sim, rk_arg *args, size_t *n);
+/* The bands a (non-step) command's launch covers: [*first, *first + *count). */
+void rk__sim_command_bands(const rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, int *first, int *count);
+
 /* Sends command words (op, begin, end, arg, payload) as the next ticket. */
 rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg, const void *payload,
                          size_t size, rk_sim_ticket *ticket);
@@ -88,5 +99,14 @@ rk_status rk__sim_read_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer);
 rk_status rk__sim_join_watcher(rk_sim *sim);
 /* Stops the persistent kernel (STOP, then the watcher's return). */
 rk_status rk__sim_stop(rk_sim *sim);
+
+/* sim_graph.c: the graph pattern. Whether the backend has launch graphs
+ * (else RK_SIM_GRAPH runs as RK_SIM_TRADITIONAL); the launches of command
+ * t (its words in the ring; `steps` steps sent before it) replayed from
+ * graphs; the graphs freed (before the module). */
+bool rk__sim_graph_available(const rk_sim *sim);
+rk_status rk__sim_graph_launch(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg, rk_sim_ticket t,
+                               uint64_t steps);
+void rk__sim_graph_destroy(rk_sim *sim);
 
 #endif

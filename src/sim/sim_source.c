@@ -83,7 +83,7 @@ static bool known_type(rk_sim_type t) { return t == RK_SIM_F32 || t == RK_SIM_I3
 rk_status rk__sim_check_desc(const rk_sim_desc *d) {
     if (!d) return rk__fail(RK_NULL_ARGUMENT, "rk_sim: the description is NULL");
     if (!d->source) return rk__fail(RK_NULL_ARGUMENT, "rk_sim: the description has no source");
-    if (d->pattern != RK_SIM_PERSISTENT && d->pattern != RK_SIM_TRADITIONAL)
+    if (d->pattern != RK_SIM_PERSISTENT && d->pattern != RK_SIM_TRADITIONAL && d->pattern != RK_SIM_GRAPH)
         return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: unknown pattern %d", (int)d->pattern);
     if (d->rows < 1) return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: rows is %d; the partition needs at least 1", d->rows);
     if (d->halo_rows < 0) return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: halo_rows is %d; 0 (any row) or more", d->halo_rows);

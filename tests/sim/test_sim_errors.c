@@ -173,8 +173,10 @@ int main(int argc, char **argv) {
     compile_errors();
     bad_commands(RK_SIM_PERSISTENT);
     bad_commands(RK_SIM_TRADITIONAL);
+    bad_commands(RK_SIM_GRAPH);
     hang(RK_SIM_PERSISTENT);
     hang(RK_SIM_TRADITIONAL);
+    if (!cpu) hang(RK_SIM_GRAPH); /* on the CPU it runs as traditional: no new case */
     if (!cpu) fault(); /* last: a fault spoils the context for the rest of the process */
     printf("sim errors on %s: every bad input refused with its reason\n", device);
     return 0;

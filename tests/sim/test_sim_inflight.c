@@ -141,6 +141,7 @@ int main(int argc, char **argv) {
     device = sim_test_device(argc, argv);
     destroy_applies_everything(RK_SIM_PERSISTENT);
     destroy_applies_everything(RK_SIM_TRADITIONAL);
+    destroy_applies_everything(RK_SIM_GRAPH);
     if (sim_test_is_cpu(device)) { /* on a GPU a held kernel would keep the device from the fault test */
         destroy_hung(RK_SIM_TRADITIONAL);
         destroy_hung(RK_SIM_PERSISTENT); /* its blocks hold the CPU's workers from now on */

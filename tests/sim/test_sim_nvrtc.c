@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cuda/cuda_internal.h"
 #include "cuda/nvrtc.h"
 #include "heat3d.h"
 
@@ -38,6 +39,17 @@ int main(void) {
         char *cubin = NULL;
         CHECK_OK(rk__nvrtc_compile(source, "heat3d.cu", arch, NULL, 0, &cubin, &size, NULL));
         CHECK(size > 64 && memcmp(cubin, "\x7f" "ELF", 4) == 0);
+        /* The cubin's parameter records (what launches are checked against on
+         * drivers without cuFuncGetParamCount): every field, the scalars, the
+         * ring, the board and rows, then each kernel's own. */
+        uint32_t sizes[32];
+        int state = (int)desc.field_count + 4;
+        CHECK_EQ(rk__cuda_cubin_params(cubin, size, "rk_sim_step", sizes, 32), state + 2);
+        CHECK_EQ(sizes[state], 4);     /* the command's number */
+        CHECK_EQ(sizes[state + 1], 8); /* the steps before */
+        CHECK_EQ(rk__cuda_cubin_params(cubin, size, "rk_sim_command", sizes, 32), state + 4);
+        CHECK_EQ(rk__cuda_cubin_params(cubin, size, "rk_sim_persistent", sizes, 32), state + 5);
+        for (int i = 0; i < state; i++) CHECK_EQ(sizes[i], i + 1 == state ? 4 : 8); /* pointers, then rows */
         printf("heat3d simulation kernels: %s cubin, %zu bytes\n", arch, size);
         free(cubin);
     }
