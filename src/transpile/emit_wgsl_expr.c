@@ -222,6 +222,7 @@ void rk__wgsl_args_list(emitter *e, tp_obj *callee, tp_node *a) {
     tp_obj *p = callee ? callee->params : NULL;
     for (; a; a = a->next, p = p ? p->next : NULL) {
         if (a->ty->kind == TY_GRID_POS || (p && p->ty->kind == TY_GRID_POS)) continue;
+        if (p && rk__wgsl_is_state(e, p->ty)) continue; /* emit_wgsl_state.c */
         if (!first) put(e, ", ");
         first = false;
         rk__wgsl_one_arg(e, p, a);
