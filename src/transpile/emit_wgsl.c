@@ -242,6 +242,9 @@ static void helper_function(emitter *e, tp_obj *fn) {
             continue;
         }
         if (rk__wgsl_is_state(e, p->ty)) continue; /* its members are module-scope bindings */
+        /* WGSL has no void pointers; one that is never read (a handler's unused
+         * payload) is dropped with its arguments. */
+        if (rk__wgsl_is_void_ptr(p->ty)) continue;
         if (!first) put(e, ", ");
         first = false;
         const char *pname = p->name ? p->name : rk__tp_format(e->ctx, "rk_unnamed%d", e->loop_var++);

@@ -113,6 +113,11 @@ static inline void refuse(emitter *e, const tp_token *tok, const char *what) {
 
 static inline tp_type *unq(tp_type *t) { return rk__tp_unqual(t); }
 
+/* A pointer to void (const or not): a helper's parameter WGSL drops. */
+static inline bool rk__wgsl_is_void_ptr(const tp_type *ty) {
+    return ty && ty->kind == TY_PTR && ty->base && rk__tp_unqual(ty->base)->kind == TY_VOID;
+}
+
 /* ---- the state struct as bindings (emit_wgsl_state.c) ---- */
 
 /* Rewrites s->m on state parameters, before anything is emitted. */
