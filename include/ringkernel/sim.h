@@ -1,7 +1,9 @@
 /* Persistent simulations: state that lives on a device, a step function
  * over it, and the user's own typed commands, driven asynchronously from
  * the host with tickets. One DSL source serves every backend (compiled by
- * the system C compiler on the CPU, by NVRTC on CUDA).
+ * the system C compiler on the CPU, by NVRTC on CUDA, transpiled to WGSL on
+ * WebGPU: there a function may not take or return a pointer into a field,
+ * and a payload_size must be sizeof its payload_type).
  *
  * What the user writes (docs/simulations.md walks through one):
  *
@@ -63,6 +65,12 @@
  *                       it; answers are written straight back to host-mapped
  *                       memory by the band that completes a command.
  *   RK_SIM_TRADITIONAL  launches per command on one stream.
+ * On WebGPU (no host-mapped memory, no kernel that sees host writes) both
+ * relaunch, with the same results: TRADITIONAL is a dispatch per command
+ * (per step), submitted when sent; PERSISTENT is "relaunch per command
+ * batch": commands wait on the host until a wait, finish, field or scalar
+ * access, or a ring full of them, then run in order as one dispatch of one
+ * block that takes the bands in turn. stats.launches counts dispatches.
  *
  * One host thread drives a simulation. Several may be open at once, on one
  * device or several.
@@ -186,7 +194,7 @@ typedef struct rk_sim_stats {
     uint64_t commands;   /* sent, steps included */
     uint64_t steps;      /* time steps sent */
     uint64_t completed;  /* commands known complete */
-    uint64_t launches;   /* kernel launches so far (persistent: 1 plus restarts) */
+    uint64_t launches;   /* kernel launches so far (persistent: 1 plus restarts; WebGPU: dispatches, a batch is one) */
     uint32_t blocks, threads;
     char backend[16];
     char device[256];
