@@ -16,14 +16,14 @@ struct rk_sim_wg {
     unsigned char *payload_host[RK_SIM_MAX_COMMANDS]; /* the payload buffers' staging */
     uint32_t payload_size[RK_SIM_MAX_COMMANDS];
     size_t payload_count;
-    int payload_of[RK_SIM_MAX_COMMANDS];              /* per command of the description */
+    int payload_of[RK_SIM_MAX_COMMANDS]; /* per command of the description */
     rk_function *step_fn, *command_fn, *batch_fn;
     uint32_t cmd_host[RK_SIM_SLOTS][RK_SIM_CMD_WORDS];
     int first_band[RK_SIM_SLOTS], band_count[RK_SIM_SLOTS]; /* the parts that make each answer */
-    uint32_t *parts;               /* the answer buffer read back */
-    rk_sim_ticket launched;        /* commands up to here have been dispatched */
-    rk_sim_ticket answered;        /* ... and have their answers in sim->mb */
-    uint64_t steps_launched;       /* steps before launched + 1 */
+    uint32_t *parts;                                        /* the answer buffer read back */
+    rk_sim_ticket launched;                                 /* commands up to here have been dispatched */
+    rk_sim_ticket answered;                                 /* ... and have their answers in sim->mb */
+    uint64_t steps_launched;                                /* steps before launched + 1 */
 };
 
 bool rk__sim_is_webgpu(const rk_device_info *info) { return strcmp(info->backend, "webgpu") == 0; }
@@ -100,8 +100,11 @@ static size_t state_args(const rk_sim *sim, rk_arg *args) {
 }
 
 static rk_status launch(rk_sim *sim, rk_function *fn, uint32_t blocks, rk_arg *args, size_t n) {
-    rk_launch_desc d = {.grid = RK_DIM3(blocks, 1, 1), .block = RK_DIM3(sim->threads, 1, 1), .stream = sim->stream,
-                        .args = args, .arg_count = n};
+    rk_launch_desc d = {.grid = RK_DIM3(blocks, 1, 1),
+                        .block = RK_DIM3(sim->threads, 1, 1),
+                        .stream = sim->stream,
+                        .args = args,
+                        .arg_count = n};
     rk_status s = rk_launch(fn, &d);
     if (s == RK_OK) sim->launches++;
     return lib(s, "launching a kernel");
@@ -184,7 +187,8 @@ static rk_status answer(rk_sim *sim) {
 }
 
 rk_status rk__sim_wg_wait(rk_sim *sim, rk_sim_ticket t) {
-    if (sim->failed != RK_OK) return rk__fail(sim->failed, "rk_sim: the simulation has failed (%s)", rk_status_name(sim->failed));
+    if (sim->failed != RK_OK)
+        return rk__fail(sim->failed, "rk_sim: the simulation has failed (%s)", rk_status_name(sim->failed));
     if (t <= sim->wg->answered) return RK_OK;
     if (sim->pattern == RK_SIM_PERSISTENT) {
         rk_status s = launch_batch(sim);
@@ -199,7 +203,8 @@ rk_status rk__sim_wg_wait(rk_sim *sim, rk_sim_ticket t) {
 rk_status rk__sim_wg_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg, const void *payload,
                             size_t size, rk_sim_ticket *ticket) {
     if (ticket) *ticket = 0;
-    if (sim->failed != RK_OK) return rk__fail(sim->failed, "rk_sim: the simulation has failed (%s)", rk_status_name(sim->failed));
+    if (sim->failed != RK_OK)
+        return rk__fail(sim->failed, "rk_sim: the simulation has failed (%s)", rk_status_name(sim->failed));
     rk_sim_wg *wg = sim->wg;
     rk_sim_ticket t = sim->sent + 1;
     if (t > RK_SIM_SLOTS) { /* the slot's last command has its answer on the host */

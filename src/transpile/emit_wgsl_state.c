@@ -73,7 +73,8 @@ void rk__wgsl_state_prepare(emitter *e, tp_program *prog) {
     if (!names || !*names) return;
     int members = 0;
     for (tp_item *it = prog->items; it; it = it->next) {
-        if (it->kind != IT_STRUCT || !listed(it->struct_ty, names) || rk__wgsl_state_is_struct(e, it->struct_ty)) continue;
+        if (it->kind != IT_STRUCT || !listed(it->struct_ty, names) || rk__wgsl_state_is_struct(e, it->struct_ty))
+            continue;
         if (e->state_struct_count == (int)(sizeof e->state_structs / sizeof e->state_structs[0])) {
             rk__tp_error(e->ctx, it->struct_ty->tag, "too many state structs (WGSL target)");
             break;
@@ -106,8 +107,9 @@ void rk__wgsl_state_prepare(emitter *e, tp_program *prog) {
 void rk__wgsl_state_bindings(emitter *e, const tp_obj *fn, const tp_obj *p, int *binding) {
     int k = struct_index(e, unq(p->ty->base));
     if (e->state_first_binding[k] >= 0 && e->state_first_binding[k] != *binding) {
-        rk__tp_error(e->ctx, p->tok, "kernel '%s': a state parameter must come where every kernel has it, before the "
-                                     "kernel's own buffers, so that its buffers keep their bindings (WGSL target)",
+        rk__tp_error(e->ctx, p->tok,
+                     "kernel '%s': a state parameter must come where every kernel has it, before the "
+                     "kernel's own buffers, so that its buffers keep their bindings (WGSL target)",
                      fn->name);
         return;
     }
