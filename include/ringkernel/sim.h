@@ -204,7 +204,7 @@ void rk_sim_get_stats(const rk_sim *sim, rk_sim_stats *out);
 
 /* The full source compiled for this simulation (generated declarations,
  * the user's source, the library's kernels), for tools that compile it
- * themselves (an NVRTC check). Owned by sim. */
+ * themselves (an NVRTC check); on WebGPU the WGSL it became. Owned by sim. */
 const char *rk_sim_source(const rk_sim *sim);
 /* The same without creating a simulation: *out is malloc'd (free it). */
 rk_status rk_sim_generate_source(const rk_sim_desc *desc, char **out);
