@@ -233,7 +233,7 @@ rk_status rk__sim_wg_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t e
     sim->sent = t;
     if (op == RK_SIM_OP_STEP) sim->steps += arg;
     sim->ticks += op == RK_SIM_OP_STEP && arg > 0 ? arg : 1u;
-    if (sim->pattern == RK_SIM_TRADITIONAL) {
+    if (sim->pattern != RK_SIM_PERSISTENT) { /* any pattern but the batch: a dispatch per command */
         rk_status s = copy_in(sim, wg->cmd, (size_t)slot * sizeof wg->cmd_host[slot], w, sizeof wg->cmd_host[slot]);
         if (s == RK_OK && k >= 0)
             s = copy_in(sim, wg->payload[k], (size_t)slot * wg->payload_size[k],
