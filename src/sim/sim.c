@@ -149,11 +149,11 @@ static rk_status create(rk_sim *sim, const rk_sim_desc *d) {
      * memory is the device's. RK_SIM_RELAY=0/1 overrides (tests). */
     const char *relay = getenv("RK_SIM_RELAY");
     sim->relay = relay && *relay ? strcmp(relay, "0") != 0 : !cpu;
+    TRY(allocate_state(sim, d));
+    if (!webgpu) TRY(compile(sim, d)); /* WebGPU: transpiled and compiled by allocate_state */
     TRY_LIB(rk_stream_create(sim->ctx, &sim->stream), "creating a stream");
     TRY_LIB(rk_stream_create(sim->ctx, &sim->copy_stream), "creating a stream");
-    TRY(allocate_state(sim, d));
-    if (webgpu) return RK_OK; /* compiled by allocate_state; nothing runs between batches */
-    TRY(compile(sim, d));
+    if (webgpu) return RK_OK; /* nothing runs between batches */
     if (sim->pattern == RK_SIM_PERSISTENT) {
         TRY(start(sim, d->blocks == 0));
         rk__sim_registry_add(sim);
