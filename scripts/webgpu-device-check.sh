@@ -11,8 +11,8 @@
 #       "build-webgpu-check"]:
 #   scripts/webgpu-device-check.sh run       # there, offline
 #       unpacks the loader if the machine lacks one, points Vulkan at the
-#       NVIDIA driver, and runs rk info, the WebGPU tests, rk demo and the
-#       relaunch benchmark. A log goes to $OUT/webgpu-device-check.log when
+#       NVIDIA driver, and runs rk info, the WebGPU tests (simulations
+#       included), rk demo and the relaunch benchmark. A log goes to $OUT/webgpu-device-check.log when
 #       $OUT is set.
 set -uo pipefail
 
@@ -37,7 +37,8 @@ prepare() {
   apt-get "${o[@]}" update -qq
   (cd "$ROOT/.gl" && apt-get "${o[@]}" download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRK_BUILD_TESTS=ON >/dev/null
-  ninja -C "$BUILD" -j2 ringkernel rk test_webgpu_device test_webgpu_ring test_webgpu_transpiled bench_webgpu_ring
+  ninja -C "$BUILD" -j2 ringkernel rk test_webgpu_device test_webgpu_ring test_webgpu_transpiled bench_webgpu_ring \
+    test_sim_webgpu test_sim_ordering_webgpu
   # The binaries carry this tree's absolute paths (rpath, the examples they
   # read): run re-creates them there.
   echo "$ROOT" > "$BUILD/source-dir.txt"
@@ -86,6 +87,10 @@ run_checks() {
   run_step "rk info" "$BUILD/tools/rk/rk" info || failed=1
   for t in test_webgpu_device test_webgpu_ring test_webgpu_transpiled; do
     run_step "$t" "$BUILD/tests/webgpu/$t" || failed=1
+  done
+  # Simulations on WebGPU (docs/simulations.md): both patterns, the CPU within tolerance, the ordering mix.
+  for t in test_sim_webgpu test_sim_ordering_webgpu; do
+    run_step "$t" "$BUILD/tests/sim/$t" webgpu || failed=1
   done
   run_step "rk demo" env RK_BACKEND=webgpu "$BUILD/tools/rk/rk" demo || failed=1
   run_step "relaunch benchmark" "$BUILD/tests/webgpu/bench_webgpu_ring" 5000 2000000 || failed=1

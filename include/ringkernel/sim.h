@@ -1,7 +1,9 @@
 /* Persistent simulations: state that lives on a device, a step function
  * over it, and the user's own typed commands, driven asynchronously from
  * the host with tickets. One DSL source serves every backend (compiled by
- * the system C compiler on the CPU, by NVRTC on CUDA).
+ * the system C compiler on the CPU, by NVRTC on CUDA, transpiled to WGSL on
+ * WebGPU: there a function may not take or return a pointer into a field,
+ * and a payload_size must be sizeof its payload_type).
  *
  * What the user writes (docs/simulations.md walks through one):
  *
@@ -72,6 +74,12 @@
  *                       launch graphs (CPU, WebGPU) it runs as
  *                       RK_SIM_TRADITIONAL, the same API and results, and
  *                       rk_sim_stats.executed says so.
+ * On WebGPU (no host-mapped memory, no kernel that sees host writes) both
+ * relaunch, with the same results: TRADITIONAL is a dispatch per command
+ * (per step), submitted when sent; PERSISTENT is "relaunch per command
+ * batch": commands wait on the host until a wait, finish, field or scalar
+ * access, or a ring full of them, then run in order as one dispatch of one
+ * block that takes the bands in turn. stats.launches counts dispatches.
  *
  * One host thread drives a simulation. Several may be open at once, on one
  * device or several.
@@ -196,7 +204,8 @@ typedef struct rk_sim_stats {
     uint64_t commands;   /* sent, steps included */
     uint64_t steps;      /* time steps sent */
     uint64_t completed;  /* commands known complete */
-    uint64_t launches;   /* kernel launches so far (persistent: 1 plus restarts; graph: the kernels replayed) */
+    uint64_t launches;   /* kernel launches so far (persistent: 1 plus restarts; graph: the kernels
+                          * replayed; WebGPU: dispatches, a persistent batch is one) */
     uint64_t graph_launches; /* graph pattern: graph replays so far */
     uint32_t blocks, threads;
     char backend[16];
@@ -207,7 +216,7 @@ void rk_sim_get_stats(const rk_sim *sim, rk_sim_stats *out);
 
 /* The full source compiled for this simulation (generated declarations,
  * the user's source, the library's kernels), for tools that compile it
- * themselves (an NVRTC check). Owned by sim. */
+ * themselves (an NVRTC check); on WebGPU the WGSL it became. Owned by sim. */
 const char *rk_sim_source(const rk_sim *sim);
 /* The same without creating a simulation: *out is malloc'd (free it). */
 rk_status rk_sim_generate_source(const rk_sim_desc *desc, char **out);

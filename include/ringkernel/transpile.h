@@ -86,6 +86,17 @@ typedef struct rk_transpile_desc {
      * 48 KiB, or WebGPU's default maxComputeWorkgroupStorageSize of 16 KiB
      * for WGSL (a WebGPU caller may pass its device's limit). */
     uint32_t shared_memory_limit;
+    /* WGSL: tags of structs of buffer pointers that are sets of bindings,
+     * comma-separated (NULL = none). WGSL has no pointers in structs, so a
+     * parameter `const S *s` is dropped from every function and `s->m`
+     * reads the module-scope binding rk_b_m: a pointer member is a storage
+     * buffer, a member of any other type a module-scope constant the caller
+     * declares (`const rk_b_m: i32 = ...;`). Kernels take such structs as
+     * their first parameters, in one order: their pointer members bind to
+     * @binding(0..) in order, and the kernel's own buffers follow. Member
+     * names are unique across the structs. The simulation library (src/sim)
+     * uses it for rk_sim_state. */
+    const char *wgsl_state_struct;
 } rk_transpile_desc;
 
 typedef enum rk_diagnostic_severity {

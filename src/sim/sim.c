@@ -6,6 +6,7 @@
 
 #include "sim/sim_internal.h"
 #include "sim/sim_registry.h"
+#include "sim/sim_webgpu.h"
 
 _Static_assert(RK_SIM_SLOTS == RK_SIM_RING_SLOTS, "the ring's length is public");
 _Static_assert(RK_SIM_PAYLOAD_WORDS * 4 == RK_SIM_MAX_PAYLOAD, "the payload fits the command's words");
@@ -74,6 +75,7 @@ static rk_status allocate_state(rk_sim *sim, const rk_sim_desc *d) {
     sim->scalar_count = d->scalar_count;
     TRY_LIB(rk_buffer_alloc(sim->ctx, sizeof bits, &sim->scalars), "allocating the scalars");
     TRY_LIB(rk_copy_to_device(sim->ctx, sim->scalars, 0, bits, sizeof bits, NULL), "setting the scalars");
+    if (rk__sim_is_webgpu(&sim->info)) return rk__sim_wg_create(sim, d); /* no mapped ring: sim_webgpu.h */
     void *host = NULL;
     TRY_LIB(rk_buffer_alloc_mapped(sim->ctx, sizeof(rk_sim_mailbox), &sim->mailbox_buf, &host),
             "allocating the command ring in host-mapped memory");
@@ -139,10 +141,11 @@ static rk_status create(rk_sim *sim, const rk_sim_desc *d) {
     sim->device_index = device;
     TRY_LIB(rk_context_create(backend, device, &sim->ctx), "opening the device");
     TRY_LIB(rk_context_device_info(sim->ctx, &sim->info), "reading device facts");
-    if (!sim->info.host_mapped_memory)
+    bool webgpu = rk__sim_is_webgpu(&sim->info); /* both patterns relaunch there (sim_webgpu.h) */
+    if (!sim->info.host_mapped_memory && !webgpu)
         return rk__fail(RK_UNSUPPORTED, "rk_sim: the %s device cannot map host memory, which the command ring needs",
                         sim->info.backend);
-    if (d->pattern == RK_SIM_PERSISTENT && (!sim->info.cooperative_launch || !sim->info.persistent_kernels))
+    if (d->pattern == RK_SIM_PERSISTENT && !webgpu && (!sim->info.cooperative_launch || !sim->info.persistent_kernels))
         return rk__fail(RK_UNSUPPORTED, "rk_sim: the persistent pattern needs cooperative launch and persistent "
                                         "kernels, which the %s device lacks (use the traditional pattern)",
                         sim->info.backend);
@@ -155,9 +158,10 @@ static rk_status create(rk_sim *sim, const rk_sim_desc *d) {
     const char *relay = getenv("RK_SIM_RELAY");
     sim->relay = relay && *relay ? strcmp(relay, "0") != 0 : !cpu;
     TRY(allocate_state(sim, d));
-    TRY(compile(sim, d));
+    if (!webgpu) TRY(compile(sim, d)); /* WebGPU: transpiled and compiled by allocate_state */
     TRY_LIB(rk_stream_create(sim->ctx, &sim->stream), "creating a stream");
     TRY_LIB(rk_stream_create(sim->ctx, &sim->copy_stream), "creating a stream");
+    if (webgpu) return RK_OK; /* nothing runs between batches */
     if (sim->pattern == RK_SIM_PERSISTENT) {
         TRY(start(sim, d->blocks == 0));
         rk__sim_registry_add(sim);
@@ -194,7 +198,9 @@ rk_status rk_sim_destroy(rk_sim *sim) {
     /* Commands in flight complete first: give a loaded machine some time. */
     if (sim->hang_ns < DESTROY_MIN_WAIT_NS) sim->hang_ns = DESTROY_MIN_WAIT_NS;
     rk_status result = RK_OK;
-    if (sim->pattern == RK_SIM_PERSISTENT) {
+    if (sim->wg) {
+        result = sim->sent && sim->failed == RK_OK ? rk_sim_finish(sim) : RK_OK; /* runs the pending batch */
+    } else if (sim->pattern == RK_SIM_PERSISTENT) {
         rk__sim_registry_remove(sim);
         result = rk__sim_stop(sim);
     } else if (sim->sent) {
@@ -222,6 +228,7 @@ rk_status rk_sim_destroy(rk_sim *sim) {
     if (sim->board) rk_buffer_free(sim->board);
     if (sim->mailbox_buf) rk_buffer_free(sim->mailbox_buf);
     rk__sim_graph_destroy(sim); /* its graphs launch the module's kernels */
+    rk__sim_wg_destroy(sim);
     if (sim->module) rk_module_destroy(sim->module); /* pauses the others on CUDA (sim_registry.h) */
     /* On CUDA, freeing the context's pinned memory waits for running kernels:
      * the context's destroy pauses every resident kernel of the device around

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/sim_internal.h"
+#include "sim/sim_webgpu.h"
 
 enum { SPIN_BEFORE_YIELD = 2000 };
 
@@ -165,7 +166,9 @@ static rk_status wait_for(rk_sim *sim, rk_sim_ticket t, bool for_slot) {
     }
 }
 
-rk_status rk__sim_wait(rk_sim *sim, rk_sim_ticket t) { return wait_for(sim, t, false); }
+rk_status rk__sim_wait(rk_sim *sim, rk_sim_ticket t) {
+    return sim->wg ? rk__sim_wg_wait(sim, t) : wait_for(sim, t, false);
+}
 
 /* The answer of a completed command: its two words were written before its
  * done word but with no release between (sim_protocol.h), so they may land
@@ -222,6 +225,7 @@ static rk_status launch_traditional(rk_sim *sim, uint32_t op, uint32_t begin, ui
 
 rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg, const void *payload,
                          size_t size, rk_sim_ticket *ticket) {
+    if (sim->wg) return rk__sim_wg_submit(sim, op, begin, end, arg, payload, size, ticket); /* sim_webgpu.c */
     if (ticket) *ticket = 0;
     rk_status s = dead(sim);
     if (s != RK_OK) return s;

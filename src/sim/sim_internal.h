@@ -75,6 +75,7 @@ struct rk_sim {
     int watch_state;         /* atomic: 0 running, 1 returned */
     rk_status watch_status;
     char watch_error[256];
+    struct rk_sim_wg *wg;    /* WebGPU's relaunch state (sim_webgpu.c); NULL elsewhere */
 };
 
 /* sim_source.c: the whole source for a validated description. */

@@ -241,6 +241,10 @@ static void helper_function(emitter *e, tp_obj *fn) {
             if (p->name) rk__wgsl_add_name(e, p, "rk_pos", NK_DROPPED);
             continue;
         }
+        if (rk__wgsl_is_state(e, p->ty)) continue; /* its members are module-scope bindings */
+        /* WGSL has no void pointers; one that is never read (a handler's unused
+         * payload) is dropped with its arguments. */
+        if (rk__wgsl_is_void_ptr(p->ty)) continue;
         if (!first) put(e, ", ");
         first = false;
         const char *pname = p->name ? p->name : rk__tp_format(e->ctx, "rk_unnamed%d", e->loop_var++);
@@ -300,6 +304,10 @@ static bool kernel_bindings(emitter *e, tp_obj *fn, bool stencil) {
             continue;
         }
         const char *pname = p->name ? p->name : "unnamed";
+        if (rk__wgsl_is_state(e, p->ty)) {
+            rk__wgsl_state_bindings(e, fn, p, &binding);
+            continue;
+        }
         if (unq(p->ty)->kind == TY_STRUCT) {
             /* By value (RK_ARG_STRUCT): its bytes in a storage binding of its own, in order with the buffers. */
             if (rk__wgsl_check_type(e, p->ty, p->tok, rk__tp_format(e->ctx, "struct parameter '%s'", pname)))
@@ -387,6 +395,10 @@ static void kernel(emitter *e, tp_obj *fn) {
     /* Every binding stays in the "auto" layout even if the body ignores it. */
     for (tp_obj *p = fn->params; p; p = p->next) {
         if (p->ty->kind != TY_PTR) continue;
+        if (rk__wgsl_is_state(e, p->ty)) {
+            rk__wgsl_state_keep(e, p);
+            continue;
+        }
         line_start(e);
         PRINTF(e, "_ = &%s;\n", rk__wgsl_obj_name(e, p));
     }
@@ -755,6 +767,7 @@ void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
     const tp_obj *first_global = NULL;
     tp_buf kinds;
     rk__tp_buf_init(&kinds, ctx);
+    rk__wgsl_state_prepare(&e, prog);
     for (tp_obj *fn = prog->functions; fn; fn = fn->next) {
         if (fn->body) {
             e.fn = fn; /* note_builtin: whether pointer parameters are buffers */
@@ -782,7 +795,7 @@ void rk__tp_emit_wgsl(tp_ctx *ctx, tp_program *prog, tp_buf *out) {
     for (tp_item *it = prog->items; it; it = it->next) {
         switch (it->kind) {
         case IT_STRUCT:
-            struct_def(&e, it->struct_ty);
+            if (!rk__wgsl_state_is_struct(&e, it->struct_ty)) struct_def(&e, it->struct_ty);
             break;
         case IT_VAR:
             if (!it->obj->is_enum_const && !it->obj->is_typedef) global_var(&e, it->obj);

@@ -76,6 +76,14 @@ typedef struct emitter {
     /* rk_emit: the message types emitted; helper rk_emit_K writes type K. */
     const tp_type *emit_types[16];
     int emit_type_count;
+    /* wgsl_state_struct (emit_wgsl_state.c): the structs, where their bindings
+     * start (-1 before a kernel takes one), every member and its object. */
+    const tp_type *state_structs[8];
+    int state_first_binding[8];
+    int state_struct_count;
+    const tp_member **state_members;
+    tp_obj **state_objs;
+    int state_count;
 } emitter;
 
 /* The index of rk_emit's helper for messages of type ty (emit_wgsl.c). */
@@ -104,6 +112,21 @@ static inline void refuse(emitter *e, const tp_token *tok, const char *what) {
 }
 
 static inline tp_type *unq(tp_type *t) { return rk__tp_unqual(t); }
+
+/* A pointer to void (const or not): a helper's parameter WGSL drops. */
+static inline bool rk__wgsl_is_void_ptr(const tp_type *ty) {
+    return ty && ty->kind == TY_PTR && ty->base && rk__tp_unqual(ty->base)->kind == TY_VOID;
+}
+
+/* ---- the state struct as bindings (emit_wgsl_state.c) ---- */
+
+/* Rewrites s->m on state parameters, before anything is emitted. */
+void rk__wgsl_state_prepare(emitter *e, tp_program *prog);
+/* Is ty a pointer to a state struct (a parameter that WGSL drops)? */
+bool rk__wgsl_is_state(const emitter *e, const tp_type *ty);
+bool rk__wgsl_state_is_struct(const emitter *e, const tp_type *ty);
+void rk__wgsl_state_bindings(emitter *e, const tp_obj *fn, const tp_obj *p, int *binding);
+void rk__wgsl_state_keep(emitter *e, const tp_obj *p);
 
 /* ---- names, types, layouts, literals (emit_wgsl_types.c) ---- */
 

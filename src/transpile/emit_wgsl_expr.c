@@ -222,6 +222,11 @@ void rk__wgsl_args_list(emitter *e, tp_obj *callee, tp_node *a) {
     tp_obj *p = callee ? callee->params : NULL;
     for (; a; a = a->next, p = p ? p->next : NULL) {
         if (a->ty->kind == TY_GRID_POS || (p && p->ty->kind == TY_GRID_POS)) continue;
+        if (p && rk__wgsl_is_state(e, p->ty)) continue; /* emit_wgsl_state.c */
+        if (p && rk__wgsl_is_void_ptr(p->ty)) {
+            if (rk__wgsl_has_effects(a)) refuse(e, a->tok, "an argument with side effects for a void pointer parameter");
+            continue; /* the parameter is dropped (helper_function) */
+        }
         if (!first) put(e, ", ");
         first = false;
         rk__wgsl_one_arg(e, p, a);
@@ -793,6 +798,11 @@ void rk__wgsl_expr(emitter *e, tp_node *n) {
             return;
         }
         name_entry *ne = rk__wgsl_find_name(e, n->obj);
+        if (rk__wgsl_is_void_ptr(n->obj->ty) && n->obj->is_param) {
+            refuse(e, n->tok, "a void pointer parameter has no WGSL value (it is dropped; only (void)p may name it)");
+            put(e, "0");
+            return;
+        }
         if (ne && ne->kind == NK_PTR_ELEM && n->ty->kind != TY_PTR) {
             PRINTF(e, "(*%s)", ne->name);
             return;

@@ -163,6 +163,7 @@ void rk__wgsl_call_with_temps(emitter *e, tp_node *n, const char *result) {
     int k = 0;
     for (tp_node *a = n->args; a; a = a->next, p = p ? p->next : NULL) {
         if (a->ty->kind == TY_GRID_POS || (p && p->ty->kind == TY_GRID_POS)) continue;
+        if (p && (rk__wgsl_is_state(e, p->ty) || rk__wgsl_is_void_ptr(p->ty))) continue; /* dropped parameters */
         if (sep) put(e, ", ");
         sep = true;
         tp_node *s = rk__wgsl_strip_ptr_conv(a);

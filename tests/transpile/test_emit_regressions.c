@@ -117,10 +117,69 @@ static void shared_memory_limit_from_the_caller(void) {
     printf("shared memory limit: WGSL default 16 KiB, raised or lowered by the caller\n");
 }
 
+/* wgsl_state_struct: s->m on a struct of buffer pointers reads the binding
+ * rk_b_m; the parameter leaves signatures and calls; every kernel that takes
+ * the struct first binds its buffers at 0.., its own after; a kernel that
+ * takes it elsewhere is refused. */
+static void wgsl_state_struct_as_bindings(void) {
+    static const char src[] = "#include <ringkernel/dsl.h>\n"
+                              "typedef struct st { float *a; const int *b; int rows; } st;\n"
+                              "RK_DEVICE float value_at(const st *s, int i) { return s->a[i] + (float)s->b[i] + (float)s->rows; }\n"
+                              "RK_KERNEL void k1(const st *s, float *out) { out[0] = value_at(s, thread_idx_x()); }\n"
+                              "RK_KERNEL void k2(const st *s, int n) { if (thread_idx_x() < n) s->a[0] = 1.0f; }\n";
+    rk_transpile_desc d = {.source = src, .path = "st.c", .target = RK_TARGET_WGSL, .no_file_system = true,
+                           .wgsl_state_struct = "other,st"};
+    rk_transpile_result *r = NULL;
+    rk_status s = rk_transpile(&d, &r);
+    if (s != RK_OK) fprintf(stderr, "%s\n", rk_transpile_diagnostics_text(r));
+    CHECK_OK(s);
+    check_after(r, "@binding(0)", "var<storage, read_write> rk_b_a: array<f32>;");
+    check_after(r, "@binding(1)", "var<storage, read> rk_b_b: array<i32>;");
+    check_after(r, "@binding(2)", "k1_out");
+    check_after(r, "fn value_at(rk_p_i: i32)", "rk_b_a[");
+    check_after(r, "fn value_at(", "rk_b_rows");
+    check_absent(r, "struct st");
+    check_after(r, "fn k1(", "value_at(i32(");
+    rk_transpile_result_destroy(r);
+
+    static const char late[] = "#include <ringkernel/dsl.h>\n"
+                               "typedef struct st { float *a; } st;\n"
+                               "RK_KERNEL void k1(const st *s, float *out) { out[0] = s->a[0]; }\n"
+                               "RK_KERNEL void k2(float *out, const st *s) { out[0] = s->a[1]; }\n";
+    d.source = late;
+    r = NULL;
+    CHECK_STATUS(rk_transpile(&d, &r), RK_PARSE_ERROR); /* how the transpiler reports any error */
+    CHECK_STR_CONTAINS(rk_transpile_diagnostics_text(r), "a state parameter must come where every kernel has it");
+    rk_transpile_result_destroy(r);
+    printf("WGSL state struct: members as bindings, parameter dropped, misplaced parameter refused\n");
+}
+
+/* A void pointer parameter (a handler's unused payload) has no WGSL type:
+ * dropped with its arguments when only (void)p names it, refused otherwise. */
+static void wgsl_void_pointer_parameter(void) {
+    rk_transpile_result *r = transpile("RK_DEVICE int first(const int *v, const void *p) { (void)p; return v[0]; }\n"
+                                       "RK_KERNEL void k(int *out) { int x = 3; out[0] = first(&x, &x); }\n",
+                                       RK_TARGET_WGSL);
+    check_after(r, "fn first(", "v: ptr<function, i32>) -> i32");
+    check_after(r, "fn k(", "first(&x)");
+    rk_transpile_result_destroy(r);
+    static const char used[] = "#include <ringkernel/dsl.h>\n"
+                               "RK_DEVICE int first(const void *p) { return *(const int *)p; }\n"
+                               "RK_KERNEL void k(int *out) { int x = 3; out[0] = first(&x); }\n";
+    rk_transpile_desc d = {.source = used, .path = "v.c", .target = RK_TARGET_WGSL, .no_file_system = true};
+    r = NULL;
+    CHECK_STATUS(rk_transpile(&d, &r), RK_PARSE_ERROR);
+    CHECK_STR_CONTAINS(rk_transpile_diagnostics_text(r), "v.c:2:"); /* reading through it */
+    rk_transpile_result_destroy(r);
+    printf("WGSL void pointer parameter: dropped when unread, refused when read\n");
+}
+
 int main(void) {
     else_if_then_statement();
     wgsl_side_effects_not_selected();
     nan_tests_and_nonfinite_constants();
     shared_memory_limit_from_the_caller();
+    wgsl_state_struct_as_bindings();
+    wgsl_void_pointer_parameter();
     return 0;
 }
