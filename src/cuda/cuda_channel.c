@@ -134,7 +134,8 @@ rk_status rk__cuda_channel_attach(rk_kernel *src, rk_kernel *dst, rk_channel *ch
      * lands; each entry's ring pointer last (it marks the entry valid). */
     volatile uint64_t *in = to.hctl + RK_HCTL_IN + 8u * in_count;
     in[1] = ctl;
-    in[2] = log2cap | (uint64_t)(ch->desc.replies == RK_CHANNEL_REPLY_ALL) << 8;
+    in[2] = log2cap | (uint64_t)(ch->desc.replies == RK_CHANNEL_REPLY_ALL) << 8 |
+            (uint64_t)(ch->desc.flow == RK_CHANNEL_REPORT) << 9;
     in[3] = ch->id;
     host_to_device_fence();
     in[0] = ring;

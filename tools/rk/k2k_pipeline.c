@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "ringkernel/channel.h"
@@ -18,7 +19,10 @@ uint32_t pipe_expected_check(uint32_t seq, unsigned stages) {
     return c;
 }
 
-rk_status pipeline_open(pipeline *p, rk_runtime *rt, unsigned stages, bool relay, uint32_t queue) {
+/* first_channel: the capacity of channel 1 -> 2 (0: queue); active: how
+ * many stages, from the first, are activated. */
+static rk_status open_chain(pipeline *p, rk_runtime *rt, unsigned stages, bool relay, uint32_t queue,
+                            uint32_t first_channel, unsigned active) {
     memset(p, 0, sizeof *p);
     p->rt = rt;
     p->relay = relay;
@@ -43,14 +47,18 @@ rk_status pipeline_open(pipeline *p, rk_runtime *rt, unsigned stages, bool relay
         if (s == RK_OK) p->stages = i + 1;
     }
     for (unsigned i = 0; !relay && s == RK_OK && i + 1 < stages; i++) {
-        rk_channel_desc cd = {.message_size = sizeof(pipe_msg), .capacity = queue,
+        rk_channel_desc cd = {.message_size = sizeof(pipe_msg), .capacity = i == 0 && first_channel ? first_channel : queue,
                               .replies = i + 2 == stages ? RK_CHANNEL_REPLY_ALL : RK_CHANNEL_REPLY_FAILURES};
-        s = rk_channel_connect(p->k[i], 0, p->k[i + 1], &cd, NULL);
+        s = rk_channel_connect(p->k[i], 0, p->k[i + 1], &cd, &p->ch[i]);
     }
     if (!relay && s == RK_OK && stages > 1) s = rk_channel_set_host_replies(p->k[0], RK_CHANNEL_REPLY_FAILURES);
-    for (unsigned i = 0; s == RK_OK && i < stages; i++) s = rk_kernel_activate(p->k[i]);
+    for (unsigned i = 0; s == RK_OK && i < active && i < stages; i++) s = rk_kernel_activate(p->k[i]);
     if (s != RK_OK) pipeline_close(p);
     return s;
+}
+
+rk_status pipeline_open(pipeline *p, rk_runtime *rt, unsigned stages, bool relay, uint32_t queue) {
+    return open_chain(p, rt, stages, relay, queue, 0, stages);
 }
 
 void pipeline_close(pipeline *p) {
@@ -58,6 +66,7 @@ void pipeline_close(pipeline *p) {
         rk_kernel_terminate(p->k[i], WAIT_NS);
         rk_kernel_destroy(p->k[i]);
         p->k[i] = NULL;
+        p->ch[i] = NULL; /* a channel lives until both its kernels are destroyed */
     }
     p->stages = 0;
 }
@@ -174,5 +183,54 @@ rk_status pipeline_latency(pipeline *p, uint64_t probes, pipe_result *out) {
     out->p50_ns = cli_percentile_u64(ns, out->messages, 50);
     out->p99_ns = cli_percentile_u64(ns, out->messages, 99);
     free(ns);
+    return s;
+}
+
+rk_status pipeline_burst(rk_runtime *rt, unsigned stages, uint32_t count, pipe_result *out) {
+    memset(out, 0, sizeof *out);
+    if (stages < 2 || count == 0 || (count & (count - 1u))) return RK_INVALID_ARGUMENT;
+    enum { QUEUE = 4096, BATCH = 256 };
+    pipeline p;
+    /* Only the source runs at first: its emits fill the first channel. */
+    rk_status s = open_chain(&p, rt, stages, false, QUEUE, count, 1);
+    if (s != RK_OK) return s;
+    pipe_msg *buf = calloc(BATCH, sizeof *buf);
+    rk_reply_info *infos = calloc(BATCH, sizeof *infos);
+    if (!buf || !infos) s = RK_OUT_OF_MEMORY;
+    uint64_t sent = 0;
+    while (s == RK_OK && sent < count) {
+        size_t n = count - sent < BATCH ? (size_t)(count - sent) : BATCH, accepted = 0;
+        for (size_t i = 0; i < n; i++) buf[i] = (pipe_msg){.seq = (uint32_t)(sent + i), .check = (uint32_t)(sent + i)};
+        s = rk_kernel_send_batch(p.k[0], buf, sizeof buf[0], n, WAIT_NS, &accepted, NULL);
+        sent += accepted;
+    }
+    /* Parked: every message waits in the first channel. */
+    uint64_t deadline = cli_now_ns() + WAIT_NS;
+    rk_channel_stats cs = {0};
+    while (s == RK_OK) {
+        s = rk_channel_stats_get(p.ch[0], &cs);
+        if (s != RK_OK || cs.emitted >= count) break;
+        if (cli_now_ns() > deadline) {
+            fprintf(stderr, "rk: k2k burst: only %llu of %u messages reached the first channel\n",
+                    (unsigned long long)cs.emitted, count);
+            s = RK_TIMEOUT;
+        }
+        struct timespec nap = {0, 100000}; /* the CPU backend's workers need the cores */
+        nanosleep(&nap, NULL);
+    }
+    /* Released, the sink first: the clock runs until the last reply is checked. */
+    uint64_t got = 0, start = cli_now_ns();
+    for (unsigned i = stages - 1; s == RK_OK && i >= 1; i--) s = rk_kernel_activate(p.k[i]);
+    while (s == RK_OK && got < count) {
+        size_t n = 0;
+        s = rk_kernel_receive_batch(p.k[stages - 1], buf, sizeof buf[0], infos, BATCH, WAIT_NS, &n);
+        for (size_t i = 0; i < n; i++, got++) check_one(&p, &buf[i], &infos[i], (uint32_t)got, out);
+    }
+    out->seconds = (double)(cli_now_ns() - start) / 1e9;
+    out->messages = got;
+    out->missing = count - got;
+    free(buf);
+    free(infos);
+    pipeline_close(&p);
     return s;
 }
