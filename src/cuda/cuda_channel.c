@@ -41,7 +41,7 @@ static void free_impl(rk_channel *ch) {
     pthread_mutex_unlock(&lock);
     if (rk__cuda_bind(c->ctx) == RK_OK) {
         if (c->stream) rk__cuda.cuStreamDestroy(c->stream);
-        rk__cuda_device_free(c->ctx, c->mem);
+        rk__cuda_linked_free(c->ctx, c->mem);
     }
     free(c);
     ch->impl = NULL;
@@ -108,7 +108,7 @@ rk_status rk__cuda_channel_attach(rk_kernel *src, rk_kernel *dst, rk_channel *ch
     if (!c) return rk__fail(RK_OUT_OF_MEMORY, "%s: out of memory", fn);
     c->ctx = to.ctx;
     s = rk__cuda_bind(c->ctx);
-    if (s == RK_OK) s = rk__cuda_device_alloc(c->ctx, RK_CH_CTL_BYTES + stage_bytes + ring_bytes, &c->mem);
+    if (s == RK_OK) s = rk__cuda_linked_alloc(c->ctx, RK_CH_CTL_BYTES + stage_bytes + ring_bytes, &c->mem);
     if (s == RK_OK) {
         CUresult r = rk__cuda.cuStreamCreate(&c->stream, RK_CU_STREAM_NON_BLOCKING);
         if (r != RK_CUDA_SUCCESS) s = rk__cuda_fail(r, RK_INTERNAL, "rk_channel_connect: creating the channel's stream");

@@ -212,12 +212,22 @@ __device__ void rk_ports_final(rk_u32 lane) {
     __syncwarp();
 }
 
+/* The lowest n set bits of mask (all of them when it has no more). */
+__device__ __forceinline__ rk_u32 rk_first_bits(rk_u32 mask, rk_u64 n) {
+    if (n >= (rk_u64)__popc(mask)) return mask;
+    if (n == 0) return 0;
+    /* __fns: the position of the (n + 1)-th set bit, below 32 here. */
+    return mask & ((1u << __fns(mask, 0, (int)n + 1)) - 1u);
+}
+
 /* Lane 0, before a pass's handlers: opens every port for the lanes in
  * `lanes` (the pass's messages, lane = order) and returns how many of them
  * the pass may take: the room of the fullest open HOLD port. No fence, and
- * a load of TAKEN only when the cached room is short of a pass. */
+ * a load of TAKEN only when the cached room is short of a pass. Bit
+ * operations, not loops over lanes: this runs on one thread while the
+ * warp waits. */
 __device__ rk_u32 rk_emit_begin(rk_u32 lanes) {
-    rk_u32 credit = 32;
+    rk_u64 credit = 32;
     const rk_u32 want = __popc(lanes);
     for (int p = 0; p < 8; p++) {
         rk_out_port &o = rk_ch.out[p];
@@ -235,27 +245,15 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes) {
             o.taken = rk_ch_load(o.ctl + RK_CH_TAKEN);
         }
         const rk_u64 room = cap - (o.head - o.taken);
-        if (o.flow == RK_FLOW_HOLD && room < credit) credit = (rk_u32)room;
+        if (o.flow == RK_FLOW_HOLD && room < credit) credit = room;
     }
     /* The lanes allowed: the first `credit` of the pass for HOLD (all of
      * them, once the pass is cut to credit), the first `room` for REPORT. */
-    rk_u32 kept = 0, seen = 0;
-    for (int l = 0; l < 32; l++) {
-        if (!((lanes >> l) & 1u)) continue;
-        if (seen++ < credit) kept |= 1u << l;
-    }
+    const rk_u32 kept = rk_first_bits(lanes, credit);
     for (int p = 0; p < 8; p++) {
         rk_out_port &o = rk_ch.out[p];
         if (!o.ring || o.status) continue;
-        if (o.flow == RK_FLOW_HOLD) {
-            o.allow = kept;
-        } else {
-            const rk_u64 room = (1ull << o.log2cap) - (o.head - o.taken);
-            rk_u32 allow = 0, n = 0;
-            for (int l = 0; l < 32; l++)
-                if (((kept >> l) & 1u) && n++ < room) allow |= 1u << l;
-            o.allow = allow;
-        }
+        o.allow = o.flow == RK_FLOW_HOLD ? kept : rk_first_bits(kept, (1ull << o.log2cap) - (o.head - o.taken));
     }
     return kept;
 }
