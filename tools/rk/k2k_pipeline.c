@@ -22,7 +22,7 @@ uint32_t pipe_expected_check(uint32_t seq, unsigned stages) {
 /* first_channel: the capacity of channel 1 -> 2 (0: queue); active: how
  * many stages, from the first, are activated. */
 static rk_status open_chain(pipeline *p, rk_runtime *rt, unsigned stages, bool relay, uint32_t queue,
-                            uint32_t first_channel, unsigned active) {
+                            uint32_t first_channel, unsigned active, bool device_check) {
     memset(p, 0, sizeof *p);
     p->rt = rt;
     p->relay = relay;
@@ -36,7 +36,7 @@ static rk_status open_chain(pipeline *p, rk_runtime *rt, unsigned stages, bool r
             .name = name,
             .handler_source = rk_pipeline_handler_source,
             /* Relayed kernels never emit: each is a sink the host moves on. */
-            .handler_name = relay || i + 1 == stages ? "pipe_sink" : "pipe_stage",
+            .handler_name = relay || i + 1 == stages ? (device_check ? "pipe_check_sink" : "pipe_sink") : "pipe_stage",
             .message_size = sizeof(pipe_msg),
             .reply_size = sizeof(pipe_msg),
             .queue_capacity = queue,
@@ -48,7 +48,7 @@ static rk_status open_chain(pipeline *p, rk_runtime *rt, unsigned stages, bool r
     }
     for (unsigned i = 0; !relay && s == RK_OK && i + 1 < stages; i++) {
         rk_channel_desc cd = {.message_size = sizeof(pipe_msg), .capacity = i == 0 && first_channel ? first_channel : queue,
-                              .replies = i + 2 == stages ? RK_CHANNEL_REPLY_ALL : RK_CHANNEL_REPLY_FAILURES};
+                              .replies = i + 2 == stages && !device_check ? RK_CHANNEL_REPLY_ALL : RK_CHANNEL_REPLY_FAILURES};
         s = rk_channel_connect(p->k[i], 0, p->k[i + 1], &cd, &p->ch[i]);
     }
     if (!relay && s == RK_OK && stages > 1) s = rk_channel_set_host_replies(p->k[0], RK_CHANNEL_REPLY_FAILURES);
@@ -58,7 +58,7 @@ static rk_status open_chain(pipeline *p, rk_runtime *rt, unsigned stages, bool r
 }
 
 rk_status pipeline_open(pipeline *p, rk_runtime *rt, unsigned stages, bool relay, uint32_t queue) {
-    return open_chain(p, rt, stages, relay, queue, 0, stages);
+    return open_chain(p, rt, stages, relay, queue, 0, stages, false);
 }
 
 void pipeline_close(pipeline *p) {
@@ -186,13 +186,13 @@ rk_status pipeline_latency(pipeline *p, uint64_t probes, pipe_result *out) {
     return s;
 }
 
-rk_status pipeline_burst(rk_runtime *rt, unsigned stages, uint32_t count, pipe_result *out) {
+rk_status pipeline_burst(rk_runtime *rt, unsigned stages, uint32_t count, bool device_check, pipe_result *out) {
     memset(out, 0, sizeof *out);
     if (stages < 2 || count == 0 || (count & (count - 1u))) return RK_INVALID_ARGUMENT;
     enum { QUEUE = 4096, BATCH = 256 };
     pipeline p;
     /* Only the source runs at first: its emits fill the first channel. */
-    rk_status s = open_chain(&p, rt, stages, false, QUEUE, count, 1);
+    rk_status s = open_chain(&p, rt, stages, false, QUEUE, count, 1, device_check);
     if (s != RK_OK) return s;
     pipe_msg *buf = calloc(BATCH, sizeof *buf);
     rk_reply_info *infos = calloc(BATCH, sizeof *infos);
@@ -221,12 +221,44 @@ rk_status pipeline_burst(rk_runtime *rt, unsigned stages, uint32_t count, pipe_r
     /* Released, the sink first: the clock runs until the last reply is checked. */
     uint64_t got = 0, start = cli_now_ns();
     for (unsigned i = stages - 1; s == RK_OK && i >= 1; i--) s = rk_kernel_activate(p.k[i]);
-    while (s == RK_OK && got < count) {
+    while (s == RK_OK && got < count && !device_check) {
         size_t n = 0;
         s = rk_kernel_receive_batch(p.k[stages - 1], buf, sizeof buf[0], infos, BATCH, WAIT_NS, &n);
         for (size_t i = 0; i < n; i++, got++) check_one(&p, &buf[i], &infos[i], (uint32_t)got, out);
     }
+    if (device_check && s == RK_OK) {
+        /* The sink checks each message itself and answers only a wrong one:
+         * the clock runs until the last channel has delivered them all. */
+        rk_channel *last = p.ch[stages - 2];
+        rk_channel_stats cs = {0};
+        uint64_t idle_since = cli_now_ns(), seen = 0;
+        while (s == RK_OK) {
+            s = rk_channel_stats_get(last, &cs);
+            if (s != RK_OK || cs.delivered >= count) break;
+            struct timespec nap = {0, 20000}; /* the CPU backend's workers need the cores */
+            nanosleep(&nap, NULL);
+            const uint64_t now = cli_now_ns();
+            if (cs.delivered != seen) {
+                seen = cs.delivered;
+                idle_since = now;
+            } else if (now - idle_since > WAIT_NS) {
+                fprintf(stderr, "rk: k2k burst: the sink took %llu of %u messages, then nothing for 20 s\n",
+                        (unsigned long long)cs.delivered, count);
+                s = RK_TIMEOUT;
+            }
+        }
+        got = s == RK_OK ? count : cs.delivered;
+    }
     out->seconds = (double)(cli_now_ns() - start) / 1e9;
+    if (device_check && s == RK_OK) {
+        /* A wrong message comes back as a failed reply: none may. */
+        for (;;) {
+            size_t n = 0;
+            rk_status r = rk_kernel_receive_batch(p.k[stages - 1], buf, sizeof buf[0], infos, BATCH, 200000000u, &n);
+            if (r != RK_OK || n == 0) break;
+            out->wrong += n;
+        }
+    }
     out->messages = got;
     out->missing = count - got;
     free(buf);

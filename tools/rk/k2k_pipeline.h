@@ -48,8 +48,11 @@ rk_status pipeline_latency(pipeline *p, uint64_t probes, pipe_result *out);
  * `count` messages (a power of two, its capacity) while the later stages are
  * inactive; then they are activated and the time until the sink has answered
  * all of them, each checked, is the rate. The source and the host's sending
- * are out of it; the host still receives every reply. */
-rk_status pipeline_burst(rk_runtime *rt, unsigned stages, uint32_t count, pipe_result *out);
+ * are out of it; the host still receives every reply. device_check: the
+ * sink checks each message on the device and answers only a wrong one, and
+ * the clock stops when the last channel has delivered them all (the host's
+ * receiving is out of it too). */
+rk_status pipeline_burst(rk_runtime *rt, unsigned stages, uint32_t count, bool device_check, pipe_result *out);
 
 /* `rk demo pipeline` (demo_pipeline.c). */
 int rk_demo_pipeline(int argc, char **argv);
