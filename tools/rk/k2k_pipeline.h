@@ -25,6 +25,7 @@ typedef struct pipeline {
     unsigned stages;
     bool relay;     /* host relays between the kernels instead of channels */
     uint32_t queue; /* queue and channel capacity */
+    bool spin;      /* latency probes spin on the host (a GPU backend: no worker threads to starve) */
 } pipeline;
 
 typedef struct pipe_result {
