@@ -272,7 +272,11 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
         return rc;
     }
     unsigned char *dst = o.stage + (threadIdx.x & 31) * o.stride; /* stride: a multiple of 16 */
-    if (((size | (unsigned)(unsigned long long)msg) & 3u) == 0) {
+    const unsigned align = size | (unsigned)(unsigned long long)msg;
+    if ((align & 15u) == 0) {
+        const uint4 *src = (const uint4 *)msg;
+        for (unsigned i = 0; i < size / 16; i++) ((uint4 *)dst)[i] = src[i];
+    } else if ((align & 3u) == 0) {
         const rk_u32 *src = (const rk_u32 *)msg;
         for (unsigned i = 0; i < size / 4; i++) ((rk_u32 *)dst)[i] = src[i];
     } else {
@@ -297,8 +301,11 @@ __device__ void rk_emit_publish(rk_u32 lane) {
             rk_u64 *slot = o.ring + (pos & ((1ull << o.log2cap) - 1)) * o.words;
             const rk_u32 *src = (const rk_u32 *)(o.stage + lane * o.stride);
             for (rk_u32 w = 0; w < o.words; w += 2) {
-                const rk_u32 a = 4 * w < o.stride ? src[w] : 0u, b = 4 * (w + 1) < o.stride ? src[w + 1] : 0u;
-                rk_ch_store2(slot + w, hi | a, hi | b);
+                /* words * 4 <= stride (cuda_channel.c), so a pair is one 8-byte load. */
+                uint2 v = make_uint2(0u, 0u);
+                if (4 * (w + 2) <= o.stride) v = *(const uint2 *)(src + w);
+                else if (4 * w < o.stride) v.x = src[w];
+                rk_ch_store2(slot + w, hi | v.x, hi | v.y);
             }
         }
     }
