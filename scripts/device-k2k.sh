@@ -126,7 +126,7 @@ echo "=== summary ($((SECONDS)) s)"
 for v in "${verdicts[@]}"; do echo "  $v"; done
 if [ -f "$logs/k2k-bench-k2k.log" ]; then
     echo "  benchmark rows (targets: per hop p50 <= 1 us, >= 100 M msg/s):"
-    grep -E '^(group|k2k) ' "$logs/k2k-bench-k2k.log" | sed 's/^/    /'
+    grep -E '^(group|k2k)[ /]' "$logs/k2k-bench-k2k.log" | sed 's/^/    /'
 fi
 echo "device-k2k: $([ $failed -eq 0 ] && echo 'all steps ok or skipped' || echo 'SOME STEPS FAILED')"
 exit $failed
