@@ -36,19 +36,24 @@ void rk__cuda_device_free(rk__cuda_context *ctx, CUdeviceptr ptr) {
         rk__cuda.cuMemFree(ptr);
 }
 
+/* Takes the smallest pooled block that is big enough but not wastefully so
+ * (at most twice the size) off a free list, or NULL; the context's lock held. */
+static rk__cuda_pinned *take_pooled(rk__cuda_pinned **list, size_t size) {
+    rk__cuda_pinned **best = NULL;
+    for (rk__cuda_pinned **p = list; *p; p = &(*p)->next)
+        if ((*p)->size >= size && (*p)->size <= 2 * size && (!best || (*p)->size < (*best)->size)) best = p;
+    if (!best) return NULL;
+    rk__cuda_pinned *block = *best;
+    *best = block->next;
+    return block;
+}
+
 rk_status rk__cuda_linked_alloc(rk__cuda_context *ctx, size_t size, CUdeviceptr *out) {
     rk_status s = rk__cuda_bind(ctx);
     if (s != RK_OK) return s;
     size = (size + 4095) & ~(size_t)4095;
     pthread_mutex_lock(&ctx->lock);
-    rk__cuda_pinned **best = NULL;
-    for (rk__cuda_pinned **p = &ctx->linked_free; *p; p = &(*p)->next)
-        if ((*p)->size >= size && (*p)->size <= 2 * size && (!best || (*p)->size < (*best)->size)) best = p;
-    rk__cuda_pinned *block = NULL;
-    if (best) {
-        block = *best;
-        *best = block->next;
-    }
+    rk__cuda_pinned *block = take_pooled(&ctx->linked_free, size);
     pthread_mutex_unlock(&ctx->lock);
     if (!block) {
         block = calloc(1, sizeof *block);
@@ -95,15 +100,7 @@ rk_status rk__cuda_pinned_alloc(rk__cuda_context *ctx, size_t size, void **host,
     if (s != RK_OK) return s;
     size = (size + 4095) & ~(size_t)4095;
     pthread_mutex_lock(&ctx->lock);
-    rk__cuda_pinned **best = NULL;
-    /* Reuse a pooled block that is big enough but not wastefully so. */
-    for (rk__cuda_pinned **p = &ctx->pinned_free; *p; p = &(*p)->next)
-        if ((*p)->size >= size && (*p)->size <= 2 * size && (!best || (*p)->size < (*best)->size)) best = p;
-    rk__cuda_pinned *block = NULL;
-    if (best) {
-        block = *best;
-        *best = block->next;
-    }
+    rk__cuda_pinned *block = take_pooled(&ctx->pinned_free, size);
     pthread_mutex_unlock(&ctx->lock);
     if (!block) {
         block = calloc(1, sizeof *block);
