@@ -129,6 +129,14 @@ void rk__cuda_context_destroy(rk_context *base) {
             free(p);
         }
     }
+    rk__cuda_pinned *linked[] = {ctx->linked_free, ctx->linked_used};
+    for (int i = 0; i < 2; i++) {
+        for (rk__cuda_pinned *p = linked[i], *next; p; p = next) {
+            next = p->next;
+            if (paused) rk__cuda.cuMemFree(p->device);
+            free(p);
+        }
+    }
     if (paused) rk__resident_resume(base);
     rk__cuda.cuStreamDestroy(ctx->default_stream);
     rk__cuda.cuDevicePrimaryCtxRelease(ctx->device);

@@ -41,7 +41,7 @@ static void free_impl(rk_channel *ch) {
     pthread_mutex_unlock(&lock);
     if (rk__cuda_bind(c->ctx) == RK_OK) {
         if (c->stream) rk__cuda.cuStreamDestroy(c->stream);
-        rk__cuda_device_free(c->ctx, c->mem);
+        rk__cuda_linked_free(c->ctx, c->mem);
     }
     free(c);
     ch->impl = NULL;
@@ -108,7 +108,7 @@ rk_status rk__cuda_channel_attach(rk_kernel *src, rk_kernel *dst, rk_channel *ch
     if (!c) return rk__fail(RK_OUT_OF_MEMORY, "%s: out of memory", fn);
     c->ctx = to.ctx;
     s = rk__cuda_bind(c->ctx);
-    if (s == RK_OK) s = rk__cuda_device_alloc(c->ctx, RK_CH_CTL_BYTES + stage_bytes + ring_bytes, &c->mem);
+    if (s == RK_OK) s = rk__cuda_linked_alloc(c->ctx, RK_CH_CTL_BYTES + stage_bytes + ring_bytes, &c->mem);
     if (s == RK_OK) {
         CUresult r = rk__cuda.cuStreamCreate(&c->stream, RK_CU_STREAM_NON_BLOCKING);
         if (r != RK_CUDA_SUCCESS) s = rk__cuda_fail(r, RK_INTERNAL, "rk_channel_connect: creating the channel's stream");
@@ -134,7 +134,8 @@ rk_status rk__cuda_channel_attach(rk_kernel *src, rk_kernel *dst, rk_channel *ch
      * lands; each entry's ring pointer last (it marks the entry valid). */
     volatile uint64_t *in = to.hctl + RK_HCTL_IN + 8u * in_count;
     in[1] = ctl;
-    in[2] = log2cap | (uint64_t)(ch->desc.replies == RK_CHANNEL_REPLY_ALL) << 8;
+    in[2] = log2cap | (uint64_t)(ch->desc.replies == RK_CHANNEL_REPLY_ALL) << 8 |
+            (uint64_t)(ch->desc.flow == RK_CHANNEL_REPORT) << 9;
     in[3] = ch->id;
     host_to_device_fence();
     in[0] = ring;

@@ -73,6 +73,8 @@ typedef struct rk__cuda_context {
     rk__cuda_stream *streams;
     rk__cuda_pinned *pinned_free;
     rk__cuda_pinned *pinned_used;
+    rk__cuda_pinned *linked_free;   /* device blocks of rk__cuda_linked_alloc (host = NULL) */
+    rk__cuda_pinned *linked_used;
     rk__cuda_loaded_module *ring_modules;
     int stuck_kernels;       /* ring kernels that would not stop: their memory stays */
 } rk__cuda_context;
@@ -98,6 +100,15 @@ void rk__cuda_pinned_free(rk__cuda_context *ctx, void *host);
  * driver allows), zeroed. Free with rk__cuda_device_free. */
 rk_status rk__cuda_device_alloc(rk__cuda_context *ctx, size_t size, CUdeviceptr *out);
 void rk__cuda_device_free(rk__cuda_context *ctx, CUdeviceptr ptr);
+
+/* Device memory, zeroed, for kernels that are already running (K2K
+ * channels are connected while their kernels run): plain cuMemAlloc, valid
+ * in every stream at once. Stream-ordered memory would be used by those
+ * kernels before its allocation in stream order (undefined; memcheck reports
+ * it). cuMemFree may wait for the whole device, so freed blocks are pooled
+ * and returned at context destroy. */
+rk_status rk__cuda_linked_alloc(rk__cuda_context *ctx, size_t size, CUdeviceptr *out);
+void rk__cuda_linked_free(rk__cuda_context *ctx, CUdeviceptr ptr);
 
 /* Compiles CUDA C for the context's device through the disk cache
  * ($RK_CACHE_DIR, else ~/.cache/ringkernel; key: source, options,

@@ -36,20 +36,71 @@ void rk__cuda_device_free(rk__cuda_context *ctx, CUdeviceptr ptr) {
         rk__cuda.cuMemFree(ptr);
 }
 
+/* Takes the smallest pooled block that is big enough but not wastefully so
+ * (at most twice the size) off a free list, or NULL; the context's lock held. */
+static rk__cuda_pinned *take_pooled(rk__cuda_pinned **list, size_t size) {
+    rk__cuda_pinned **best = NULL;
+    for (rk__cuda_pinned **p = list; *p; p = &(*p)->next)
+        if ((*p)->size >= size && (*p)->size <= 2 * size && (!best || (*p)->size < (*best)->size)) best = p;
+    if (!best) return NULL;
+    rk__cuda_pinned *block = *best;
+    *best = block->next;
+    return block;
+}
+
+rk_status rk__cuda_linked_alloc(rk__cuda_context *ctx, size_t size, CUdeviceptr *out) {
+    rk_status s = rk__cuda_bind(ctx);
+    if (s != RK_OK) return s;
+    size = (size + 4095) & ~(size_t)4095;
+    pthread_mutex_lock(&ctx->lock);
+    rk__cuda_pinned *block = take_pooled(&ctx->linked_free, size);
+    pthread_mutex_unlock(&ctx->lock);
+    if (!block) {
+        block = calloc(1, sizeof *block);
+        if (!block) return rk__fail(RK_OUT_OF_MEMORY, "out of memory");
+        CUresult r = rk__cuda.cuMemAlloc(&block->device, size);
+        if (r != RK_CUDA_SUCCESS) {
+            free(block);
+            return rk__cuda_fail(r, RK_OUT_OF_MEMORY, "allocating device memory (cuMemAlloc)");
+        }
+        block->size = size;
+    }
+    /* Zeroed before any kernel can see it: the caller publishes the address after this. */
+    CUresult r = rk__cuda.cuMemsetD8Async(block->device, 0, block->size, ctx->default_stream);
+    if (r == RK_CUDA_SUCCESS) r = rk__cuda.cuStreamSynchronize(ctx->default_stream);
+    pthread_mutex_lock(&ctx->lock);
+    block->next = r == RK_CUDA_SUCCESS ? ctx->linked_used : ctx->linked_free;
+    if (r == RK_CUDA_SUCCESS)
+        ctx->linked_used = block;
+    else
+        ctx->linked_free = block;
+    pthread_mutex_unlock(&ctx->lock);
+    if (r != RK_CUDA_SUCCESS) return rk__cuda_fail(r, RK_INTERNAL, "zeroing device memory");
+    *out = block->device;
+    return RK_OK;
+}
+
+void rk__cuda_linked_free(rk__cuda_context *ctx, CUdeviceptr ptr) {
+    if (!ptr) return;
+    pthread_mutex_lock(&ctx->lock);
+    for (rk__cuda_pinned **p = &ctx->linked_used; *p; p = &(*p)->next) {
+        if ((*p)->device == ptr) {
+            rk__cuda_pinned *block = *p;
+            *p = block->next;
+            block->next = ctx->linked_free;
+            ctx->linked_free = block;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+}
+
 rk_status rk__cuda_pinned_alloc(rk__cuda_context *ctx, size_t size, void **host, CUdeviceptr *device) {
     rk_status s = rk__cuda_bind(ctx);
     if (s != RK_OK) return s;
     size = (size + 4095) & ~(size_t)4095;
     pthread_mutex_lock(&ctx->lock);
-    rk__cuda_pinned **best = NULL;
-    /* Reuse a pooled block that is big enough but not wastefully so. */
-    for (rk__cuda_pinned **p = &ctx->pinned_free; *p; p = &(*p)->next)
-        if ((*p)->size >= size && (*p)->size <= 2 * size && (!best || (*p)->size < (*best)->size)) best = p;
-    rk__cuda_pinned *block = NULL;
-    if (best) {
-        block = *best;
-        *best = block->next;
-    }
+    rk__cuda_pinned *block = take_pooled(&ctx->pinned_free, size);
     pthread_mutex_unlock(&ctx->lock);
     if (!block) {
         block = calloc(1, sizeof *block);

@@ -34,12 +34,13 @@ enum {
     RK_HCTL_CR_RECEIVED = 56,  /* the host's place in the channel-reply queue */
     RK_HCTL_OUT = 64,          /* 8 words per output port */
     RK_HCTL_IN = 128,          /* 8 words per input channel */
-    RK_HCTL_WORDS = 256,
+    RK_HCTL_HOST_PUBLISHED = 256, /* the sender's published count, relayed to the workers by the control thread */
+    RK_HCTL_WORDS = 264,
     RK_DCTL_WORDS = 32,   /* device control words; zeroed before a relaunch */
     RK_COUNT_WORDS = 8,   /* per worker warp: processed, errors, chunk_pos, done, crq head, channel messages */
     /* A channel's control words in device memory (channel.cu). */
     RK_CH_HEAD = 0,
-    RK_CH_INTENT = 1,
+    RK_CH_FINAL = 1,  /* producer: 0, or 1 + its last head once it emits no more */
     RK_CH_REFUSED = 2,
     RK_CH_TAKEN = 16,
     RK_CH_CLOSED = 32,

@@ -280,6 +280,11 @@ static rk_status try_send(rk_kernel *k, const void *messages, size_t stride, siz
                         rk__ring_tag(p, r->log2_capacity));
     }
     atomic_store_explicit(&r->published, pos + n, memory_order_release);
+    /* For the GPU too: a kernel with channel inputs reads its host queue
+     * only when this count says a message waits (the control thread relays
+     * it into device memory). A hint: the tags still decide, so the store
+     * needs no fence beyond x86's store order (the slots were written first). */
+    if (n) r->hctl[RK_HCTL_HOST_PUBLISHED] = pos + n;
     *accepted = n;
     return RK_OK;
 }

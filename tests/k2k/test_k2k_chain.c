@@ -1,12 +1,14 @@
 /* A chain stage -> stage -> stage -> sink, connected while the kernels run:
  * every message arrives at the sink once, in order, with each stage's mark;
- * the host can still send into the middle of the chain and to the sink. */
+ * the host can still send into the middle of the chain and to the sink.
+ * argv[2] = count (default 2000; scripts/device-k2k.sh runs a few dozen
+ * under compute-sanitizer). */
 #include "k2k_test.h"
-
-enum { COUNT = 2000 };
 
 int main(int argc, char **argv) {
     k2k_env env = k2k_open(argc, argv);
+    const uint64_t count = argc > 2 ? strtoull(argv[2], NULL, 10) : 2000;
+    CHECK(count > 0);
     rk_kernel *k[4] = {
         k2k_launch(&env, "s1", "stage", 64),
         k2k_launch(&env, "s2", "stage", 64),
@@ -24,10 +26,10 @@ int main(int argc, char **argv) {
     CHECK_OK(rk_channel_stats_get(ch[2], &cs));
 
     /* Sending and receiving interleaved: the sink's host queue (64) is
-     * smaller than COUNT. */
+     * smaller than count. */
     uint64_t sent = 0, got = 0;
-    while (got < COUNT) {
-        if (sent < COUNT) {
+    while (got < count) {
+        if (sent < count) {
             k2k_msg m = k2k_make(0, sent);
             rk_status s = rk_kernel_send(k[0], &m, sizeof m, RK_NO_WAIT, NULL);
             if (s == RK_OK) sent++;
@@ -35,8 +37,8 @@ int main(int argc, char **argv) {
         }
         k2k_msg r;
         rk_reply_info info;
-        rk_status s = rk_kernel_receive(k[3], &r, sizeof r, &info, sent == COUNT ? K2K_SECONDS(20) : RK_NO_WAIT);
-        if (s == RK_WOULD_BLOCK || (s == RK_TIMEOUT && sent < COUNT)) continue;
+        rk_status s = rk_kernel_receive(k[3], &r, sizeof r, &info, sent == count ? K2K_SECONDS(20) : RK_NO_WAIT);
+        if (s == RK_WOULD_BLOCK || (s == RK_TIMEOUT && sent < count)) continue;
         CHECK_OK(s);
         CHECK_EQ(info.status, 0);
         CHECK_U64_EQ(r.seq, got);
@@ -53,8 +55,8 @@ int main(int argc, char **argv) {
         k2k_msg r;
         CHECK_STATUS(rk_kernel_receive(k[i], &r, sizeof r, NULL, RK_NO_WAIT), RK_WOULD_BLOCK);
         CHECK_OK(rk_channel_stats_get(ch[i], &cs));
-        CHECK_U64_EQ(cs.emitted, COUNT);
-        CHECK_U64_EQ(cs.delivered, COUNT);
+        CHECK_U64_EQ(cs.emitted, count);
+        CHECK_U64_EQ(cs.delivered, count);
         CHECK_U64_EQ(cs.refused, 0);
         CHECK_EQ(cs.depth, 0);
         CHECK_EQ(cs.closed, RK_OK);

@@ -2,7 +2,12 @@
  * the same run, the same chain relayed through the host (receive from one
  * kernel, send to the next): throughput, per-hop latency p50 and p99, and
  * the ratio. Per hop = (percentile of the chain - p50 of one kernel) / 3, so
- * the host's own send and receive at the ends are not counted as hops. */
+ * the host's own send and receive at the ends are not counted as hops.
+ * A third row is the hops' own rate: messages parked in the first channel,
+ * then released (pipeline_burst), so the source's host queue and the host's
+ * sending, which bound the streamed rate, are out of it; a fourth the same
+ * with the sink checking each message on the device, so the host's
+ * receiving is out of it too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +16,7 @@
 #include "cli.h"
 #include "k2k_pipeline.h"
 
-enum { STAGES = 4, QUEUE = 4096, BATCH = 256 };
+enum { STAGES = 4, QUEUE = 4096, BATCH = 256, BURST_MAX = 1u << 20 };
 
 typedef struct k2k_figures {
     double rate, hop_p50_ns, hop_p99_ns, e2e_p50_ns, e2e_p99_ns;
@@ -42,15 +47,17 @@ static rk_status measure(rk_runtime *rt, bool relay, uint64_t count, uint64_t pr
 }
 
 static int add_row(bench_report *rep, const char *backend, const char *name, const k2k_figures *f,
-                   const char *note) {
+                   const char *note, bool latency) {
     bench_row row = bench_row_make("k2k", name);
     snprintf(row.backend, sizeof row.backend, "%s", backend);
     row.messages = f->messages;
     row.seconds = f->seconds;
     row.rate = f->rate;
     row.bytes_per_second = f->rate * sizeof(pipe_msg);
-    row.p50_us = f->hop_p50_ns / 1e3;
-    row.p99_us = f->hop_p99_ns / 1e3;
+    if (latency) {
+        row.p50_us = f->hop_p50_ns / 1e3;
+        row.p99_us = f->hop_p99_ns / 1e3;
+    }
     row.errors = f->errors;
     snprintf(row.note, sizeof row.note, "%s", note);
     if (!bench_report_add(rep, &row)) return RK_EXIT_FAILURE;
@@ -82,7 +89,7 @@ int bench_group_k2k(const bench_config *cfg, bench_report *rep, bool requested) 
         s = pipeline_latency(&one, probes, &single);
         pipeline_close(&one);
     }
-    k2k_figures chain = {0}, relay = {0};
+    k2k_figures chain = {0}, relay = {0}, burst = {0}, hops = {0};
     if (s == RK_OK) {
         bench_note(cfg, "k2k: %d-stage chain over channels", STAGES);
         s = measure(rt, false, count, probes, single.p50_ns, &chain);
@@ -90,6 +97,27 @@ int bench_group_k2k(const bench_config *cfg, bench_report *rep, bool requested) 
     if (s == RK_OK) {
         bench_note(cfg, "k2k: the same chain relayed by the host");
         s = measure(rt, true, count, probes, single.p50_ns, &relay);
+    }
+    /* The largest power of two up to count (and 1 Mi: the first channel holds them all). */
+    uint32_t parked = 1;
+    while (parked * 2u <= count && parked * 2u <= BURST_MAX) parked *= 2u;
+    if (s == RK_OK) {
+        bench_note(cfg, "k2k: %u messages parked in the first channel, then released", parked);
+        pipe_result br;
+        s = pipeline_burst(rt, STAGES, parked, false, &br);
+        burst.messages = br.messages;
+        burst.seconds = br.seconds;
+        burst.rate = br.seconds > 0 ? (double)br.messages / br.seconds : 0;
+        burst.errors = br.wrong + br.missing;
+    }
+    if (s == RK_OK) {
+        bench_note(cfg, "k2k: %u messages parked, released, checked by the sink on the device", parked);
+        pipe_result br;
+        s = pipeline_burst(rt, STAGES, parked, true, &br);
+        hops.messages = br.messages;
+        hops.seconds = br.seconds;
+        hops.rate = br.seconds > 0 ? (double)br.messages / br.seconds : 0;
+        hops.errors = br.wrong + br.missing;
     }
     char why[512]; /* rk_runtime_destroy clears rk_last_error() */
     snprintf(why, sizeof why, "%s", rk_last_error());
@@ -105,16 +133,23 @@ int bench_group_k2k(const bench_config *cfg, bench_report *rep, bool requested) 
     char note[160];
     snprintf(note, sizeof note, "end to end p50 %.2f us, p99 %.2f us; one kernel %.2f us", chain.e2e_p50_ns / 1e3,
              chain.e2e_p99_ns / 1e3, single.p50_ns / 1e3);
-    int rc = add_row(rep, backend, "4-stage chain, K2K channels (per hop)", &chain, note);
+    int rc = add_row(rep, backend, "4-stage chain, K2K channels (per hop)", &chain, note, true);
     snprintf(note, sizeof note, "relay/K2K: throughput x%.2f, per-hop latency x%.2f",
              relay.rate > 0 ? chain.rate / relay.rate : 0.0,
              chain.hop_p50_ns > 0 ? relay.hop_p50_ns / chain.hop_p50_ns : 0.0);
-    int r2 = add_row(rep, backend, "4-stage chain, host relay (per hop)", &relay, note);
+    int r2 = add_row(rep, backend, "4-stage chain, host relay (per hop)", &relay, note, true);
+    snprintf(note, sizeof note, "%llu messages released from the first channel: 3 hops and the host receiving",
+             (unsigned long long)burst.messages);
+    int r3 = add_row(rep, backend, "4-stage chain, K2K channels, parked burst", &burst, note, false);
+    snprintf(note, sizeof note, "%llu messages released from the first channel: 3 hops, checked by the sink on the "
+             "device (the host receives only failures)", (unsigned long long)hops.messages);
+    int r4 = add_row(rep, backend, "4-stage chain, K2K channels, parked burst, device only", &hops, note, false);
     bench_note(cfg, "k2k on %s: channels %.3f M msg/s, per hop p50 %.2f us p99 %.2f us; host relay %.3f M msg/s, "
-           "per hop p50 %.2f us p99 %.2f us; K2K/relay throughput %.2fx, relay/K2K hop latency %.2fx\n",
+           "per hop p50 %.2f us p99 %.2f us; K2K/relay throughput %.2fx, relay/K2K hop latency %.2fx; "
+           "parked burst through the channels %.3f M msg/s (device only: %.3f M msg/s)\n",
            backend, chain.rate / 1e6, chain.hop_p50_ns / 1e3, chain.hop_p99_ns / 1e3, relay.rate / 1e6,
            relay.hop_p50_ns / 1e3, relay.hop_p99_ns / 1e3,
            relay.rate > 0 ? chain.rate / relay.rate : 0.0,
-           chain.hop_p50_ns > 0 ? relay.hop_p50_ns / chain.hop_p50_ns : 0.0);
-    return rc != RK_EXIT_OK ? rc : r2;
+           chain.hop_p50_ns > 0 ? relay.hop_p50_ns / chain.hop_p50_ns : 0.0, burst.rate / 1e6, hops.rate / 1e6);
+    return rc != RK_EXIT_OK ? rc : r2 != RK_EXIT_OK ? r2 : r3 != RK_EXIT_OK ? r3 : r4;
 }

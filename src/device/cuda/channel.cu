@@ -4,25 +4,31 @@
  *
  * A channel is a ring in device memory written as tagged 8-byte words (the
  * format of the host queues in ring.cu: 4 payload bytes and the position's
- * lap + 1 in each word), so the destination polls L2, never the bus. A
- * kernel with channels runs one worker warp (the host refuses others), so
- * each channel has one producer warp and one consumer warp:
+ * lap + 1 in each word), so the destination polls L2, never the bus, and
+ * needs no fence or shared tail on the data path. Every access here is a
+ * relaxed load or store at gpu scope: both kernels run on this GPU. A kernel
+ * with channels runs one worker warp (the host refuses others), so each
+ * channel has one producer warp and one consumer warp:
  *  - rk_emit, called by the lane that runs a handler, stages the message
  *    per lane and port; after the handlers the warp writes the staged
  *    messages in lane order (lane = message order in the pass) at the
  *    channel's head, so a channel gets messages in the order they were
  *    handled, exactly once.
  *  - Credit: the consumer publishes how far it has taken (TAKEN); the
- *    producer writes position p only when p - capacity has been taken.
+ *    producer writes position p only when p - capacity has been taken. It
+ *    reads TAKEN only when its cached copy shows less than a pass of room.
  *    HOLD ports limit how many messages a pass takes, so one emit per port
  *    per message always has room; REPORT ports allow the emit of a lane
  *    only while the pass's lanes before it cannot fill the channel, else
  *    RK_EMIT_FULL (the handler decides).
- *  - Closing (a destination that terminates): the producer stores INTENT =
- *    head + 32, fence.sc, loads CLOSED; the destination stores CLOSED,
- *    fence.sc, and waits until INTENT == HEAD before it drains to HEAD.
- *    Either the producer sees CLOSED (its emits return RK_EMIT_CLOSED) or
- *    the destination waits for its pass: no message is lost or taken twice.
+ *  - Closing (a destination that terminates) is a handshake off the data
+ *    path: the destination stores CLOSED; the producer, between passes,
+ *    sees it, refuses every later emit (RK_EMIT_CLOSED) and stores FINAL =
+ *    head + 1 after a fence (its last message is below head). A producer
+ *    that leaves for good stores FINAL too. The destination drains until its
+ *    tail reaches FINAL - 1: every message emitted before the producer saw
+ *    CLOSED is delivered, every later one refused, none lost or taken twice,
+ *    and no pass pays a fence for it.
  * The link table (which channels a kernel has) lives in the pinned control
  * block; the host bumps a generation word after changing it, the control
  * thread republishes the word into device memory, and the worker reloads
@@ -37,22 +43,27 @@ typedef unsigned int rk_u32;
 #define RK_HCTL_CR_RECEIVED 56
 #define RK_HCTL_OUT 64  /* 8 words per port */
 #define RK_HCTL_IN 128  /* 8 words per input */
+#define RK_HCTL_HOST_PUBLISHED 256
 #define RK_DCTL_LINK_GEN 3
 #define RK_DCTL_CR_RECEIVED 4
+#define RK_DCTL_HOST_PUBLISHED 5
 /* A channel's control words in device memory (one writer per line). */
 #define RK_CH_HEAD 0     /* producer: positions written */
-#define RK_CH_INTENT 1   /* producer: head + 32 during a pass, else head */
+#define RK_CH_FINAL 1    /* producer: 0, or 1 + its last head (it emits no more) */
 #define RK_CH_REFUSED 2  /* producer: emits refused */
 #define RK_CH_TAKEN 16   /* consumer: positions taken */
 #define RK_CH_CLOSED 32  /* consumer: 0, or the rk_status every emit gets */
 #define RK_FLOW_HOLD 1
 #define RK_FLOW_REPORT 2
+#define RK_CH_UNITS (RK_IN_LL / 2) /* 16-byte units per input slot */
+#define RK_CH_LOADS 8              /* 16-byte loads per lane in flight in one poll round */
+#define RK_CH_MIN_WINDOW 4         /* slots a poll reads while messages come one at a time */
 
 struct rk_out_port {
     rk_u64 *ring, *ctl;
     unsigned char *stage; /* 32 lanes x stride bytes */
     rk_u64 head, taken;
-    rk_u32 log2cap, words, flow, msg_bytes, stride, refused;
+    rk_u32 log2cap, words, flow, msg_bytes, stride, refused, refused_stored;
     int status;           /* 0 open, else what emits return */
     rk_u32 allow, used;   /* lanes that may emit in this pass, and those that did */
 };
@@ -60,7 +71,7 @@ struct rk_out_port {
 struct rk_in_port {
     rk_u64 *ring, *ctl;
     rk_u64 tail;
-    rk_u32 log2cap, reply_all, id;
+    rk_u32 log2cap, reply_all, report, id; /* report: the producer refuses (RK_EMIT_FULL) when short */
 };
 
 struct rk_links {
@@ -75,9 +86,31 @@ static_assert(sizeof(rk_links) <= 2048, "rk_links must fit RK_CUDA_CHANNEL_SHARE
 /* One copy per block; only a kernel with a single worker warp uses it. */
 __shared__ rk_links rk_ch;
 
-__device__ __forceinline__ void rk_fence_sc() { asm volatile("fence.sc.gpu;" ::: "memory"); }
-__device__ __forceinline__ rk_u64 rk_ch_load(const rk_u64 *p) { return *(const volatile rk_u64 *)p; }
-__device__ __forceinline__ void rk_ch_store(rk_u64 *p, rk_u64 v) { *(volatile rk_u64 *)p = v; }
+/* Channel memory: relaxed at gpu scope (never the system: both ends are on
+ * this GPU). The link table in host memory: volatile (the host writes it). */
+__device__ __forceinline__ rk_u64 rk_ch_load(const rk_u64 *p) {
+    rk_u64 v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void rk_ch_store(rk_u64 *p, rk_u64 v) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void rk_ch_load2(const rk_u64 *p, rk_u64 &a, rk_u64 &b) {
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p));
+}
+__device__ __forceinline__ void rk_ch_store2(rk_u64 *p, rk_u64 a, rk_u64 b) {
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+}
+__device__ __forceinline__ rk_u64 rk_host_load(const rk_u64 *p) { return *(const volatile rk_u64 *)p; }
+__device__ __forceinline__ rk_u32 rk_ch_warp_or(rk_u32 v) {
+#if __CUDA_ARCH__ >= 800
+    return __reduce_or_sync(0xffffffffu, v);
+#else
+    for (int d = 16; d > 0; d >>= 1) v |= __shfl_xor_sync(0xffffffffu, v, d);
+    return v;
+#endif
+}
 
 /* Lane 0 at kernel start: nothing linked until the table is read. */
 __device__ void rk_links_init() {
@@ -90,23 +123,30 @@ __device__ void rk_links_init() {
     for (int i = 0; i < 16; i++) rk_ch.in[i].ring = 0;
 }
 
-/* The whole warp: reloads the table when the host changed it. New ports
- * start from their channel's control words (a relaunch after a pause, too). */
-__device__ void rk_links_refresh(const rk_u64 *hctl, const rk_u64 *dctl, rk_u32 lane) {
-    rk_u64 gen = lane == 0 ? rk_ch_load(dctl + RK_DCTL_LINK_GEN) : 0;
-    gen = __shfl_sync(0xffffffffu, gen, 0); /* one value for the whole warp */
+/* A lane stores FINAL = head + 1 on its port: every message it emitted is
+ * below head; the fence makes them visible before FINAL. */
+__device__ __forceinline__ void rk_port_final(rk_out_port &o) {
+    __threadfence();
+    rk_ch_store(o.ctl + RK_CH_FINAL, o.head + 1);
+}
+
+/* The whole warp, with the generation it loaded from device memory (the
+ * same value in every lane): reloads the table when the host changed it.
+ * New ports start from their channel's control words (a relaunch after a
+ * pause, too). Rare: only here does the worker read host memory for links. */
+__device__ void rk_links_refresh(const rk_u64 *hctl, rk_u64 gen, rk_u32 lane) {
     if (gen == rk_ch.gen) return;
     __syncwarp();
     if (lane == 0) {
-        __threadfence_system();
+        __threadfence_system(); /* the table's entries were written before the generation */
         for (int p = 0; p < 8; p++) {
             const rk_u64 *e = hctl + RK_HCTL_OUT + 8 * p;
-            rk_u64 *ring = (rk_u64 *)rk_ch_load(e);
+            rk_u64 *ring = (rk_u64 *)rk_host_load(e);
             if (!ring || rk_ch.out[p].ring) continue;
             rk_out_port &o = rk_ch.out[p];
-            const rk_u64 packed = rk_ch_load(e + 3), sizes = rk_ch_load(e + 4);
-            o.ctl = (rk_u64 *)rk_ch_load(e + 1);
-            o.stage = (unsigned char *)rk_ch_load(e + 2);
+            const rk_u64 packed = rk_host_load(e + 3), sizes = rk_host_load(e + 4);
+            o.ctl = (rk_u64 *)rk_host_load(e + 1);
+            o.stage = (unsigned char *)rk_host_load(e + 2);
             o.log2cap = (rk_u32)(packed & 0xff);
             o.words = (rk_u32)((packed >> 8) & 0xffff);
             o.flow = (rk_u32)(packed >> 24);
@@ -114,25 +154,28 @@ __device__ void rk_links_refresh(const rk_u64 *hctl, const rk_u64 *dctl, rk_u32 
             o.stride = (rk_u32)(sizes >> 32);
             o.head = rk_ch_load(o.ctl + RK_CH_HEAD);
             o.taken = rk_ch_load(o.ctl + RK_CH_TAKEN);
-            o.refused = (rk_u32)rk_ch_load(o.ctl + RK_CH_REFUSED);
-            o.status = 0;
+            o.refused = o.refused_stored = (rk_u32)rk_ch_load(o.ctl + RK_CH_REFUSED);
+            /* Closed already (seen before a pause, or since): refused from
+             * the first pass on, FINAL published again (the same head). */
+            const rk_u64 closed = rk_ch_load(o.ctl + RK_CH_CLOSED);
+            o.status = (int)(rk_u32)closed;
             o.allow = o.used = 0;
-            rk_ch_store(o.ctl + RK_CH_INTENT, o.head);
-            __threadfence();
             o.ring = ring;
+            if (closed) rk_port_final(o);
         }
-        const rk_u32 n = (rk_u32)rk_ch_load(hctl + RK_HCTL_IN_COUNT);
+        const rk_u32 n = (rk_u32)rk_host_load(hctl + RK_HCTL_IN_COUNT);
         for (rk_u32 i = 0; i < n && i < 16; i++) {
             const rk_u64 *e = hctl + RK_HCTL_IN + 8 * i;
             if (rk_ch.in[i].ring) continue;
             rk_in_port &c = rk_ch.in[i];
-            c.ctl = (rk_u64 *)rk_ch_load(e + 1);
-            const rk_u64 packed = rk_ch_load(e + 2);
+            c.ctl = (rk_u64 *)rk_host_load(e + 1);
+            const rk_u64 packed = rk_host_load(e + 2);
             c.log2cap = (rk_u32)(packed & 0xff);
             c.reply_all = (rk_u32)((packed >> 8) & 1);
-            c.id = (rk_u32)rk_ch_load(e + 3);
+            c.report = (rk_u32)((packed >> 9) & 1);
+            c.id = (rk_u32)rk_host_load(e + 3);
             c.tail = rk_ch_load(c.ctl + RK_CH_TAKEN);
-            c.ring = (rk_u64 *)rk_ch_load(e);
+            c.ring = (rk_u64 *)rk_host_load(e);
         }
         rk_ch.in_count = n < 16 ? n : 16;
         rk_ch.enabled = 1;
@@ -141,50 +184,76 @@ __device__ void rk_links_refresh(const rk_u64 *hctl, const rk_u64 *dctl, rk_u32 
     __syncwarp();
 }
 
+/* Lane p (< 8), issued at the top of a pass beside the other control loads:
+ * port p's CLOSED word, 0 when the port is not open. */
+__device__ __forceinline__ rk_u64 rk_ports_closed_load(rk_u32 lane) {
+    if (lane >= 8 || !rk_ch.enabled) return 0;
+    const rk_out_port &o = rk_ch.out[lane];
+    return o.ring && !o.status ? rk_ch_load(o.ctl + RK_CH_CLOSED) : 0;
+}
+
+/* The whole warp, between passes: a port whose destination closed is closed
+ * for good here, its last position published in FINAL. */
+__device__ void rk_ports_closed_apply(rk_u64 closed, rk_u32 lane) {
+    if (!__ballot_sync(0xffffffffu, closed != 0)) return;
+    if (closed) {
+        rk_out_port &o = rk_ch.out[lane];
+        o.status = (int)(rk_u32)closed;
+        rk_port_final(o);
+    }
+    __syncwarp();
+}
+
+/* The whole warp, leaving for good (terminated, not paused): no port will
+ * get another message. */
+__device__ void rk_ports_final(rk_u32 lane) {
+    __syncwarp();
+    if (lane < 8 && rk_ch.enabled && rk_ch.out[lane].ring) rk_port_final(rk_ch.out[lane]);
+    __syncwarp();
+}
+
+/* The lowest n set bits of mask (all of them when it has no more). */
+__device__ __forceinline__ rk_u32 rk_first_bits(rk_u32 mask, rk_u64 n) {
+    if (n >= (rk_u64)__popc(mask)) return mask;
+    if (n == 0) return 0;
+    /* __fns: the position of the (n + 1)-th set bit, below 32 here. */
+    return mask & ((1u << __fns(mask, 0, (int)n + 1)) - 1u);
+}
+
 /* Lane 0, before a pass's handlers: opens every port for the lanes in
  * `lanes` (the pass's messages, lane = order) and returns how many of them
- * the pass may take: the room of the fullest open HOLD port. */
+ * the pass may take: the room of the fullest open HOLD port. No fence, and
+ * a load of TAKEN only when the cached room is short of a pass. Bit
+ * operations, not loops over lanes: this runs on one thread while the
+ * warp waits. */
 __device__ rk_u32 rk_emit_begin(rk_u32 lanes) {
-    rk_u32 credit = 32;
+    rk_u64 credit = 32;
+    const rk_u32 want = __popc(lanes);
     for (int p = 0; p < 8; p++) {
         rk_out_port &o = rk_ch.out[p];
         o.used = 0;
         o.allow = 0;
         if (!o.ring || o.status) continue;
-        rk_ch_store(o.ctl + RK_CH_INTENT, o.head + 32);
-        rk_fence_sc();
-        const rk_u64 closed = rk_ch_load(o.ctl + RK_CH_CLOSED);
-        if (closed) {
-            o.status = (int)(rk_u32)closed;
-            rk_ch_store(o.ctl + RK_CH_INTENT, o.head);
-            continue;
-        }
         const rk_u64 cap = 1ull << o.log2cap;
-        if (cap - (o.head - o.taken) < 32) o.taken = rk_ch_load(o.ctl + RK_CH_TAKEN);
-        const rk_u64 room = cap - (o.head - o.taken);
-        if (o.flow == RK_FLOW_HOLD) {
-            if (room < credit) credit = (rk_u32)room;
+        if (cap - (o.head - o.taken) < want) {
+            /* REPORT refuses on a short credit: the fence orders this pass's
+             * earlier loads (messages that came back around a cycle) before
+             * TAKEN, which their consumer stored before emitting them
+             * (rk_channel_taken), so room they freed is seen. Off the hot
+             * path: only when the cached room is short. */
+            if (o.flow == RK_FLOW_REPORT) __threadfence();
+            o.taken = rk_ch_load(o.ctl + RK_CH_TAKEN);
         }
+        const rk_u64 room = cap - (o.head - o.taken);
+        if (o.flow == RK_FLOW_HOLD && room < credit) credit = room;
     }
     /* The lanes allowed: the first `credit` of the pass for HOLD (all of
      * them, once the pass is cut to credit), the first `room` for REPORT. */
-    rk_u32 kept = 0, seen = 0;
-    for (int l = 0; l < 32; l++) {
-        if (!((lanes >> l) & 1u)) continue;
-        if (seen++ < credit) kept |= 1u << l;
-    }
+    const rk_u32 kept = rk_first_bits(lanes, credit);
     for (int p = 0; p < 8; p++) {
         rk_out_port &o = rk_ch.out[p];
         if (!o.ring || o.status) continue;
-        if (o.flow == RK_FLOW_HOLD) {
-            o.allow = kept;
-        } else {
-            const rk_u64 room = (1ull << o.log2cap) - (o.head - o.taken);
-            rk_u32 allow = 0, n = 0;
-            for (int l = 0; l < 32; l++)
-                if (((kept >> l) & 1u) && n++ < room) allow |= 1u << l;
-            o.allow = allow;
-        }
+        o.allow = o.flow == RK_FLOW_HOLD ? kept : rk_first_bits(kept, (1ull << o.log2cap) - (o.head - o.taken));
     }
     return kept;
 }
@@ -202,14 +271,24 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
         atomicAdd(&o.refused, 1u);
         return rc;
     }
-    unsigned char *dst = o.stage + (threadIdx.x & 31) * o.stride;
-    const unsigned char *src = (const unsigned char *)msg;
-    for (unsigned i = 0; i < size; i++) dst[i] = src[i];
+    unsigned char *dst = o.stage + (threadIdx.x & 31) * o.stride; /* stride: a multiple of 16 */
+    const unsigned align = size | (unsigned)(unsigned long long)msg;
+    if ((align & 15u) == 0) {
+        const uint4 *src = (const uint4 *)msg;
+        for (unsigned i = 0; i < size / 16; i++) ((uint4 *)dst)[i] = src[i];
+    } else if ((align & 3u) == 0) {
+        const rk_u32 *src = (const rk_u32 *)msg;
+        for (unsigned i = 0; i < size / 4; i++) ((rk_u32 *)dst)[i] = src[i];
+    } else {
+        const unsigned char *src = (const unsigned char *)msg;
+        for (unsigned i = 0; i < size; i++) dst[i] = src[i];
+    }
     return RK_EMIT_OK;
 }
 
 /* The whole warp, after the handlers: writes every staged message at its
- * port's head in lane order, then publishes head and closes the pass. */
+ * port's head in lane order, then publishes head (for statistics: the
+ * destination goes by the tags) and closes the pass. No fence. */
 __device__ void rk_emit_publish(rk_u32 lane) {
     __syncwarp();
     for (int p = 0; p < 8; p++) {
@@ -222,9 +301,11 @@ __device__ void rk_emit_publish(rk_u32 lane) {
             rk_u64 *slot = o.ring + (pos & ((1ull << o.log2cap) - 1)) * o.words;
             const rk_u32 *src = (const rk_u32 *)(o.stage + lane * o.stride);
             for (rk_u32 w = 0; w < o.words; w += 2) {
-                const rk_u32 a = 4 * w < o.stride ? src[w] : 0u, b = 4 * (w + 1) < o.stride ? src[w + 1] : 0u;
-                asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(slot + w), "l"(hi | a), "l"(hi | b)
-                             : "memory");
+                /* words * 4 <= stride (cuda_channel.c), so a pair is one 8-byte load. */
+                uint2 v = make_uint2(0u, 0u);
+                if (4 * (w + 2) <= o.stride) v = *(const uint2 *)(src + w);
+                else if (4 * w < o.stride) v.x = src[w];
+                rk_ch_store2(slot + w, hi | v.x, hi | v.y);
             }
         }
     }
@@ -238,9 +319,7 @@ __device__ void rk_emit_publish(rk_u32 lane) {
                 o.head += n;
                 rk_ch_store(o.ctl + RK_CH_HEAD, o.head);
             }
-            rk_ch_store(o.ctl + RK_CH_REFUSED, o.refused);
-            __threadfence();
-            rk_ch_store(o.ctl + RK_CH_INTENT, o.head);
+            if (o.refused != o.refused_stored) rk_ch_store(o.ctl + RK_CH_REFUSED, o.refused_stored = o.refused);
             o.used = 0;
             o.allow = 0;
         }
@@ -248,39 +327,54 @@ __device__ void rk_emit_publish(rk_u32 lane) {
     __syncwarp();
 }
 
-/* The whole warp: loads up to `max` messages (lane i: position tail + i)
- * from the next input that has any into stage (stride bytes per lane,
- * `words` words each). Returns the lanes with a message, a prefix; *input
- * says which input. */
-__device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 max, rk_u32 words, unsigned char *stage, rk_u32 stride,
-                                  rk_u32 *input) {
+/* The whole warp: loads up to `max` (<= 32) messages (message i: position
+ * tail + i) from the next input that has any into stage (RK_IN_STAGE bytes
+ * each). The slots' 16-byte units are spread over the lanes and all loaded
+ * before any is checked (one L2 round trip per poll, not one per word).
+ * Returns the messages found, a prefix; *input says which input. */
+__device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 max, unsigned char *stage, rk_u32 *input) {
     const rk_u32 n = rk_ch.in_count;
+    const rk_u32 units = max * RK_CH_UNITS;
+    const rk_u32 want = max >= 32 ? 0xffffffffu : (1u << max) - 1u;
     for (rk_u32 v = 0; v < n; v++) {
         const rk_u32 idx = (rk_ch.cursor + v) % n;
-        rk_in_port &c = rk_ch.in[idx];
+        const rk_in_port &c = rk_ch.in[idx];
         if (!c.ring) continue;
-        bool ok = false;
-        if (lane < max) {
-            const rk_u64 pos = c.tail + lane;
-            const rk_u32 tag = (rk_u32)(pos >> c.log2cap) + 1u;
-            const rk_u64 *slot = c.ring + (pos & ((1ull << c.log2cap) - 1)) * words;
-            rk_u32 *dst = (rk_u32 *)(stage + lane * stride);
-            ok = true;
-            for (rk_u32 w = 0; w < words; w += 2) {
-                rk_u64 a, b;
-                asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(slot + w));
-                if ((rk_u32)(a >> 32) != tag || (rk_u32)(b >> 32) != tag) {
-                    ok = false;
-                    break;
+        const rk_u64 mask = (1ull << c.log2cap) - 1;
+        rk_u32 bad = 0;
+        for (rk_u32 round = 0; round < units; round += 32 * RK_CH_LOADS) {
+            rk_u64 x[RK_CH_LOADS], y[RK_CH_LOADS];
+#pragma unroll
+            for (int k = 0; k < RK_CH_LOADS; k++) {
+                const rk_u32 u = round + k * 32 + lane;
+                x[k] = y[k] = 0;
+                if (u < units) {
+                    const rk_u64 pos = c.tail + u / RK_CH_UNITS;
+                    rk_ch_load2(c.ring + (pos & mask) * RK_IN_LL + 2 * (u % RK_CH_UNITS), x[k], y[k]);
                 }
-                dst[w] = (rk_u32)a;
-                dst[w + 1] = (rk_u32)b;
+            }
+#pragma unroll
+            for (int k = 0; k < RK_CH_LOADS; k++) {
+                const rk_u32 u = round + k * 32 + lane;
+                if (u < units) {
+                    const rk_u32 m = u / RK_CH_UNITS, w = u % RK_CH_UNITS;
+                    const rk_u32 tag = (rk_u32)((c.tail + m) >> c.log2cap) + 1u;
+                    if ((rk_u32)(x[k] >> 32) != tag || (rk_u32)(y[k] >> 32) != tag) {
+                        bad |= 1u << m;
+                    } else {
+                        rk_u32 *dst = (rk_u32 *)(stage + m * RK_IN_STAGE) + 2 * w;
+                        dst[0] = (rk_u32)x[k];
+                        dst[1] = (rk_u32)y[k];
+                    }
+                }
             }
         }
-        const rk_u32 got = __ballot_sync(0xffffffffu, ok);
-        const rk_u32 prefix = got == 0xffffffffu ? got : ((1u << (__ffs(~got) - 1)) - 1u);
+        bad = rk_ch_warp_or(bad);
+        const rk_u32 ok = want & ~bad;
+        const rk_u32 prefix = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
         if (prefix) {
             *input = idx;
+            __syncwarp(); /* every lane's staged words before any handler reads them */
             if (lane == 0) rk_ch.cursor = (idx + 1) % n;
             __syncwarp();
             return prefix;
@@ -289,15 +383,31 @@ __device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 max, rk_u32 words, unsigne
     return 0;
 }
 
-/* Lane 0: the input's messages up to tail + n are taken (the producer's credit). */
+/* Lane 0, once the pass's messages are staged and before its handlers: the
+ * input's messages up to tail + n are taken (the producer's credit; their
+ * slots may be overwritten now). A REPORT producer refuses an emit when its
+ * credit looks short, so when this kernel emits too, the fence makes TAKEN
+ * visible before anything this pass emits: a message that goes around a
+ * cycle and back to that producer finds the room it left (with the
+ * producer's fence in rk_emit_begin). A HOLD producer only waits on a stale
+ * TAKEN and reloads it, so a HOLD input pays no fence. */
 __device__ void rk_channel_taken(rk_u32 input, rk_u32 n) {
     rk_in_port &c = rk_ch.in[input];
     c.tail += n;
     rk_ch_store(c.ctl + RK_CH_TAKEN, c.tail);
+    if (c.report) {
+        for (int p = 0; p < 8; p++) {
+            if (rk_ch.out[p].ring && !rk_ch.out[p].status) {
+                __threadfence();
+                break;
+            }
+        }
+    }
 }
 
 /* The whole warp, terminating: closes every input (once), then reports
- * whether each is drained: no producer pass in flight and nothing left. */
+ * whether each is drained: its producer has published FINAL (it emits no
+ * more) and everything below it was taken. */
 __device__ bool rk_channel_drained(rk_u32 lane) {
     bool drained = true;
     if (lane == 0) {
@@ -305,16 +415,13 @@ __device__ bool rk_channel_drained(rk_u32 lane) {
         if (!rk_ch.inputs_closed) {
             for (rk_u32 i = 0; i < n; i++)
                 if (rk_ch.in[i].ring) rk_ch_store(rk_ch.in[i].ctl + RK_CH_CLOSED, (rk_u64)(rk_u32)RK_EMIT_CLOSED);
-            rk_fence_sc();
             rk_ch.inputs_closed = 1;
         }
         for (rk_u32 i = 0; i < n; i++) {
-            rk_in_port &c = rk_ch.in[i];
+            const rk_in_port &c = rk_ch.in[i];
             if (!c.ring) continue;
-            const rk_u64 intent = rk_ch_load(c.ctl + RK_CH_INTENT);
-            rk_fence_sc();
-            const rk_u64 head = rk_ch_load(c.ctl + RK_CH_HEAD);
-            if (intent != head || c.tail != head) drained = false;
+            const rk_u64 final_ = rk_ch_load(c.ctl + RK_CH_FINAL);
+            if (!final_ || c.tail != final_ - 1) drained = false;
         }
     }
     return __shfl_sync(0xffffffffu, drained ? 1 : 0, 0) != 0;

@@ -155,6 +155,7 @@ extern __shared__ __align__(16) unsigned char rk_ring_smem[];
 #endif
 #define RK_SPARSE_NS 2000             /* a message this long after the previous one is "lone" */
 #define RK_CHANNEL_POLLS 3            /* K2K input polls per pass over the host queue */
+#define RK_CHANNEL_SPIN_POLLS 8       /* K2K input polls between two looks at the control words */
 
 /* ---- worker warps ------------------------------------------------------------ */
 
@@ -227,16 +228,46 @@ __device__ __forceinline__ int rk_run_handler(const rk_ring_args &a, const unsig
 /* K2K (channel.cu): handles up to `max` messages waiting on one input
  * channel, in order, one lane each. Their replies go to the channel-reply
  * queue when the handler failed or the channel asks for every reply.
- * Returns how many it took. */
+ * Returns how many it took. Device memory only: the reply queue's credit
+ * (the host's place, relayed by the control thread) is read only when the
+ * cached copy shows less room than a pass; the poll window starts at a few
+ * slots and doubles while every slot polled is ready (a stream). */
+struct rk_ch_poll {
+    rk_u64 cr_head, cr_received; /* channel-reply queue: written, and taken by the host (cached) */
+    rk_u32 window, empty;        /* slots per poll; polls in a row that found nothing */
+};
+
 __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, unsigned char *stage_in,
-                                  unsigned char *stage_out, rk_u32 max, rk_u64 &cr_head, rk_u64 &handled,
+                                  unsigned char *stage_out, rk_u32 max, rk_ch_poll &cp, rk_u64 &handled,
                                   rk_u64 &errors) {
-    const rk_u64 cr_room = (a.capacity_mask + 1) - (cr_head - rk_load(a.dctl + RK_DCTL_CR_RECEIVED));
+    const rk_u64 cap = a.capacity_mask + 1;
+    if (max > cp.window) max = cp.window;
+    if (cap - (cp.cr_head - cp.cr_received) < max) {
+        /* Never backwards: after a relaunch the relayed word starts at 0. */
+        const rk_u64 r = __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_CR_RECEIVED), 0);
+        if (r > cp.cr_received) cp.cr_received = r;
+    }
+    const rk_u64 cr_room = cap - (cp.cr_head - cp.cr_received);
     if (max > cr_room) max = (rk_u32)cr_room;
     rk_u32 input = 0;
-    const rk_u32 lanes = max ? rk_channel_load(lane, max, RK_IN_LL, stage_in, RK_IN_STAGE, &input) : 0;
+    const rk_u32 lanes = max ? rk_channel_load(lane, max, stage_in, &input) : 0;
+    const rk_u32 found = __popc(lanes);
+    if (found && found == max) {
+        cp.window = min(32u, 2 * cp.window);
+        cp.empty = 0;
+    } else if (!found && ++cp.empty >= 16) {
+        cp.window = RK_CH_MIN_WINDOW;
+    }
     if (!lanes) return 0;
-    rk_u32 kept = lane == 0 ? rk_emit_begin(lanes) : 0;
+    const rk_u64 seq0 = rk_ch.in[input].tail; /* the pass's first sequence number */
+    __syncwarp();
+    /* HOLD ports cut the pass; what it keeps is taken at once (staged),
+     * before any handler emits (rk_channel_taken says why). */
+    rk_u32 kept = 0;
+    if (lane == 0) {
+        kept = rk_emit_begin(lanes);
+        if (kept) rk_channel_taken(input, __popc(kept));
+    }
     kept = __shfl_sync(0xffffffffu, kept, 0);
     __syncwarp();
     int status = 0;
@@ -245,20 +276,18 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, unsigned c
     const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & kept;
     const rk_u32 reply = rk_ch.in[input].reply_all ? kept : failed;
     if ((reply >> lane) & 1u) {
-        const rk_u64 pos = cr_head + __popc(reply & ((1u << lane) - 1u));
+        const rk_u64 pos = cp.cr_head + __popc(reply & ((1u << lane) - 1u));
         const rk_u64 tag = (rk_u64)rk_tag(pos, a.log2_capacity) << 32;
         rk_u64 *slot = a.crq + (pos & a.capacity_mask) * RK_CRQ_LL;
         const rk_u32 *src = (const rk_u32 *)(stage_out + lane * RK_OUT_STAGE);
         for (int w = 0; w < RK_OUT_LL; w += 2) rk_store2(slot + w, tag | src[w], tag | src[w + 1]);
-        const rk_u64 seq = (rk_ch.in[input].tail + lane) & ((1ull << 40) - 1);
+        const rk_u64 seq = (seq0 + lane) & ((1ull << 40) - 1);
         const rk_u64 id = (1ull << 63) | ((rk_u64)rk_ch.in[input].id << 40) | seq;
         rk_store2(slot + RK_OUT_LL, tag | (rk_u32)id, tag | (rk_u32)(id >> 32));
     }
-    cr_head += __popc(reply);
+    cp.cr_head += __popc(reply);
     handled += __popc(kept);
     errors += __popc(__ballot_sync(0xffffffffu, status < 0) & kept);
-    __syncwarp();
-    if (lane == 0) rk_channel_taken(input, __popc(kept));
     __syncwarp();
     return __popc(kept);
 }
@@ -276,14 +305,19 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
     rk_u32 done = 0, window = 1; /* invariant: done != full at the top of the loop */
     rk_u32 empty_polls = 0, full_polls = 0;
     rk_u64 last_found_at = 0;
-    rk_u64 processed = 0, errors = 0, cr_head = 0, ch_handled = 0;
+    rk_u64 processed = 0, errors = 0, ch_handled = 0;
+    rk_ch_poll cp = {0, 0, RK_CH_MIN_WINDOW, 0};
     if (a.resume) {
         processed = rk_load(saved);
         errors = rk_load(saved + 1);
         chunk_pos = rk_load(saved + 2);
         done = (rk_u32)rk_load(saved + 3);
-        cr_head = rk_load(saved + 4);
+        cp.cr_head = rk_load(saved + 4);
         ch_handled = rk_load(saved + 5);
+        /* The host's place in the reply queue is unknown until reloaded:
+         * assume no room (cap - (cr_head - cr_received) must not wrap). */
+        const rk_u64 cap = a.capacity_mask + 1;
+        cp.cr_received = cp.cr_head > cap ? cp.cr_head - cap : 0;
     }
     bool pausing = false, was_active = false;
     /* Not the same as was_active: this one is kept over a pause (the host's
@@ -292,8 +326,8 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
     rk_u64 seen_active = rk_load(saved + RK_COUNT_ACTIVE_SEEN); /* zeroed at launch; kept over a pause */
 
     for (;;) {
-        rk_links_refresh(a.hctl, a.dctl, lane); /* K2K: channels connected meanwhile */
-        /* The control words (device memory) and the first round of slot loads
+        /* The control words (device memory, one line), K2K's link generation
+         * and output ports' CLOSED words, and the first round of slot loads
          * (host memory) are all in flight before any of them is used. */
         rk_u64 active = rk_load(a.dctl + RK_DCTL_ACTIVE);
         rk_u64 term = rk_load(a.dctl + RK_DCTL_TERMINATE);
@@ -304,11 +338,28 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             seen_active = active;
             if (lane == 0) rk_store(saved + RK_COUNT_ACTIVE_SEEN, active);
         }
+        const rk_u64 gen = rk_load(a.dctl + RK_DCTL_LINK_GEN);
+        const rk_u64 closed = rk_ports_closed_load(lane);
         const rk_u32 first = __ffs(~done) - 1;
+        /* K2K: a kernel with channel inputs reads its host queue only when
+         * the host has published a position it has not handled (the count
+         * the control thread relays into device memory), so a pass that
+         * waits for channel messages polls device memory only, never the
+         * bus. Terminating, every position below the target is polled, as
+         * without channels (and none after it, while the inputs drain).
+         * Kernels without inputs poll as always. */
+        bool poll_host = true;
+        if (rk_ch.in_count) {
+            const rk_u64 host_pub = __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_HOST_PUBLISHED), 0);
+            const rk_u64 t = __shfl_sync(0xffffffffu, term, 0);
+            poll_host = t ? chunk_pos < t - 1 : host_pub > chunk_pos + first;
+        }
         const rk_u32 lim = min(P, first + window);
-        const rk_u32 units = (lim - first) * RK_IN_UNITS;
+        const rk_u32 units = poll_host ? (lim - first) * RK_IN_UNITS : 0;
         rk_u64 x[RK_LOADS_IN_FLIGHT], y[RK_LOADS_IN_FLIGHT];
         rk_issue_loads(a, chunk_pos, first, units, 0, lane, x, y);
+        rk_links_refresh(a.hctl, __shfl_sync(0xffffffffu, gen, 0), lane); /* channels connected meanwhile */
+        rk_ports_closed_apply(closed, lane); /* destinations that closed: FINAL, then emits refused */
 
         if (pause) {
             pausing = true;
@@ -341,22 +392,29 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
              * fence this warp sees every channel connected before it. */
             was_active = true;
             __threadfence();
-            rk_links_refresh(a.hctl, a.dctl, lane);
+            rk_links_refresh(a.hctl, __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_LINK_GEN), 0), lane);
         }
 
         if (rk_ch.enabled) {
-            /* K2K inputs, polled in device memory while the host slots' loads
-             * are in flight: a few polls fit in one trip over the bus. */
+            /* K2K inputs, polled in device memory. While host slots' loads
+             * are in flight, a few polls fit in one trip over the bus (and
+             * the first that finds messages ends them). Otherwise several
+             * polls and passes run between two looks at the control words,
+             * so a channel's message waits for one L2 round trip, not for
+             * the control loads before it (they only change how the kernel
+             * runs, within a few microseconds). */
             rk_u32 got = 0;
-            for (int poll = 0; poll < RK_CHANNEL_POLLS && !got; poll++)
-                got = rk_channel_pass(a, lane, stage_in, stage_out, P, cr_head, ch_handled, errors);
+            const int polls = poll_host ? RK_CHANNEL_POLLS : RK_CHANNEL_SPIN_POLLS;
+            for (int poll = 0; poll < polls && !(poll_host && got); poll++)
+                got += rk_channel_pass(a, lane, stage_in, stage_out, P, cp, ch_handled, errors);
             if (got && lane == 0) {
                 rk_store(saved + 1, errors);
-                rk_store(saved + 4, cr_head);
+                rk_store(saved + 4, cp.cr_head);
                 rk_store(saved + 5, ch_handled);
             }
             if (host_done) continue;
         }
+        if (!poll_host) continue; /* nothing from the host for this warp */
 
         rk_u32 bad = rk_check_loads(a, chunk_pos, first, units, 0, lane, x, y, stage_in);
         for (rk_u32 round = 32 * RK_LOADS_IN_FLIGHT; round < units; round += 32 * RK_LOADS_IN_FLIGHT) {
@@ -430,13 +488,19 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
          * holds the warp for a whole round trip (~1.2 us). Messages that
          * come close together (a stream) are polled for at once. */
         const rk_u64 found_at = rk_globaltimer_ns();
-        if (n_ready == 1 && window == 1 && found_at - last_found_at > RK_SPARSE_NS) {
+        if (n_ready == 1 && window == 1 && found_at - last_found_at > RK_SPARSE_NS && !rk_ch.in_count) {
             /* In short naps: one long __nanosleep ends anywhere between 0
              * and twice its argument, and this wait helps only near its length. */
             for (int t = 0; t < RK_REPOLL_DELAY_NS; t += 100) __nanosleep(100);
         }
         last_found_at = found_at;
         __syncwarp();
+    }
+    /* K2K: leaving for good, every output port's FINAL (its destination
+     * drains up to it), after one last look for channels connected meanwhile. */
+    if (!pausing) {
+        rk_links_refresh(a.hctl, __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_LINK_GEN), 0), lane);
+        rk_ports_final(lane);
     }
     /* Replies and counters reach the host before has_terminated (or the
      * pause) can; where this warp stopped is kept for a relaunch. */
@@ -446,7 +510,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         rk_store(saved + 1, errors);
         rk_store(saved + 2, chunk_pos);
         rk_store(saved + 3, done);
-        rk_store(saved + 4, cr_head);
+        rk_store(saved + 4, cp.cr_head);
         rk_store(saved + 5, ch_handled);
         __threadfence();
         atomicAdd(a.dctl + (pausing ? RK_DCTL_PAUSED : RK_DCTL_EXITED), 1ull);
@@ -457,18 +521,22 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
 
 __device__ void rk_control(const rk_ring_args &a) {
     rk_u64 active = 0, term = 0, pause = 0, processed = 0, errors = 0, beat = 0, gen = 0, cr_received = 0, ch = 0;
-    rk_u64 told_active = 0;
+    rk_u64 told_active = 0, host_pub = 0;
     for (;;) {
         rk_u64 h_active = rk_load(a.hctl + RK_HCTL_ACTIVE);
         rk_u64 h_term = rk_load(a.hctl + RK_HCTL_TERMINATE);
         rk_u64 h_pause = rk_load(a.hctl + RK_HCTL_PAUSE);
         rk_u64 h_gen = rk_load(a.hctl + RK_HCTL_LINK_GEN);
         rk_u64 h_cr = rk_load(a.hctl + RK_HCTL_CR_RECEIVED);
+        rk_u64 h_pub = rk_load(a.hctl + RK_HCTL_HOST_PUBLISHED);
         if (h_active != active && h_active) {
             /* An activation: the generation of every connect before it. */
             __threadfence_system();
             h_gen = rk_load(a.hctl + RK_HCTL_LINK_GEN);
         }
+        /* The host's published count: a kernel with channel inputs reads its
+         * host queue only when this says a message waits (rk_worker). */
+        if (h_pub != host_pub) rk_store(a.dctl + RK_DCTL_HOST_PUBLISHED, host_pub = h_pub);
         /* K2K: the link table's generation first, so that a worker that
          * sees the activation after it sees the links connected before it
          * (rk_worker); and the host's place in the channel-reply queue. */
