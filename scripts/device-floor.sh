@@ -13,6 +13,15 @@
 # commit or branch of this repository, e.g. a helper's branch that is not
 # checked out here) is built from `git archive` like the base.
 #
+# The GPU machine has no libffi headers, so build on the development
+# machine and carry the builds: REPS 0 only builds (base and new, Release,
+# rk and bench_cpu) into $RK_FLOOR_WORK and exits. In /work/main, for
+# example:
+#
+#   RK_FLOOR_WORK=build-floorwork scripts/device-floor.sh c293fb4 0 s9-floor
+#   (device, carry build-floorwork)
+#   RK_FLOOR_WORK=build-floorwork scripts/device-floor.sh c293fb4 3 s9-floor
+#
 # Success: every run exits 0 with errors 0; in the new runs, the medians of
 # "round trip persistent" vs_floor <= 2.5, "spsc queue ... batches" >= 0.8,
 # "one at a time" >= 0.5, "ring kernel persistent, 64 B" >= 0.5 (the
@@ -54,6 +63,7 @@ if [ ! -x "$work/new/tools/rk/rk" ]; then
     fi
 fi
 echo "built: new ${newrev:-this tree at} $(git -C "$root" rev-parse --short "${newrev:-HEAD}"), base $base"
+[ "$reps" -gt 0 ] || exit 0
 
 summary() {
     if ! command -v python3 > /dev/null; then
