@@ -1,12 +1,15 @@
 /* bench_cpu: prints the CPU figures (SPSC queue, ring-kernel throughput and
  * latency in both modes). `bench_cpu quick` runs smaller counts;
  * `bench_cpu rtt [N]` runs only N persistent round trips (default 200 k),
- * the message path alone, for a profiler. */
+ * the message path alone, for a profiler; `bench_cpu tput [N]` only the
+ * persistent 64-byte throughput of rk bench (N messages, default 10 M).
+ * Each is preceded by its floor (bench_floor.h), as in rk bench. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_cpu.h"
+#include "bench_floor.h"
 
 static int report(const char *what, rk_status s) {
     if (s == RK_OK) return 0;
@@ -18,19 +21,49 @@ static int round_trips_only(uint64_t n) {
     rk_runtime *rt = NULL;
     rk_runtime_desc rd = {.backend = "cpu"};
     if (report("runtime", rk_runtime_create(&rd, &rt))) return 1;
+    /* The floor right before, as rk bench measures it. */
+    rk_bench_floor_result f;
+    int failed = report("floor ping-pong", rk_bench_floor_pingpong(0, &f));
     rk_bench_kernel_opts l = {.mode = RK_MODE_PERSISTENT, .message_size = 64, .messages = n};
     rk_bench_kernel_result r;
-    int failed = report("kernel latency", rk_bench_kernel_latency(rt, &l, &r));
+    if (!failed) failed = report("kernel latency", rk_bench_kernel_latency(rt, &l, &r));
     if (!failed) {
-        printf("round trip persistent 64 B: p50 %.3f us  p99 %.3f us  (%llu msgs, errors %llu)\n", r.p50_us, r.p99_us,
-               (unsigned long long)r.messages, (unsigned long long)r.errors);
-        failed = r.errors != 0;
+        printf("round trip persistent 64 B: p50 %.3f us  p99 %.3f us  (%llu msgs, errors %llu)"
+               "  floor p50 %.3f us  ratio %.2f\n",
+               r.p50_us, r.p99_us, (unsigned long long)r.messages, (unsigned long long)r.errors, f.p50_ns / 1e3,
+               r.p50_us * 1e3 / f.p50_ns);
+        failed = r.errors != 0 || f.errors != 0;
+    }
+    rk_runtime_destroy(rt);
+    return failed;
+}
+
+static int throughput_only(uint64_t n) {
+    rk_runtime *rt = NULL;
+    rk_runtime_desc rd = {.backend = "cpu"};
+    if (report("runtime", rk_runtime_create(&rd, &rt))) return 1;
+    rk_bench_floor_ring_opts fo = {.slot_size = 64, .batch = 256};
+    rk_bench_floor_result f;
+    int failed = report("floor ring", rk_bench_floor_ring(&fo, &f));
+    rk_bench_kernel_opts o = {.mode = RK_MODE_PERSISTENT, .message_size = 64, .messages = n, .batch = 256};
+    rk_bench_kernel_result r;
+    if (!failed) failed = report("kernel throughput", rk_bench_kernel_throughput(rt, &o, &r));
+    if (!failed) {
+        printf("ring kernel persistent 64 B, batches of 256: %.2f M msg/s  (%llu msgs, errors %llu)"
+               "  floor %.2f M msg/s  ratio %.2f\n",
+               r.messages_per_second / 1e6, (unsigned long long)r.messages, (unsigned long long)r.errors,
+               f.messages_per_second / 1e6, r.messages_per_second / f.messages_per_second);
+        failed = r.errors != 0 || f.errors != 0;
     }
     rk_runtime_destroy(rt);
     return failed;
 }
 
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "tput") == 0) {
+        unsigned long long n = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
+        return throughput_only(n ? n : 10000000u);
+    }
     if (argc > 1 && strcmp(argv[1], "rtt") == 0) {
         unsigned long long n = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
         return round_trips_only(n ? n : 200000u);

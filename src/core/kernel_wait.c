@@ -28,12 +28,15 @@ bool rk__backoff_should_poll(const rk__backoff *b) {
     return b->rounds % RK__BACKOFF_POLL_EVERY == 0 || !b->spinning;
 }
 
+bool rk__backoff_spin(rk__backoff *b) {
+    if (!b->spinning || (b->rounds + 1u) % RK__BACKOFF_CLOCK_EVERY == 0) return false;
+    b->rounds++;
+    rk__cpu_relax();
+    return true;
+}
+
 bool rk__backoff_wait(rk__backoff *b) {
-    if (b->spinning && (b->rounds + 1u) % RK__BACKOFF_CLOCK_EVERY != 0) {
-        b->rounds++;
-        rk__cpu_relax();
-        return true;
-    }
+    if (rk__backoff_spin(b)) return true;
     uint64_t now = rk__now_ns();
     if (now >= b->deadline) return false;
     b->rounds++;

@@ -40,6 +40,9 @@ void rk__backoff_reset(rk__backoff *b);
 /* Waits one step. Returns false, without waiting, once the deadline has
  * passed. */
 bool rk__backoff_wait(rk__backoff *b);
+/* The step of rk__backoff_wait that needs no clock: true after one pause
+ * while spinning, except on the looks that read the clock. */
+bool rk__backoff_spin(rk__backoff *b);
 /* Whether a waiter should poll the backend this round: every round once
  * past spinning, but only every RK__BACKOFF_POLL_EVERY-th while spinning
  * (and not before the first wait), so a spinning host does not keep pulling

@@ -120,7 +120,11 @@ static uint32_t keep_replies(bool all, const rk__cpu_batch *b, uint32_t reply_st
     for (uint32_t i = 0; i < b->count; i++) {
         unsigned char *reply = rk__cpu_slot_at(&b->out, i);
         if (!all && reply_status(reply) == 0) continue;
-        if (kept != i) memcpy(rk__cpu_slot_at(&b->out, kept), reply, reply_stride);
+        if (kept != i) { /* all but the tag (cpu_ring_internal.h) */
+            unsigned char *to = rk__cpu_slot_at(&b->out, kept);
+            memcpy(to, reply, RK_CPU_HEADER_UNTAGGED);
+            memcpy(to + RK_CPU_SLOT_HEADER, reply + RK_CPU_SLOT_HEADER, reply_stride - RK_CPU_SLOT_HEADER);
+        }
         kept++;
     }
     return kept;
@@ -149,7 +153,7 @@ uint32_t rk__cpu_channel_serve(rk__cpu_ring *r, rk_queue *out, rk__cpu_guard *g,
         else
             rk__cpu_ring_run_batch(r, g, &b, r->state, processed, errors);
         uint32_t kept = keep_replies(failed || ch->desc.replies == RK_CHANNEL_REPLY_ALL, &b, out->slot_stride);
-        if (kept) rk_queue_commit(out, kept);
+        if (kept) rk__cpu_queue_commit_tagged(out, kept);
         rk_queue_release(ch->ring, count);
         atomic_fetch_add_explicit(&ch->delivered, count, memory_order_relaxed);
         taken += count;

@@ -24,15 +24,16 @@ void rk__cpu_ring_set_failure(rk__cpu_ring *r, rk_status status, const char *fmt
 
 /* ---- batches ------------------------------------------------------------------- */
 
+/* Leaves the tag alone: a consumer may be reading it (cpu_ring_internal.h). */
 static void write_reply_header(unsigned char *reply, uint64_t id, int32_t status) {
     rk__cpu_reply_header h = {.id = id, .status = status};
-    memcpy(reply, &h, sizeof h);
+    memcpy(reply, &h, RK_CPU_HEADER_UNTAGGED);
 }
 
 static uint64_t request_id(const unsigned char *request) {
-    rk__cpu_request_header h;
-    memcpy(&h, request, sizeof h);
-    return h.id;
+    uint64_t id;
+    memcpy(&id, request, sizeof id);
+    return id;
 }
 
 void rk__cpu_ring_fault_batch(const rk__cpu_batch *b, uint32_t reply_size, int32_t status) {
@@ -48,9 +49,17 @@ int32_t rk__cpu_ring_failure_reply(rk__cpu_ring *r) {
     return failure == RK_HUNG ? RK_HUNG : RK_DEVICE_FAULT;
 }
 
-/* Makes the next n written replies of b visible (a publishing batch). */
+/* Zeroes a reply's payload, 16 bytes at a time inline (a slot's stride is
+ * a multiple of 16, so the rounded-up length stays inside the slot). */
+static inline void zero_payload(unsigned char *reply, uint32_t reply_size) {
+    static const unsigned char zeros[16];
+    for (uint32_t i = 0; i < reply_size; i += 16u) memcpy(reply + RK_CPU_SLOT_HEADER + i, zeros, 16u);
+}
+
+/* Makes the next n written replies of b visible (a publishing batch, whose
+ * output queue is tagged). */
 static void publish(const rk__cpu_batch *b, uint32_t n) {
-    if (b->publish && n) rk_queue_commit(b->publish, n);
+    if (b->publish && n) rk__cpu_queue_commit_tagged(b->publish, n);
     if (b->release && n) rk_queue_release(b->release, n);
     if (b->unpublished) atomic_store_explicit(b->unpublished, 0, memory_order_relaxed);
 }
@@ -94,7 +103,7 @@ bool rk__cpu_ring_run_batch(rk__cpu_ring *r, rk__cpu_guard *g, const rk__cpu_bat
         const unsigned char *request = rk__cpu_slot_at(&b->in, i);
         unsigned char *reply = rk__cpu_slot_at(&b->out, i);
         /* A handler that writes only part of its reply leaks nothing old. */
-        memset(reply + RK_CPU_SLOT_HEADER, 0, reply_size);
+        zero_payload(reply, reply_size);
         int rc = handler(request + RK_CPU_SLOT_HEADER, reply + RK_CPU_SLOT_HEADER, state);
         write_reply_header(reply, request_id(request), rc);
         if (rc < 0) {
@@ -123,30 +132,34 @@ bool rk__cpu_ring_run_batch(rk__cpu_ring *r, rk__cpu_guard *g, const rk__cpu_bat
 
 /* ---- moving slots between the host and the queues ----------------------------- */
 
-size_t rk__cpu_ring_push_requests(rk_queue *q, uint32_t message_size, const unsigned char *messages, size_t stride,
-                                  size_t count, uint64_t first_id) {
+size_t rk__cpu_ring_push_requests(rk_queue *q, bool tagged, uint32_t message_size, const unsigned char *messages,
+                                  size_t stride, size_t count, uint64_t first_id) {
     uint64_t first;
     uint32_t n = rk_queue_reserve(q, count > UINT32_MAX ? UINT32_MAX : (uint32_t)count, &first);
     for (uint32_t i = 0; i < n; i++) {
         unsigned char *slot = rk_queue_producer_slot(q, first + i);
-        rk__cpu_request_header h = {.id = first_id + i};
-        memcpy(slot, &h, sizeof h);
-        memcpy(slot + RK_CPU_SLOT_HEADER, messages + i * stride, message_size);
+        uint64_t id = first_id + i; /* the header's other bytes: reserved (zero from create) and the tag */
+        memcpy(slot, &id, sizeof id);
+        rk__cpu_copy(slot + RK_CPU_SLOT_HEADER, messages + i * stride, message_size);
     }
-    if (n) rk_queue_commit(q, n);
+    if (n && tagged)
+        rk__cpu_queue_commit_tagged(q, n);
+    else if (n)
+        rk_queue_commit(q, n);
     return n;
 }
 
-size_t rk__cpu_ring_pop_replies(rk_queue *q, uint32_t reply_size, unsigned char *replies, size_t stride,
+size_t rk__cpu_ring_pop_replies(rk_queue *q, bool tagged, uint32_t reply_size, unsigned char *replies, size_t stride,
                                 rk_reply_info *infos, size_t max) {
     uint64_t first;
-    uint32_t n = rk_queue_peek(q, max > UINT32_MAX ? UINT32_MAX : (uint32_t)max, &first);
+    uint32_t want = max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
+    uint32_t n = tagged ? rk__cpu_queue_peek_tagged(q, want, &first) : rk_queue_peek(q, want, &first);
     for (uint32_t i = 0; i < n; i++) {
         const unsigned char *slot = rk_queue_consumer_slot(q, first + i);
         rk__cpu_reply_header h;
         memcpy(&h, slot, sizeof h);
         infos[i] = (rk_reply_info){.id = h.id, .status = h.status};
-        if (reply_size) memcpy(replies + i * stride, slot + RK_CPU_SLOT_HEADER, reply_size);
+        rk__cpu_copy(replies + i * stride, slot + RK_CPU_SLOT_HEADER, reply_size);
     }
     if (n) rk_queue_release(q, n);
     return n;

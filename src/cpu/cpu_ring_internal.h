@@ -7,9 +7,23 @@
  *   cpu_ring_cancel.c       stopping a thread stuck in a handler (the watchdog, destroy)
  *
  * Queue slots (both modes):
- *   request: [id u64][reserved u64][message_size bytes]
- *   reply:   [id u64][status i32][reserved u32][reply_size bytes]
+ *   request: [id u64][reserved u32][tag u32][message_size bytes]
+ *   reply:   [id u64][status i32][tag u32][reply_size bytes]
  * Payloads start 16 bytes in, so a handler may cast them to any struct.
+ *
+ * Tagged slots (persistent mode): a producer stores each slot's tag, the
+ * low 32 bits of its queue index + 1, with release after the slot's bytes
+ * and before it commits tail; the consumer acquires the tag of the slot it
+ * wants next instead of loading tail. A round trip then moves the slots'
+ * lines and nothing else: the tail lines stay with their writers (only a
+ * poll reads them), where loading tail cost a transfer of the tail line on
+ * both sides of each round trip (docs/architecture.md, "Where the CPU
+ * message path's time goes"). A slot's old tag is index + 1 - capacity (or
+ * 0, never written), never index + 1. The consumer may so take a slot
+ * before tail covers it: head can pass tail for the few instructions
+ * between a producer's tags and its commit (rk__cpu_queue_depth clamps).
+ * Nobody writes a tag but with rk__cpu_slot_set_tag: header writes and
+ * slot moves leave its 4 bytes alone.
  */
 #ifndef RK_CPU_RING_INTERNAL_H
 #define RK_CPU_RING_INTERNAL_H
@@ -29,14 +43,69 @@ enum {
 
 typedef struct rk__cpu_request_header {
     uint64_t id;
-    uint64_t reserved;
+    uint32_t reserved;
+    uint32_t tag; /* read and written only by the functions below */
 } rk__cpu_request_header;
 
 typedef struct rk__cpu_reply_header {
     uint64_t id;
     int32_t status;
-    uint32_t reserved;
+    uint32_t tag;
 } rk__cpu_reply_header;
+
+/* The bytes of a header before its tag: what header writes and slot moves
+ * may touch. */
+enum { RK_CPU_HEADER_UNTAGGED = 12 };
+
+static inline _Atomic uint32_t *rk__cpu_slot_tag(unsigned char *slot) {
+    return (_Atomic uint32_t *)(void *)(slot + RK_CPU_HEADER_UNTAGGED);
+}
+
+/* Marks slot (queue index i) as written: its bytes before this are
+ * visible to a consumer that acquires the tag. */
+static inline void rk__cpu_slot_set_tag(unsigned char *slot, uint64_t i) {
+    atomic_store_explicit(rk__cpu_slot_tag(slot), (uint32_t)(i + 1u), memory_order_release);
+}
+
+static inline bool rk__cpu_slot_tagged(unsigned char *slot, uint64_t i) {
+    return atomic_load_explicit(rk__cpu_slot_tag(slot), memory_order_acquire) == (uint32_t)(i + 1u);
+}
+
+/* Producer: tags the next count reserved slots, then commits them. */
+static inline void rk__cpu_queue_commit_tagged(rk_queue *q, uint32_t count) {
+    uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+    for (uint32_t i = 0; i < count; i++)
+        rk__cpu_slot_set_tag((unsigned char *)rk_queue_producer_slot(q, tail + i), tail + i);
+    rk_queue_commit(q, count);
+}
+
+/* Consumer: rk_queue_peek for a queue whose producers all tag: reads the
+ * tags of the slots after those it knows of, never tail. */
+static inline uint32_t rk__cpu_queue_peek_tagged(rk_queue *q, uint32_t max, uint64_t *first) {
+    uint64_t head = atomic_load_explicit(&q->head, memory_order_relaxed); /* our own index */
+    uint64_t known = q->consumer_cached_tail;
+    while (known - head < max && rk__cpu_slot_tagged((unsigned char *)rk_queue_consumer_slot(q, known), known))
+        known++;
+    q->consumer_cached_tail = known;
+    *first = head;
+    return (uint32_t)(known - head < max ? known - head : max);
+}
+
+/* memcpy for the message path's run-time sizes: 16 bytes at a time, inline
+ * (a libc call per copy was a fifth of the host's time in the batched
+ * benchmark, where a message costs tens of ns all told). */
+static inline void rk__cpu_copy(unsigned char *restrict dst, const unsigned char *restrict src, size_t size) {
+    size_t i = 0;
+    for (; i + 16u <= size; i += 16u) memcpy(dst + i, src + i, 16u);
+    if (i < size) memcpy(dst + i, src + i, size - i);
+}
+
+/* rk_queue_depth for a tagged queue, where head may pass tail for a moment. */
+static inline uint32_t rk__cpu_queue_depth(rk_queue *q) {
+    uint64_t head = atomic_load_explicit(&q->head, memory_order_acquire);
+    uint64_t tail = atomic_load_explicit(&q->tail, memory_order_acquire);
+    return tail > head ? (uint32_t)(tail - head) : 0;
+}
 
 /* ---- crash guard (cpu_ring_guard.c) ------------------------------------------ */
 
@@ -199,12 +268,13 @@ bool rk__cpu_cancel_and_join(pthread_t thread);
 /* How long a thread may take to act on its cancellation. */
 #define RK_CPU_CANCEL_GRACE_NS 2000000000ull
 
-/* Copies up to max replies out of q into the caller's arrays. */
-size_t rk__cpu_ring_pop_replies(rk_queue *q, uint32_t reply_size, unsigned char *replies, size_t stride,
+/* Copies up to max replies out of q into the caller's arrays (tagged: q's
+ * producers tag their slots; see the top of this file). */
+size_t rk__cpu_ring_pop_replies(rk_queue *q, bool tagged, uint32_t reply_size, unsigned char *replies, size_t stride,
                                 rk_reply_info *infos, size_t max);
-/* Queues up to count requests (ids from first_id) into q. */
-size_t rk__cpu_ring_push_requests(rk_queue *q, uint32_t message_size, const unsigned char *messages, size_t stride,
-                                  size_t count, uint64_t first_id);
+/* Queues up to count requests (ids from first_id) into q, tagged or not. */
+size_t rk__cpu_ring_push_requests(rk_queue *q, bool tagged, uint32_t message_size, const unsigned char *messages,
+                                  size_t stride, size_t count, uint64_t first_id);
 
 /* Frees the ring, its module and state. A mode's destroy calls it once
  * nothing can run the handler any more (and leaks the ring if something

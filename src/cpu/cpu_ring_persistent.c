@@ -52,9 +52,14 @@ typedef struct worker {
     _Atomic bool busy;                       /* inside a batch of handler calls */
     _Atomic uint32_t unpublished;            /* replies written, not yet published */
 
-    /* Host only (poll, destroy; the core serializes them). */
-    _Atomic bool stop;                       /* written by the host: leave now */
-    bool seen_busy;                          /* the watchdog's last look */
+    /* Written by the host, read by the worker at every look: a line of its
+     * own, which stays shared in both caches until the host stops it. */
+    _Alignas(64) _Atomic bool stop;          /* leave now */
+
+    /* Host only (poll, destroy; the core serializes them), off the lines
+     * above: the watchdog's stores would otherwise take the worker's
+     * counters' line away from it at every poll. */
+    _Alignas(64) bool seen_busy;             /* the watchdog's last look */
     uint64_t seen_processed, seen_since_ns;
     bool stopped;                            /* cancelled and joined: the host answers its requests */
     bool lost;                               /* would not end even when cancelled */
@@ -83,9 +88,9 @@ static bool has_work(worker *w, rk__cpu_ring *r) {
     bool terminating = atomic_load(&r->should_terminate);
     bool go = terminating || atomic_load(&r->is_active) || rk__cpu_ring_failed(r);
     if (go && rk__cpu_channel_pending(r)) return true;
-    uint32_t waiting = rk_queue_depth(w->in);
+    uint32_t waiting = rk__cpu_queue_depth(w->in);
     if (waiting == 0) return terminating;
-    return go && rk_queue_depth(w->out) < r->capacity;
+    return go && rk__cpu_queue_depth(w->out) < r->capacity;
 }
 
 static void doorbell_sleep(worker *w, rk__cpu_ring *r) {
@@ -165,7 +170,7 @@ static void *worker_main(void *arg) {
     for (;;) {
         if (atomic_load_explicit(&w->stop, memory_order_relaxed)) break;
         uint64_t in_first;
-        uint32_t n = rk_queue_peek(w->in, BATCH, &in_first);
+        uint32_t n = rk__cpu_queue_peek_tagged(w->in, BATCH, &in_first);
         /* Flags are read after the peek: a request published after the host
          * cleared is_active is then seen with is_active clear too. */
         bool terminating = atomic_load_explicit(&r->should_terminate, memory_order_acquire);
@@ -187,7 +192,7 @@ static void *worker_main(void *arg) {
         if (n == 0 && terminating) {
             /* No send is in flight once should_terminate is set, so a second
              * look that finds nothing means nothing more will come. */
-            n = rk_queue_peek(w->in, BATCH, &in_first);
+            n = rk__cpu_queue_peek_tagged(w->in, BATCH, &in_first);
             if (n == 0 && !(channels && rk__cpu_channel_pending(r))) break;
         }
         if (n > credit) n = credit;
@@ -208,7 +213,7 @@ static void *worker_main(void *arg) {
         };
         if (failed) {
             rk__cpu_ring_fault_batch(&b, r->reply_size, rk__cpu_ring_failure_reply(r));
-            rk_queue_commit(w->out, room);
+            rk__cpu_queue_commit_tagged(w->out, room);
             rk_queue_release(w->in, room);
             continue;
         }
@@ -234,7 +239,7 @@ static void *worker_main(void *arg) {
         uint32_t replies = rk__cpu_channel_host_replies(r, &b);
         atomic_store_explicit(&w->processed, processed, memory_order_relaxed);
         atomic_store_explicit(&w->errors, errors, memory_order_relaxed);
-        if (replies) rk_queue_commit(w->out, replies);
+        if (replies) rk__cpu_queue_commit_tagged(w->out, replies);
         rk_queue_release(w->in, room);
     }
     if (g) {
@@ -264,7 +269,7 @@ static rk_status p_try_send(rk__cpu_ring *r, const void *messages, size_t stride
     const unsigned char *src = messages;
     size_t done = 0;
     if (p->count == 1) {
-        done = rk__cpu_ring_push_requests(p->workers[0].in, r->message_size, src, stride, count, first_id);
+        done = rk__cpu_ring_push_requests(p->workers[0].in, true, r->message_size, src, stride, count, first_id);
         if (done) ring_doorbell(&p->workers[0]);
     } else {
         /* Round-robin in chunks; stop after a full turn in which every
@@ -274,7 +279,7 @@ static rk_status p_try_send(rk__cpu_ring *r, const void *messages, size_t stride
         while (done < count && full_in_a_row < p->count) {
             worker *w = &p->workers[p->send_cursor];
             size_t chunk = count - done < SPREAD_CHUNK ? count - done : SPREAD_CHUNK;
-            size_t n = rk__cpu_ring_push_requests(w->in, r->message_size, src + done * stride, stride, chunk,
+            size_t n = rk__cpu_ring_push_requests(w->in, true, r->message_size, src + done * stride, stride, chunk,
                                                   first_id + done);
             if (n) {
                 ring_doorbell(w);
@@ -297,7 +302,7 @@ static rk_status p_try_receive(rk__cpu_ring *r, void *replies, size_t stride, rk
     size_t done = 0;
     for (unsigned visited = 0; visited < p->count && done < max; visited++) {
         worker *w = &p->workers[p->receive_cursor];
-        size_t n = rk__cpu_ring_pop_replies(w->out, r->reply_size, dst + done * stride, stride, infos + done,
+        size_t n = rk__cpu_ring_pop_replies(w->out, true, r->reply_size, dst + done * stride, stride, infos + done,
                                             max - done);
         if (n) ring_doorbell(w); /* it may be waiting for room */
         done += n;
@@ -341,7 +346,7 @@ static void stop_worker(rk__cpu_ring *r, worker *w) {
 static void answer_for_stopped(rk__cpu_ring *r, worker *w) {
     /* Replies the worker wrote but had not published when it stopped. */
     uint32_t written = atomic_exchange_explicit(&w->unpublished, 0, memory_order_acquire);
-    if (written) rk_queue_commit(w->out, written);
+    if (written) rk__cpu_queue_commit_tagged(w->out, written);
     uint64_t next = atomic_load_explicit(&w->out->tail, memory_order_relaxed);
     uint64_t last = atomic_load_explicit(&w->in->tail, memory_order_acquire);
     uint64_t out_first = 0;
@@ -350,7 +355,7 @@ static void answer_for_stopped(rk__cpu_ring *r, worker *w) {
         rk__cpu_batch b = {.in = rk__cpu_queue_slots(w->in, next), .out = rk__cpu_queue_slots(w->out, out_first),
                            .count = n};
         rk__cpu_ring_fault_batch(&b, r->reply_size, rk__cpu_ring_failure_reply(r));
-        rk_queue_commit(w->out, n);
+        rk__cpu_queue_commit_tagged(w->out, n);
     }
     /* The worker may have published replies without releasing their requests. */
     atomic_store_explicit(&w->in->head, next + n, memory_order_release);
@@ -400,8 +405,8 @@ static void p_poll(rk__cpu_ring *r, rk__control *out) {
         if (!ended) all_terminated = false;
         out->messages_processed += atomic_load_explicit(&w->processed, memory_order_relaxed);
         out->errors_encountered += atomic_load_explicit(&w->errors, memory_order_relaxed);
-        out->input_depth += rk_queue_depth(w->in);
-        out->output_depth += rk_queue_depth(w->out);
+        out->input_depth += rk__cpu_queue_depth(w->in);
+        out->output_depth += rk__cpu_queue_depth(w->out);
     }
     out->has_terminated = all_terminated;
     out->launches = 1;

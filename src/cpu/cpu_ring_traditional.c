@@ -298,7 +298,7 @@ static void pump(rk__cpu_ring *r, traditional *t) {
 static rk_status t_try_send(rk__cpu_ring *r, const void *messages, size_t stride, size_t count, uint64_t first_id,
                             size_t *accepted) {
     traditional *t = impl_of(r);
-    *accepted = rk__cpu_ring_push_requests(t->in, r->message_size, messages, stride, count, first_id);
+    *accepted = rk__cpu_ring_push_requests(t->in, false, r->message_size, messages, stride, count, first_id);
     pump(r, t);
     return RK_OK;
 }
@@ -307,7 +307,7 @@ static rk_status t_try_receive(rk__cpu_ring *r, void *replies, size_t stride, rk
                                size_t *received) {
     traditional *t = impl_of(r);
     if (rk_queue_depth(t->out) < max) pump(r, t);
-    *received = rk__cpu_ring_pop_replies(t->out, r->reply_size, replies, stride, infos, max);
+    *received = rk__cpu_ring_pop_replies(t->out, false, r->reply_size, replies, stride, infos, max);
     return RK_OK;
 }
 
