@@ -46,7 +46,10 @@
  *     0's return value: one band's value for a region inside one band, a
  *     count for a count. A global command (RK_SIM_GLOBAL) runs once, on
  *     all rows, with every other band waiting at a barrier: it may change
- *     scalars and any row.
+ *     scalars and any row. Only global commands (and rk_sim_set_scalar)
+ *     may change scalars: in the persistent pattern a step or region
+ *     command reads a copy of them in the block's shared memory, taken
+ *     after the last global command.
  *     rk_sim_answer_f32(float) / rk_sim_answer_i32(int) make answers.
  *
  * Ordering: every command and step sees the effect of every one sent

@@ -332,12 +332,27 @@ RK_DEVICE void rk_sim_read_log_(const rk_sim_board *board, uint32_t seq, uint32_
     sync_threads();
 }
 
+/* A block's copy of the scalars (the whole block; a barrier after): user
+ * code reads them in every step and command, and a read of device memory
+ * there is a dependent load on the command's path. Only a global command
+ * changes them, and every band copies them again after one. */
+RK_DEVICE void rk_sim_copy_scalars_(rk_sim_scalars *to, const rk_sim_scalars *from) {
+    const int words = (int)(sizeof(rk_sim_scalars) / sizeof(uint32_t));
+    for (int i = thread_idx_x(); i < words; i += block_dim_x())
+        ((uint32_t *)to)[i] = load_acquire_u32((const uint32_t *)from + i);
+    sync_threads();
+}
+
 /* The bands' loop: every band reads every command, in order, from seq on;
  * tick: the ticks before seq; steps: the steps before seq. */
 RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
                                  uint64_t tick, uint64_t steps, int bands, int relay, int halo) {
     RK_SHARED uint64_t buffer[RK_SIM_CMD_WORDS / 2]; /* 8-byte aligned: the payload is a user's struct */
+    RK_SHARED rk_sim_scalars scalars;
     uint32_t *words = (uint32_t *)buffer;
+    rk_sim_state local = *s; /* what steps and region commands see: the scalars in shared memory */
+    local.scalars = &scalars;
+    rk_sim_copy_scalars_(&scalars, s->scalars);
     const int band = block_idx_x(), tid = thread_idx_x();
     const int rb = RK_SIM_BAND_FIRST(band, bands, s->rows), re = RK_SIM_BAND_FIRST(band + 1, bands, s->rows);
     int near_lo = 0, near_hi = 0;
@@ -364,7 +379,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                 r.tid = tid;
                 r.threads = block_dim_x();
                 r.step = steps;
-                rk_sim_step_(s, &r);
+                rk_sim_step_(&local, &r);
                 steps++;
                 tick++;
                 sync_threads();
@@ -380,7 +395,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             tick++;
             if (band == 0) {
                 rk_sim_await_bands_(board, 0, bands - 1, tick - 1, bands, 0);
-                const uint64_t a = rk_sim_global_command_(s, words, steps);
+                const uint64_t a = rk_sim_global_command_(s, words, steps); /* on the scalars in device memory */
                 if (tid == 0) {
                     rk_sim_finished_(board, 0, tick);
                     rk_sim_answer_(mb, board, seq, a, 1);
@@ -389,6 +404,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                 rk_sim_await_bands_(board, 0, 0, tick, bands, 0);
                 if (tid == 0) rk_sim_finished_(board, band, tick);
             }
+            if (op != RK_SIM_OP_STOP) rk_sim_copy_scalars_(&scalars, s->scalars);
             shared_tick = tick;
             if (op == RK_SIM_OP_STOP) return;
         } else {
@@ -400,7 +416,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                     rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
                     if (rk_sim_await_bands_(board, lo, hi, shared_tick, bands, 1)) acquired = shared_tick;
                 }
-                rk_sim_region_command_(s, mb, board, words, seq, band, bands, steps);
+                rk_sim_region_command_(&local, mb, board, words, seq, band, bands, steps);
             }
             if (tid == 0) rk_sim_finished_(board, band, tick);
         }
