@@ -189,13 +189,18 @@ rk_status rk__sim_read_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer) {
     }
 }
 
-void rk__sim_command_bands(const rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, int *first, int *count) {
-    *first = 0;
-    *count = 1;
+int rk__sim_command_args(const rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, rk_sim_ticket t,
+                         uint64_t steps, rk_arg *args, size_t *n) {
+    int first = 0, count = 1;
     if (op < RK_SIM_OP_STEP && end != 0) { /* a region command: the bands its rows reach */
-        *first = RK_SIM_BAND_OF_ROW(begin, sim->blocks, sim->rows);
-        *count = RK_SIM_BAND_OF_ROW(end - 1, sim->blocks, sim->rows) - *first + 1;
+        first = RK_SIM_BAND_OF_ROW(begin, sim->blocks, sim->rows);
+        count = RK_SIM_BAND_OF_ROW(end - 1, sim->blocks, sim->rows) - first + 1;
     }
+    args[(*n)++] = RK_ARG_UINT((uint32_t)t);
+    args[(*n)++] = RK_ARG_ULONG(steps);
+    args[(*n)++] = RK_ARG_INT(first);
+    args[(*n)++] = RK_ARG_INT((int)sim->blocks);
+    return count;
 }
 
 /* Traditional: the launches of command t, whose words are in the ring. */
@@ -214,12 +219,7 @@ static rk_status launch_traditional(rk_sim *sim, uint32_t op, uint32_t begin, ui
         }
         return RK_OK;
     }
-    int first = 0, count = 1;
-    rk__sim_command_bands(sim, op, begin, end, &first, &count);
-    args[n++] = RK_ARG_UINT((uint32_t)t);
-    args[n++] = RK_ARG_ULONG(steps);
-    args[n++] = RK_ARG_INT(first);
-    args[n++] = RK_ARG_INT((int)sim->blocks);
+    const int count = rk__sim_command_args(sim, op, begin, end, t, steps, args, &n);
     return launch(sim, sim->command_fn, (uint32_t)count, args, n, false);
 }
 

@@ -98,12 +98,7 @@ rk_status rk__sim_graph_launch(rk_sim *sim, uint32_t op, uint32_t begin, uint32_
     size_t n = 0;
     rk__sim_state_args(sim, args, &n);
     if (op == RK_SIM_OP_STEP && arg > 0) return replay_steps(sim, args, n, arg, t, steps);
-    int first = 0, count = 1;
-    rk__sim_command_bands(sim, op, begin, end, &first, &count);
-    args[n++] = RK_ARG_UINT((uint32_t)t);
-    args[n++] = RK_ARG_ULONG(steps);
-    args[n++] = RK_ARG_INT(first);
-    args[n++] = RK_ARG_INT((int)sim->blocks);
+    const int count = rk__sim_command_args(sim, op, begin, end, t, steps, args, &n);
     rk__graph **slot = &sim->graphs->commands[count];
     rk_status s = graph_for(sim, slot, sim->command_fn, (uint32_t)count, args, n, 1);
     if (s == RK_OK) s = sim->ctx->iface->graph_set_args(*slot, 0, args, n);

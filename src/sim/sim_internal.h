@@ -88,8 +88,11 @@ rk_status rk__sim_launch_persistent(rk_sim *sim);
 /* The arguments every kernel takes first (fields, scalars, mailbox, board,
  * rows); args has room for RK_SIM_MAX_FIELDS + 8. */
 void rk__sim_state_args(rk_sim *sim, rk_arg *args, size_t *n);
-/* The bands a (non-step) command's launch covers: [*first, *first + *count). */
-void rk__sim_command_bands(const rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, int *first, int *count);
+/* A (non-step) command's launch after the state's arguments: appends the
+ * command's number, the steps before it, its first band and the bands in
+ * all; returns how many blocks to launch (the bands it covers). */
+int rk__sim_command_args(const rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, rk_sim_ticket t,
+                         uint64_t steps, rk_arg *args, size_t *n);
 
 /* Sends command words (op, begin, end, arg, payload) as the next ticket. */
 rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg, const void *payload,

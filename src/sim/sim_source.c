@@ -9,42 +9,10 @@
 #include <string.h>
 
 #include "sim/sim_internal.h"
+#include "sim/sim_text.h"
 
 extern const char rk__sim_protocol_source[];
 extern const char rk__sim_device_source[];
-
-typedef struct text {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} text;
-
-static void add(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(text *t, const char *fmt, ...) {
-    if (t->failed) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->data ? t->data + t->len : NULL, t->data ? t->cap - t->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            t->failed = true;
-            return;
-        }
-        if (t->data && t->len + (size_t)n < t->cap) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t cap = (t->cap + (size_t)n + 1) * 2;
-        char *grown = realloc(t->data, cap);
-        if (!grown) {
-            t->failed = true;
-            return;
-        }
-        t->data = grown;
-        t->cap = cap;
-    }
-}
 
 static const char *type_name(rk_sim_type type) {
     return type == RK_SIM_I32 ? "int" : type == RK_SIM_U32 ? "uint32_t" : "float";

@@ -15,41 +15,11 @@
 
 #include "ringkernel/transpile.h"
 #include "sim/sim_internal.h"
+#include "sim/sim_text.h"
 #include "sim/sim_webgpu.h"
 
 extern const char rk__sim_protocol_source[];
 extern const char rk__sim_device_wgpu_source[];
-
-typedef struct text {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} text;
-
-static void add(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(text *t, const char *fmt, ...) {
-    if (t->failed) return;
-    va_list ap, again;
-    va_start(ap, fmt);
-    va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n >= 0 && t->len + (size_t)n + 1 > t->cap) {
-        size_t cap = (t->len + (size_t)n + 1) * 2;
-        char *grown = realloc(t->data, cap);
-        if (grown) {
-            t->data = grown;
-            t->cap = cap;
-        } else {
-            n = -1;
-        }
-    }
-    if (n < 0)
-        t->failed = true;
-    else
-        t->len += (size_t)vsnprintf(t->data + t->len, t->cap - t->len, fmt, again);
-    va_end(again);
-}
 
 static const char *type_name(rk_sim_type type) {
     return type == RK_SIM_I32 ? "int" : type == RK_SIM_U32 ? "uint32_t" : "float";
