@@ -129,14 +129,7 @@ void rk__cuda_context_destroy(rk_context *base) {
             free(p);
         }
     }
-    rk__cuda_pinned *linked[] = {ctx->linked_free, ctx->linked_used};
-    for (int i = 0; i < 2; i++) {
-        for (rk__cuda_pinned *p = linked[i], *next; p; p = next) {
-            next = p->next;
-            if (paused) rk__cuda.cuMemFree(p->device);
-            free(p);
-        }
-    }
+    rk__cuda_linked_release_all(ctx, paused); /* channel memory and the channel arena */
     if (paused) rk__resident_resume(base);
     rk__cuda.cuStreamDestroy(ctx->default_stream);
     rk__cuda.cuDevicePrimaryCtxRelease(ctx->device);
@@ -182,6 +175,16 @@ static rk_status context_create(const rk_backend *backend, uint32_t ordinal, rk_
         return s;
     }
     pthread_mutex_init(&ctx->lock, NULL);
+    /* Reserved at the first persistent ring kernel's launch, not here: a
+     * context that runs no ring kernel pays nothing. */
+    rk_status s = rk__cuda_arena_bytes(getenv("RK_CUDA_CHANNEL_ARENA_MB"), &ctx->arena.size);
+    if (s != RK_OK) {
+        rk__cuda.cuStreamDestroy(ctx->default_stream);
+        rk__cuda.cuDevicePrimaryCtxRelease(ctx->device);
+        pthread_mutex_destroy(&ctx->lock);
+        free(ctx);
+        return s;
+    }
     rk__cuda.cuDriverGetVersion(&ctx->driver_version);
     ctx->sm_count = attribute(ctx->device, RK_CU_ATTR_MULTIPROCESSOR_COUNT);
     ctx->async_alloc = rk__cuda.cuMemAllocAsync && rk__cuda.cuMemFreeAsync &&

@@ -52,6 +52,37 @@ typedef struct rk__cuda_pinned {
     struct rk__cuda_pinned *next;
 } rk__cuda_pinned;
 
+/* The channel arena (cuda_arena.c): device memory reserved once per context
+ * before its first persistent ring kernel launches, from which K2K channels
+ * are carved, so compute-sanitizer memcheck counts them among the
+ * allocations of every ring kernel of the context (it checks a kernel
+ * against the allocations that existed at its launch). Size:
+ * $RK_CUDA_CHANNEL_ARENA_MB (default 8, 0: none; docs/channels.md). */
+enum { RK_CUDA_ARENA_DEFAULT_MB = 8, RK_CUDA_ARENA_MAX_MB = 65536 };
+typedef struct rk__cuda_arena {
+    CUdeviceptr base;      /* 0 until reserved */
+    size_t size;
+    size_t carved;         /* bytes from base handed out so far, never given back */
+    rk__cuda_pinned *free; /* freed pieces (host = NULL) */
+} rk__cuda_arena;
+
+/* The arena's size from $RK_CUDA_CHANNEL_ARENA_MB's text (NULL or empty: the
+ * default), or RK_INVALID_ARGUMENT for text that is not a size in range. */
+rk_status rk__cuda_arena_bytes(const char *env, size_t *out);
+/* Whether ptr lies in the arena's range. */
+bool rk__cuda_arena_holds(const rk__cuda_arena *a, CUdeviceptr ptr);
+/* A piece of size bytes (a multiple of 4096): a freed one of at most twice
+ * that, else one carved from the rest; NULL when neither is there. */
+rk__cuda_pinned *rk__cuda_arena_take(rk__cuda_arena *a, size_t size);
+/* A piece back for reuse. */
+void rk__cuda_arena_give(rk__cuda_arena *a, rk__cuda_pinned *block);
+/* Frees the bookkeeping (not the device range; pieces in use are the
+ * caller's) and empties the arena. */
+void rk__cuda_arena_forget(rk__cuda_arena *a);
+/* The pools' lookup (cuda_memory.c): the smallest block on list of at
+ * least size and at most twice it, unlinked, or NULL. Caller holds the lock. */
+rk__cuda_pinned *rk__cuda_take_pooled(rk__cuda_pinned **list, size_t size);
+
 /* Ring-kernel modules loaded in this context, by source hash. Kept until
  * the context is destroyed, for the same reason as pinned blocks. */
 typedef struct rk__cuda_loaded_module {
@@ -74,7 +105,10 @@ typedef struct rk__cuda_context {
     rk__cuda_pinned *pinned_free;
     rk__cuda_pinned *pinned_used;
     rk__cuda_pinned *linked_free;   /* device blocks of rk__cuda_linked_alloc (host = NULL) */
-    rk__cuda_pinned *linked_used;
+    rk__cuda_pinned *linked_used;   /* arena pieces and fallback blocks alike */
+    rk__cuda_arena arena;           /* channel memory; reserved by rk__cuda_channel_arena_reserve */
+    bool arena_tried;               /* reserved, or tried and failed (not retried) */
+    bool arena_overflowed;          /* a channel fell back to cuMemAlloc (logged once) */
     rk__cuda_loaded_module *ring_modules;
     int stuck_kernels;       /* ring kernels that would not stop: their memory stays */
 } rk__cuda_context;
@@ -109,6 +143,13 @@ void rk__cuda_device_free(rk__cuda_context *ctx, CUdeviceptr ptr);
  * and returned at context destroy. */
 rk_status rk__cuda_linked_alloc(rk__cuda_context *ctx, size_t size, CUdeviceptr *out);
 void rk__cuda_linked_free(rk__cuda_context *ctx, CUdeviceptr ptr);
+/* Reserves the context's channel arena (once; a failure is logged and
+ * channels then come from plain cuMemAlloc): called before every persistent
+ * ring kernel launch, so that linked memory comes from the arena first. */
+void rk__cuda_channel_arena_reserve(rk__cuda_context *ctx);
+/* At context destroy, kernels paused: returns the linked blocks and the
+ * arena to the driver when free_device, and frees the bookkeeping. */
+void rk__cuda_linked_release_all(rk__cuda_context *ctx, bool free_device);
 
 /* Compiles CUDA C for the context's device through the disk cache
  * ($RK_CACHE_DIR, else ~/.cache/ringkernel; key: source, options,

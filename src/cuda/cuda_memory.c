@@ -38,7 +38,7 @@ void rk__cuda_device_free(rk__cuda_context *ctx, CUdeviceptr ptr) {
 
 /* Takes the smallest pooled block that is big enough but not wastefully so
  * (at most twice the size) off a free list, or NULL; the context's lock held. */
-static rk__cuda_pinned *take_pooled(rk__cuda_pinned **list, size_t size) {
+rk__cuda_pinned *rk__cuda_take_pooled(rk__cuda_pinned **list, size_t size) {
     rk__cuda_pinned **best = NULL;
     for (rk__cuda_pinned **p = list; *p; p = &(*p)->next)
         if ((*p)->size >= size && (*p)->size <= 2 * size && (!best || (*p)->size < (*best)->size)) best = p;
@@ -48,13 +48,45 @@ static rk__cuda_pinned *take_pooled(rk__cuda_pinned **list, size_t size) {
     return block;
 }
 
+void rk__cuda_channel_arena_reserve(rk__cuda_context *ctx) {
+    if (rk__cuda_bind(ctx) != RK_OK) return; /* tried again at the next launch */
+    pthread_mutex_lock(&ctx->lock);
+    if (!ctx->arena_tried && ctx->arena.size) {
+        /* Plain cuMemAlloc, like every linked block: valid in every stream at
+         * once, and the ring kernels launched after this see all of it. */
+        CUresult r = rk__cuda.cuMemAlloc(&ctx->arena.base, ctx->arena.size);
+        if (r != RK_CUDA_SUCCESS) {
+            ctx->arena.base = 0;
+            rk__log(RK_LOG_WARN,
+                    "cuda: cannot reserve the %zu MiB channel arena (CUresult %d); channels get their own "
+                    "allocations, which compute-sanitizer memcheck does not count for kernels launched before them",
+                    ctx->arena.size >> 20, (int)r);
+            ctx->arena.size = 0; /* said once here, not again per channel */
+        }
+    }
+    ctx->arena_tried = true;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
 rk_status rk__cuda_linked_alloc(rk__cuda_context *ctx, size_t size, CUdeviceptr *out) {
     rk_status s = rk__cuda_bind(ctx);
     if (s != RK_OK) return s;
     size = (size + 4095) & ~(size_t)4095;
+    /* The arena first (see cuda_arena.c), then a pooled block of an earlier
+     * fallback, then a new cuMemAlloc. */
     pthread_mutex_lock(&ctx->lock);
-    rk__cuda_pinned *block = take_pooled(&ctx->linked_free, size);
+    rk__cuda_pinned *block = rk__cuda_arena_take(&ctx->arena, size);
+    if (!block) block = rk__cuda_take_pooled(&ctx->linked_free, size);
+    const size_t arena_mb = ctx->arena.size >> 20;
+    const bool tell = !block && ctx->arena.base && !ctx->arena_overflowed;
+    if (tell) ctx->arena_overflowed = true;
     pthread_mutex_unlock(&ctx->lock);
+    if (tell)
+        rk__log(RK_LOG_INFO,
+                "cuda: a %zu-byte channel does not fit the %zu MiB channel arena; it gets its own allocation, which "
+                "compute-sanitizer memcheck does not count for kernels launched before it (RK_CUDA_CHANNEL_ARENA_MB "
+                "sets the arena's size)",
+                size, arena_mb);
     if (!block) {
         block = calloc(1, sizeof *block);
         if (!block) return rk__fail(RK_OUT_OF_MEMORY, "out of memory");
@@ -69,11 +101,15 @@ rk_status rk__cuda_linked_alloc(rk__cuda_context *ctx, size_t size, CUdeviceptr 
     CUresult r = rk__cuda.cuMemsetD8Async(block->device, 0, block->size, ctx->default_stream);
     if (r == RK_CUDA_SUCCESS) r = rk__cuda.cuStreamSynchronize(ctx->default_stream);
     pthread_mutex_lock(&ctx->lock);
-    block->next = r == RK_CUDA_SUCCESS ? ctx->linked_used : ctx->linked_free;
-    if (r == RK_CUDA_SUCCESS)
+    if (r == RK_CUDA_SUCCESS) {
+        block->next = ctx->linked_used;
         ctx->linked_used = block;
-    else
+    } else if (rk__cuda_arena_holds(&ctx->arena, block->device)) {
+        rk__cuda_arena_give(&ctx->arena, block);
+    } else {
+        block->next = ctx->linked_free;
         ctx->linked_free = block;
+    }
     pthread_mutex_unlock(&ctx->lock);
     if (r != RK_CUDA_SUCCESS) return rk__cuda_fail(r, RK_INTERNAL, "zeroing device memory");
     *out = block->device;
@@ -87,12 +123,31 @@ void rk__cuda_linked_free(rk__cuda_context *ctx, CUdeviceptr ptr) {
         if ((*p)->device == ptr) {
             rk__cuda_pinned *block = *p;
             *p = block->next;
-            block->next = ctx->linked_free;
-            ctx->linked_free = block;
+            if (rk__cuda_arena_holds(&ctx->arena, ptr)) {
+                rk__cuda_arena_give(&ctx->arena, block);
+            } else {
+                block->next = ctx->linked_free;
+                ctx->linked_free = block;
+            }
             break;
         }
     }
     pthread_mutex_unlock(&ctx->lock);
+}
+
+void rk__cuda_linked_release_all(rk__cuda_context *ctx, bool free_device) {
+    rk__cuda_pinned *lists[] = {ctx->linked_free, ctx->linked_used};
+    for (int i = 0; i < 2; i++) {
+        for (rk__cuda_pinned *p = lists[i], *next; p; p = next) {
+            next = p->next;
+            /* An arena piece goes with the arena. */
+            if (free_device && !rk__cuda_arena_holds(&ctx->arena, p->device)) rk__cuda.cuMemFree(p->device);
+            free(p);
+        }
+    }
+    ctx->linked_free = ctx->linked_used = NULL;
+    if (free_device && ctx->arena.base) rk__cuda.cuMemFree(ctx->arena.base);
+    rk__cuda_arena_forget(&ctx->arena);
 }
 
 rk_status rk__cuda_pinned_alloc(rk__cuda_context *ctx, size_t size, void **host, CUdeviceptr *device) {
@@ -100,7 +155,7 @@ rk_status rk__cuda_pinned_alloc(rk__cuda_context *ctx, size_t size, void **host,
     if (s != RK_OK) return s;
     size = (size + 4095) & ~(size_t)4095;
     pthread_mutex_lock(&ctx->lock);
-    rk__cuda_pinned *block = take_pooled(&ctx->pinned_free, size);
+    rk__cuda_pinned *block = rk__cuda_take_pooled(&ctx->pinned_free, size);
     pthread_mutex_unlock(&ctx->lock);
     if (!block) {
         block = calloc(1, sizeof *block);

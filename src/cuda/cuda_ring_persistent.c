@@ -200,6 +200,9 @@ static rk_status start(rk_kernel *k) {
     size_t per_warp = 0;
     bool shared = false;
     if (s == RK_OK) choose_chunk(r, k, &per_warp, &shared);
+    /* Before the launch: channels connected to this kernel later come from
+     * the arena, which memcheck then counts among the kernel's allocations. */
+    if (s == RK_OK) rk__cuda_channel_arena_reserve(ctx);
 
     const size_t in_bytes = (size_t)r->capacity * r->l.in_ll * 8;
     const size_t out_bytes = (size_t)r->capacity * r->l.out_ll * 8;
