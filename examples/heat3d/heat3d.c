@@ -33,12 +33,11 @@ static const rk_sim_command commands[] = {
 
 void heat3d_describe(const heat3d_config *cfg, rk_sim_desc *desc) {
     /* Static tables: one description at a time is enough for the example. */
-    static rk_sim_field fields[2];
+    static rk_sim_field fields[1];
     static rk_sim_scalar scalars[3];
     int nx = cfg->nx ? cfg->nx : 32, ny = cfg->ny ? cfg->ny : 32, nz = cfg->nz ? cfg->nz : 32;
     size_t cells = (size_t)nx * (size_t)ny * (size_t)nz;
-    fields[0] = (rk_sim_field){"t0", RK_SIM_F32, cells};
-    fields[1] = (rk_sim_field){"t1", RK_SIM_F32, cells};
+    fields[0] = (rk_sim_field){"t", RK_SIM_F32, 2 * cells}; /* both time levels: see heat3d_kernels.c */
     scalars[0] = (rk_sim_scalar){"nx", RK_SIM_I32, nx};
     scalars[1] = (rk_sim_scalar){"ny", RK_SIM_I32, ny};
     scalars[2] = (rk_sim_scalar){"alpha", RK_SIM_F32, cfg->alpha > 0.0f ? cfg->alpha : 0.1f};
@@ -48,7 +47,7 @@ void heat3d_describe(const heat3d_config *cfg, rk_sim_desc *desc) {
         .source = heat3d_source(),
         .source_name = "heat3d_args.h",
         .fields = fields,
-        .field_count = 2,
+        .field_count = 1,
         .scalars = scalars,
         .scalar_count = 3,
         .rows = nz,

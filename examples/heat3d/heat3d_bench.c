@@ -4,7 +4,7 @@
  * p50 over repetitions. Like the wave's seed table, measured from the host:
  * send, then wait for the ticket.
  *
- *   heat3d_bench [cpu|cuda] [n (grid n^3, default 64)] [reps (default 200)]
+ *   heat3d_bench [cpu|cuda|webgpu] [n (grid n^3, default 64)] [reps (default 200)]
  *                [patterns (comma-separated, default persistent,traditional,graph)]
  */
 #include <stdbool.h>
@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
         if (ok) want[pattern] = true;
     }
     if (!ok) {
-        fprintf(stderr, "usage: %s [cpu|cuda] [n >= 2] [reps >= 1] [persistent,traditional,graph]\n", argv[0]);
+        fprintf(stderr, "usage: %s [cpu|cuda|webgpu] [n >= 2] [reps >= 1] [persistent,traditional,graph]\n", argv[0]);
         return 2;
     }
     printf("heat3d %d^3 cells, p50 of %d\n", n, reps);

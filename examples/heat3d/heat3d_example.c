@@ -1,7 +1,7 @@
 /* The heat grid in a few lines: heat one cell, let it spread, read a
  * neighbour and count the warm cells, on any pattern.
  *
- *   heat3d_example [persistent|traditional|graph] [cpu|cuda]
+ *   heat3d_example [persistent|traditional|graph] [cpu|cuda|webgpu]
  */
 #include <stdio.h>
 
@@ -10,7 +10,7 @@
 int main(int argc, char **argv) {
     heat3d_config cfg = {.device = argc > 2 ? argv[2] : "cpu", .nx = 16, .ny = 16, .nz = 16};
     if (argc > 1 && !rk_sim_pattern_parse(argv[1], &cfg.pattern)) {
-        fprintf(stderr, "usage: %s [persistent|traditional|graph] [cpu|cuda]\n", argv[0]);
+        fprintf(stderr, "usage: %s [persistent|traditional|graph] [cpu|cuda|webgpu]\n", argv[0]);
         return 2;
     }
     heat3d h;

@@ -1,25 +1,30 @@
 /* A 3-D heat grid on the rk_sim API, in the ringkernel DSL: one source for
- * the CPU (system C compiler) and CUDA (NVRTC). The partition's rows are
- * the grid's planes (z); each plane exchanges heat with the planes above
- * and below and with its four neighbours in the plane. Insulated walls: a
- * neighbour outside the grid reads the cell itself. Two time levels, t0
- * and t1; level (step & 1) is the current one.
+ * the CPU (system C compiler), CUDA (NVRTC) and WebGPU (transpiled to
+ * WGSL). The partition's rows are the grid's planes (z); each plane
+ * exchanges heat with the planes above and below and with its four
+ * neighbours in the plane. Insulated walls: a neighbour outside the grid
+ * reads the cell itself. Both time levels are in one field t of 2 * cells:
+ * level (step & 1) is the current one and starts at (step & 1) * cells.
+ * Offsets, not pointers, because WGSL cannot pass a pointer into a field.
  *
  * Commands (heat3d.h): add heat to a cell, read a cell, count the cells
  * above a threshold over some planes (an answer that adds up over bands),
  * set the diffusion number (a global command). Their payloads are the
  * structs of heat3d_args.h, compiled in front of this file. */
 
-RK_DEVICE float *heat_level(const rk_sim_state *s, uint64_t step) { return (step & 1u) ? s->t1 : s->t0; }
+/* Where the time level of `step` starts in t. */
+RK_DEVICE int heat_level(const rk_sim_state *s, uint64_t step) {
+    return (int)(step & 1u) * s->scalars->nx * s->scalars->ny * s->rows;
+}
 
-/* The new value of cell i: the opposite neighbours added first, so mirrored
- * cells do the same operations. */
-RK_DEVICE float heat_cell_next(const float *cur, int i, int nx, int ny, int nz, float alpha) {
+/* The new value of cell i of the level that starts at cur: the opposite
+ * neighbours added first, so mirrored cells do the same operations. */
+RK_DEVICE float heat_cell_next(const rk_sim_state *s, int cur, int i, int nx, int ny, int nz, float alpha) {
     const int plane = nx * ny, x = i % nx, y = (i / nx) % ny, z = i / plane;
-    const float here = cur[i];
-    const float ew = cur[x > 0 ? i - 1 : i] + cur[x < nx - 1 ? i + 1 : i];
-    const float ns = cur[y > 0 ? i - nx : i] + cur[y < ny - 1 ? i + nx : i];
-    const float ud = cur[z > 0 ? i - plane : i] + cur[z < nz - 1 ? i + plane : i];
+    const float here = s->t[cur + i];
+    const float ew = s->t[cur + (x > 0 ? i - 1 : i)] + s->t[cur + (x < nx - 1 ? i + 1 : i)];
+    const float ns = s->t[cur + (y > 0 ? i - nx : i)] + s->t[cur + (y < ny - 1 ? i + nx : i)];
+    const float ud = s->t[cur + (z > 0 ? i - plane : i)] + s->t[cur + (z < nz - 1 ? i + plane : i)];
     return here + alpha * ((ew + ns + ud) - 6.0f * here);
 }
 
@@ -27,30 +32,35 @@ RK_DEVICE float heat_cell_next(const float *cur, int i, int nx, int ny, int nz, 
 RK_DEVICE void heat_step(const rk_sim_state *s, const rk_sim_region *r) {
     const int nx = s->scalars->nx, ny = s->scalars->ny, nz = s->rows;
     const float alpha = s->scalars->alpha;
-    const float *cur = heat_level(s, r->step);
-    float *next = heat_level(s, r->step + 1);
+    const int cur = heat_level(s, r->step), next = heat_level(s, r->step + 1);
     const int end = r->row_end * nx * ny;
-    for (int i = r->row_begin * nx * ny + r->tid; i < end; i += r->threads) next[i] = heat_cell_next(cur, i, nx, ny, nz, alpha);
+    for (int i = r->row_begin * nx * ny + r->tid; i < end; i += r->threads)
+        s->t[next + i] = heat_cell_next(s, cur, i, nx, ny, nz, alpha);
+}
+
+/* Where cell (x, y, z) of the level of `step` is in t. */
+RK_DEVICE int heat_cell(const rk_sim_state *s, uint64_t step, int x, int y, int z) {
+    return heat_level(s, step) + (z * s->scalars->ny + y) * s->scalars->nx + x;
 }
 
 RK_DEVICE uint64_t heat_add(const rk_sim_state *s, const rk_sim_region *r, const heat_cell_args *a) {
-    if (r->tid == 0) heat_level(s, r->step)[(a->z * s->scalars->ny + a->y) * s->scalars->nx + a->x] += a->amount;
+    if (r->tid == 0) s->t[heat_cell(s, r->step, a->x, a->y, a->z)] += a->amount;
     return 0;
 }
 
 RK_DEVICE uint64_t heat_query(const rk_sim_state *s, const rk_sim_region *r, const heat_cell_args *a) {
-    return rk_sim_answer_f32(heat_level(s, r->step)[(a->z * s->scalars->ny + a->y) * s->scalars->nx + a->x]);
+    return rk_sim_answer_f32(s->t[heat_cell(s, r->step, a->x, a->y, a->z)]);
 }
 
 /* Every thread counts its cells of the band's planes; thread 0 answers the band's total. */
 RK_DEVICE uint64_t heat_count_hot(const rk_sim_state *s, const rk_sim_region *r, const heat_count_args *a) {
     RK_SHARED int hot;
-    const int plane = s->scalars->nx * s->scalars->ny;
-    const float *cur = heat_level(s, r->step);
+    const int plane = s->scalars->nx * s->scalars->ny, cur = heat_level(s, r->step);
     if (r->tid == 0) hot = 0;
     sync_threads();
     int mine = 0;
-    for (int i = r->row_begin * plane + r->tid; i < r->row_end * plane; i += r->threads) mine += cur[i] > a->threshold;
+    for (int i = r->row_begin * plane + r->tid; i < r->row_end * plane; i += r->threads)
+        mine += s->t[cur + i] > a->threshold;
     atomic_add_i32(&hot, mine);
     sync_threads();
     return (uint64_t)hot;

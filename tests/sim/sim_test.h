@@ -97,7 +97,7 @@ static inline uint64_t heat_model_count(const heat_model *m, int z0, int nz, flo
 /* The current level of a simulation after `steps` steps. */
 static inline void heat_read_current(const heat3d *h, uint64_t steps, float *out) {
     size_t cells = (size_t)h->nx * h->ny * h->nz;
-    CHECK_OK(rk_sim_read_field(h->sim, (steps & 1u) ? "t1" : "t0", 0, cells, out));
+    CHECK_OK(rk_sim_read_field(h->sim, "t", (steps & 1u) * cells, cells, out));
 }
 
 #endif
