@@ -224,8 +224,8 @@ int rk__channel_emit(rk_channel *ch, const void *message, size_t size) {
         memcpy(slot, header, sizeof header);
         memcpy(slot + RK__CHANNEL_SLOT_HEADER, message, size);
         ch->next_seq++;
+        atomic_fetch_add_explicit(&ch->emitted, 1, memory_order_relaxed); /* before the commit: never behind delivered */
         rk_queue_commit(ch->ring, 1);
-        atomic_fetch_add_explicit(&ch->emitted, 1, memory_order_relaxed);
         /* Inside the emitting window: the destination is not freed meanwhile. */
         if (ch->wake) ch->wake(ch->wake_arg);
     } else {

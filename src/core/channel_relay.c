@@ -140,15 +140,16 @@ uint32_t rk__relay_move(rk_channel *up, rk__relay_sink *sink, uint32_t max) {
     uint32_t n = rk_queue_peek(up->ring, max, &first);
     for (uint32_t i = 0; i < n; i++) {
         const unsigned char *slot = rk_queue_consumer_slot(up->ring, first + i);
+        /* Counted before the destination can see it: a reply the host has
+         * received is never ahead of the count (the push publishes it). */
+        atomic_fetch_add_explicit(&up->delivered, 1, memory_order_relaxed);
         if (rk__relay_sink_push(sink, slot + RK__CHANNEL_SLOT_HEADER, 0, 1) != RK_OK) {
+            atomic_fetch_sub_explicit(&up->delivered, 1, memory_order_relaxed);
             n = i;
             break;
         }
     }
-    if (n) {
-        rk_queue_release(up->ring, n);
-        atomic_fetch_add_explicit(&up->delivered, n, memory_order_relaxed);
-    }
+    if (n) rk_queue_release(up->ring, n);
     return n;
 }
 

@@ -153,9 +153,10 @@ uint32_t rk__cpu_channel_serve(rk__cpu_ring *r, rk_queue *out, rk__cpu_guard *g,
         else
             rk__cpu_ring_run_batch(r, g, &b, r->state, processed, errors);
         uint32_t kept = keep_replies(failed || ch->desc.replies == RK_CHANNEL_REPLY_ALL, &b, out->slot_stride);
+        /* Counted before the replies are published: never behind what the host has received. */
+        atomic_fetch_add_explicit(&ch->delivered, count, memory_order_relaxed);
         if (kept) rk__cpu_queue_commit_tagged(out, kept);
         rk_queue_release(ch->ring, count);
-        atomic_fetch_add_explicit(&ch->delivered, count, memory_order_relaxed);
         taken += count;
     }
     if (n) r->links.in_cursor = (r->links.in_cursor + 1) % n;

@@ -175,9 +175,9 @@ void rk__wg_channel_finish(wg_ring *r, wg_plan *p, const uint32_t *header, bool 
     for (unsigned port = 0; port < RK_MAX_PORTS; port++) {
         rk_channel *ch = p->out[port];
         if (!ch) continue;
-        if (counts[port]) {
-            rk_queue_commit(ch->ring, counts[port]);
+        if (counts[port]) { /* counted first: never behind what the destination can take */
             atomic_fetch_add_explicit(&ch->emitted, counts[port], memory_order_relaxed);
+            rk_queue_commit(ch->ring, counts[port]);
         }
         atomic_store(&ch->emitting, 0u);
     }
