@@ -46,13 +46,9 @@ rk_status rk__cuda_graph_create(rk_function *function, const rk_launch_desc *des
                                         "cuGraphExecKernelNodeSetParams_v2; CUDA 12 or later)");
     if (desc->cooperative) return rk__fail(RK_UNSUPPORTED, "cuda: a launch graph of cooperative launches");
     if (count == 0) return rk__fail(RK_INVALID_ARGUMENT, "cuda: a launch graph of no launches");
-    rk_status s = rk__cuda_bind(ctx);
-    if (s != RK_OK) return s;
     rk__cuda_arg_value values[RK_CUDA_MAX_ARGS];
     void *params[RK_CUDA_MAX_ARGS + 1];
-    s = rk__cuda_marshal_args(f, desc->args, desc->arg_count, values, params);
-    if (s != RK_OK) return s;
-    s = rk__cuda_raise_shared_limit(f, desc->shared_memory);
+    rk_status s = rk__cuda_prepare_launch(ctx, f, desc, values, params);
     if (s != RK_OK) return s;
 
     cuda_graph *g = calloc(1, sizeof *g + count * sizeof g->nodes[0]);

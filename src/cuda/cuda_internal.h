@@ -203,8 +203,10 @@ typedef union rk__cuda_arg_value {
 } rk__cuda_arg_value;
 rk_status rk__cuda_marshal_args(const rk__cuda_function *f, const rk_arg *args, size_t arg_count,
                                 rk__cuda_arg_value *values, void **params);
-/* Lets the kernel use more than 48 KiB of dynamic shared memory when asked. */
-rk_status rk__cuda_raise_shared_limit(const rk__cuda_function *f, size_t shared_memory);
+/* What a launch and a launch graph both do first: bind the context, marshal
+ * desc's arguments into values/params, raise the shared-memory limit. */
+rk_status rk__cuda_prepare_launch(rk__cuda_context *ctx, const rk__cuda_function *f, const rk_launch_desc *desc,
+                                  rk__cuda_arg_value *values, void **params);
 
 /* Launch graphs (cuda_graph.c): the context's graph_* slots. */
 rk_status rk__cuda_graph_create(rk_function *function, const rk_launch_desc *desc, size_t count, rk__graph **out);

@@ -190,26 +190,31 @@ rk_status rk__cuda_marshal_args(const rk__cuda_function *f, const rk_arg *args, 
 
 enum { DEFAULT_SHARED_LIMIT = 48 * 1024 };
 
-rk_status rk__cuda_raise_shared_limit(const rk__cuda_function *f, size_t shared_memory) {
+/* Lets the kernel use more than 48 KiB of dynamic shared memory when asked. */
+static rk_status raise_shared_limit(const rk__cuda_function *f, size_t shared_memory) {
     if (shared_memory <= DEFAULT_SHARED_LIMIT) return RK_OK;
     CUresult r = rk__cuda.cuFuncSetAttribute(f->fn, RK_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_memory);
     if (r != RK_CUDA_SUCCESS) return rk__cuda_fail(r, RK_BAD_LAUNCH_CONFIG, "rk_launch: raising the shared-memory limit");
     return RK_OK;
 }
 
+rk_status rk__cuda_prepare_launch(rk__cuda_context *ctx, const rk__cuda_function *f, const rk_launch_desc *desc,
+                                  rk__cuda_arg_value *values, void **params) {
+    rk_status s = rk__cuda_bind(ctx);
+    if (s == RK_OK) s = rk__cuda_marshal_args(f, desc->args, desc->arg_count, values, params);
+    if (s == RK_OK) s = raise_shared_limit(f, desc->shared_memory);
+    return s;
+}
+
 rk_status rk__cuda_launch(rk_function *base, const rk_launch_desc *desc) {
     rk__cuda_function *f = (rk__cuda_function *)base;
     rk__cuda_context *ctx = rk__cuda_ctx(base->module->ctx);
-    rk_status s = rk__cuda_bind(ctx);
-    if (s != RK_OK) return s;
     rk__cuda_arg_value values[RK_CUDA_MAX_ARGS];
     void *params[RK_CUDA_MAX_ARGS + 1];
-    s = rk__cuda_marshal_args(f, desc->args, desc->arg_count, values, params);
+    rk_status s = rk__cuda_prepare_launch(ctx, f, desc, values, params);
     if (s != RK_OK) return s;
 
     unsigned threads = desc->block.x * desc->block.y * desc->block.z;
-    s = rk__cuda_raise_shared_limit(f, desc->shared_memory);
-    if (s != RK_OK) return s;
     CUresult r;
     CUstream stream = rk__cuda_stream_of(ctx, desc->stream);
     if (desc->cooperative) {

@@ -126,14 +126,6 @@ __device__ __forceinline__ rk_u64 rk_globaltimer_ns() {
     return t;
 }
 
-__device__ __forceinline__ rk_u32 rk_warp_or(rk_u32 v) {
-#if __CUDA_ARCH__ >= 800
-    return __reduce_or_sync(0xffffffffu, v);
-#else
-    for (int d = 16; d > 0; d >>= 1) v |= __shfl_xor_sync(0xffffffffu, v, d);
-    return v;
-#endif
-}
 
 __device__ __forceinline__ rk_u32 rk_tag(rk_u64 pos, rk_u32 log2_capacity) {
     return (rk_u32)(pos >> log2_capacity) + 1u;
@@ -421,7 +413,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             rk_issue_loads(a, chunk_pos, first, units, round, lane, x, y);
             bad |= rk_check_loads(a, chunk_pos, first, units, round, lane, x, y, stage_in);
         }
-        bad = rk_warp_or(bad);
+        bad = rk_ch_warp_or(bad); /* channel.cu, assembled before this file */
         rk_u32 ready = rk_bits(first, lim) & ~done & ~bad;
         const bool emits = rk_ch.enabled && ready;
         if (emits) {
