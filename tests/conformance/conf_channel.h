@@ -53,6 +53,8 @@ rk_channel_stats chan_stats(rk_channel *ch);
 void chan_wait_depth(rk_channel *ch, uint32_t depth);
 /* One reply within 20 s. */
 void chan_receive(rk_kernel *k, chan_msg *m, rk_reply_info *info);
+/* Replies 0 .. count-1 in order, each handled without error after `hops` hops. */
+void chan_expect_in_order(rk_kernel *k, uint32_t count, int hops);
 /* Checks that k has no reply waiting (RK_WOULD_BLOCK, or RK_TERMINATED
  * once it has ended). */
 void chan_expect_no_reply(rk_kernel *k, rk_status expected);

@@ -50,14 +50,7 @@ static void hold_full_destination(const conf_env *env) {
     chan_expect_no_reply(dst, RK_WOULD_BLOCK); /* inactive: nothing handled */
     /* The destination starts: everything accepted arrives, in order. */
     CHECK_OK(rk_kernel_activate(dst));
-    for (uint32_t i = 0; i < accepted; i++) {
-        chan_msg r;
-        rk_reply_info info;
-        chan_receive(dst, &r, &info);
-        CHECK_EQ(info.status, 0);
-        CHECK_U64_EQ(r.seq, i);
-        CHECK_EQ(r.hops, 2);
-    }
+    chan_expect_in_order(dst, accepted, 2);
     chan_msg r;
     CHECK_STATUS(rk_kernel_receive(dst, &r, sizeof r, NULL, CONF_MS(50)), RK_TIMEOUT);
     st = chan_stats(ch);
@@ -98,14 +91,7 @@ static void report_full_destination(const conf_env *env) {
     CHECK_U64_EQ(st.refused, SENT - RING);
     CHECK_EQ(st.depth, RING);
     CHECK_OK(rk_kernel_activate(dst));
-    for (uint32_t i = 0; i < RING; i++) {
-        chan_msg r;
-        rk_reply_info info;
-        chan_receive(dst, &r, &info);
-        CHECK_EQ(info.status, 0);
-        CHECK_U64_EQ(r.seq, i);
-        CHECK_EQ(r.hops, 2);
-    }
+    chan_expect_in_order(dst, RING, 2);
     /* Room again: the next message goes through. */
     chan_msg m = chan_make(0, SENT), r;
     rk_reply_info info;

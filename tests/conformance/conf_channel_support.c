@@ -81,6 +81,17 @@ void chan_receive(rk_kernel *k, chan_msg *m, rk_reply_info *info) {
     CHECK_OK(rk_kernel_receive(k, m, sizeof *m, info, CONF_SECONDS(20)));
 }
 
+void chan_expect_in_order(rk_kernel *k, uint32_t count, int hops) {
+    for (uint32_t i = 0; i < count; i++) {
+        chan_msg r;
+        rk_reply_info info;
+        chan_receive(k, &r, &info);
+        CHECK_EQ(info.status, 0);
+        CHECK_U64_EQ(r.seq, i);
+        CHECK_EQ(r.hops, hops);
+    }
+}
+
 void chan_expect_no_reply(rk_kernel *k, rk_status expected) {
     chan_msg r;
     CHECK_STATUS(rk_kernel_receive(k, &r, sizeof r, NULL, RK_NO_WAIT), expected);

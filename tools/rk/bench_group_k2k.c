@@ -64,6 +64,18 @@ static int add_row(bench_report *rep, const char *backend, const char *name, con
     return f->errors ? RK_EXIT_FAILURE : RK_EXIT_OK;
 }
 
+/* A burst parked in the first channel and released (sink_checks: the sink
+ * checks each message on the device and answers only wrong ones). */
+static rk_status measure_burst(rk_runtime *rt, uint32_t parked, bool sink_checks, k2k_figures *out) {
+    pipe_result br;
+    rk_status s = pipeline_burst(rt, STAGES, parked, sink_checks, &br);
+    out->messages = br.messages;
+    out->seconds = br.seconds;
+    out->rate = br.seconds > 0 ? (double)br.messages / br.seconds : 0;
+    out->errors = br.wrong + br.missing;
+    return s;
+}
+
 int bench_group_k2k(const bench_config *cfg, bench_report *rep, bool requested) {
     const char *spec = cfg->backend;
     const char *env = getenv("RK_BACKEND");
@@ -103,21 +115,11 @@ int bench_group_k2k(const bench_config *cfg, bench_report *rep, bool requested) 
     while (parked * 2u <= count && parked * 2u <= BURST_MAX) parked *= 2u;
     if (s == RK_OK) {
         bench_note(cfg, "k2k: %u messages parked in the first channel, then released", parked);
-        pipe_result br;
-        s = pipeline_burst(rt, STAGES, parked, false, &br);
-        burst.messages = br.messages;
-        burst.seconds = br.seconds;
-        burst.rate = br.seconds > 0 ? (double)br.messages / br.seconds : 0;
-        burst.errors = br.wrong + br.missing;
+        s = measure_burst(rt, parked, false, &burst);
     }
     if (s == RK_OK) {
         bench_note(cfg, "k2k: %u messages parked, released, checked by the sink on the device", parked);
-        pipe_result br;
-        s = pipeline_burst(rt, STAGES, parked, true, &br);
-        hops.messages = br.messages;
-        hops.seconds = br.seconds;
-        hops.rate = br.seconds > 0 ? (double)br.messages / br.seconds : 0;
-        hops.errors = br.wrong + br.missing;
+        s = measure_burst(rt, parked, true, &hops);
     }
     char why[512]; /* rk_runtime_destroy clears rk_last_error() */
     snprintf(why, sizeof why, "%s", rk_last_error());
