@@ -29,7 +29,7 @@ static rk_sim *open_plate(const char *device, rk_sim_pattern pattern, char *sour
     static const rk_sim_scalar scalars[] = {{"k", RK_SIM_F32, 0.2}, {"loss", RK_SIM_F32, 0.002},
                                             {"hx", RK_SIM_I32, 0}, {"hy", RK_SIM_I32, 0}, {"power", RK_SIM_F32, 0}};
     static const rk_sim_command commands[] = {
-        {PROBE, "plate_probe", "probe_args", sizeof(probe_args), RK_SIM_REGION},
+        {PROBE, "plate_probe", "probe_args", sizeof(probe_args), RK_SIM_QUERY},
         {HEATER, "plate_heater", "heater_args", sizeof(heater_args), RK_SIM_GLOBAL},
     };
     rk_sim_desc d = {.device = device, .pattern = pattern, .source = source, .source_name = "thermostat_sim.c",

@@ -122,14 +122,27 @@ typedef struct rk_sim_scalar {
     double initial;   /* converted to the type */
 } rk_sim_scalar;
 
-enum { RK_SIM_REGION = 0, RK_SIM_GLOBAL = 1 };
+/* A command's scope. Two kinds of region command say more of themselves,
+ * so that the persistent pattern on a GPU can answer them sooner:
+ *   RK_SIM_QUERY    only reads the state (it writes nothing but its
+ *                   answer): it waits for no band but its own, and one sent
+ *                   right behind a step of one step may be answered as soon
+ *                   as its band has stepped the query's rows, ahead of the
+ *                   rest of the band.
+ *   RK_SIM_ROWWISE  writes row by row: what a call does to a row does not
+ *                   depend on the other rows of the call, it uses no block
+ *                   barrier or shared memory, and its answers add up (a
+ *                   count, or 0). It may be called on any split of its rows
+ *                   -- per band, or (a small one) in one call by the relay's
+ *                   block as soon as it is read, as an impulse is. */
+enum { RK_SIM_REGION = 0, RK_SIM_GLOBAL = 1, RK_SIM_QUERY = 2, RK_SIM_ROWWISE = 3 };
 
 typedef struct rk_sim_command {
     uint32_t id;              /* 1 .. RK_SIM_MAX_COMMAND_ID, unique */
     const char *handler;      /* the DSL function's name */
     const char *payload_type; /* the DSL type its payload points to; NULL = "void" */
     uint32_t payload_size;    /* bytes the host sends, <= RK_SIM_MAX_PAYLOAD */
-    int scope;                /* RK_SIM_REGION or RK_SIM_GLOBAL */
+    int scope;                /* RK_SIM_REGION, RK_SIM_GLOBAL, RK_SIM_QUERY or RK_SIM_ROWWISE */
 } rk_sim_command;
 
 typedef struct rk_sim_desc {

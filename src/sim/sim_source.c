@@ -99,8 +99,8 @@ rk_status rk__sim_check_desc(const rk_sim_desc *d) {
         if (c->payload_size > RK_SIM_MAX_PAYLOAD)
             return rk__fail(RK_MESSAGE_TOO_LARGE, "rk_sim: command %u's payload of %u bytes is over %u", c->id,
                             c->payload_size, RK_SIM_MAX_PAYLOAD);
-        if (c->scope != RK_SIM_REGION && c->scope != RK_SIM_GLOBAL)
-            return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: command %u's scope %d is neither region nor global", c->id,
+        if (c->scope < RK_SIM_REGION || c->scope > RK_SIM_ROWWISE)
+            return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: command %u's scope %d is not region, global, query or row-wise", c->id,
                             c->scope);
     }
     return RK_OK;

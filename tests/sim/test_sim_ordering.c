@@ -111,8 +111,8 @@ static rk_sim *open_mix(rk_sim_pattern pattern, uint32_t blocks) {
     static const rk_sim_field fields[] = {{"a", RK_SIM_U32, 2 * CELLS}};
     static const rk_sim_scalar scalars[] = {{"mul", RK_SIM_U32, 3}, {"add", RK_SIM_U32, 1}};
     static const rk_sim_command commands[] = {
-        {ADD, "mix_add", "add_args", 8, RK_SIM_REGION},
-        {SUM, "mix_sum", "col_args", 4, RK_SIM_REGION},
+        {ADD, "mix_add", "add_args", 8, RK_SIM_ROWWISE},
+        {SUM, "mix_sum", "col_args", 4, RK_SIM_QUERY},
         {FLIP, "mix_flip", "flip_args", 4, RK_SIM_GLOBAL},
     };
     rk_sim_desc d = {.device = device, .pattern = pattern, .source = source, .source_name = "ordering.c",

@@ -42,45 +42,64 @@ RK_DEVICE void rk_sim_fence_(void) {
 
 /* A count that publishes what its thread did before and sees what the
  * threads that counted before it did (the last of a gather). */
-RK_DEVICE int rk_sim_count_in_(int *count) {
+RK_DEVICE int rk_sim_count_in_(int *count, int amount) {
 #if defined(__CUDACC_RTC__)
     int old;
-    asm volatile("atom.acq_rel.gpu.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(count) : "memory");
+    asm volatile("atom.acq_rel.gpu.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(count), "r"(amount) : "memory");
     return old;
 #else
-    return __atomic_fetch_add(count, 1, __ATOMIC_ACQ_REL);
+    return __atomic_fetch_add(count, amount, __ATOMIC_ACQ_REL);
 #endif
 }
 
-/* Answers command seq (thread 0 of the block that completes it): tagged
- * words, no release (sim_protocol.h says why), and a mark on the board for
- * the relay. `strong`: a release at system scope first, for the commands
- * after which the host copies memory (a fence, a stop, a global command). */
-RK_DEVICE void rk_sim_answer_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, uint64_t value, int strong) {
+/* The host's side of the answer to command seq: tagged words, no release
+ * (sim_protocol.h says why); `strong`: a release at system scope first, for
+ * the commands after which the host copies memory (a fence, a stop, a
+ * global command). */
+RK_DEVICE void rk_sim_answer_host_(rk_sim_mailbox *mb, uint32_t seq, uint64_t value, int strong) {
     const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
     const uint64_t tag = (uint64_t)seq << 32;
     store_relaxed_u64(&mb->answer[slot][0], tag | (value & 0xffffffffu));
     store_relaxed_u64(&mb->answer[slot][1], tag | (value >> 32));
     if (strong) store_release_u64(&mb->done[slot], (uint64_t)seq);
     else store_relaxed_u64(&mb->done[slot], (uint64_t)seq);
-    store_relaxed_u64(&board->answered[slot], (uint64_t)seq);
+}
+
+/* Answers command seq (thread 0 of the block that completes it), and marks
+ * it answered on the board for the relay. */
+RK_DEVICE void rk_sim_answer_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, uint64_t value, int strong) {
+    rk_sim_answer_host_(mb, seq, value, strong);
+    store_relaxed_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
 }
 
 /* Thread 0 of one of `parts` bands that applied command seq adds its answer;
  * the last to arrive answers. Nothing the bands wrote needs ordering before
  * the answer (later commands reach those rows through the bands' finished
- * marks, the host through a fence command), only the sum before the count:
- * the count's release and acquire order it. */
+ * marks, the host through a fence command), only a sum before the count. So
+ * a band with nothing to add counts with a plain atomic, and says in the
+ * count's upper bits whether it added: the last band pays an acquire only
+ * when some band added (a step's bands never do). */
+#define RK_SIM_ADDED (1 << 16)
 RK_DEVICE void rk_sim_gather_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int parts, uint64_t value) {
     if (parts == 1) {
         rk_sim_answer_(mb, board, seq, value, 0);
         return;
     }
     const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
-    if (value != 0u) atomic_add_u64(&board->acc[slot], value);
-    if (rk_sim_count_in_(&board->arrived[slot]) == parts - 1) {
-        const uint64_t total = atomic_add_u64(&board->acc[slot], 0);
-        atomic_add_u64(&board->acc[slot], (uint64_t)0 - total);
+    int old;
+    if (value != 0u) {
+        atomic_add_u64(&board->acc[slot], value);
+        old = rk_sim_count_in_(&board->arrived[slot], 1 + RK_SIM_ADDED);
+    } else {
+        old = atomic_add_i32(&board->arrived[slot], 1);
+    }
+    if ((old & (RK_SIM_ADDED - 1)) == parts - 1) {
+        uint64_t total = 0;
+        if (old >= RK_SIM_ADDED || value != 0u) {
+            rk_sim_fence_();
+            total = atomic_add_u64(&board->acc[slot], 0);
+            atomic_add_u64(&board->acc[slot], (uint64_t)0 - total);
+        }
         atomic_exch_i32(&board->arrived[slot], 0); /* the slot's next command is a ring's length later */
         rk_sim_answer_(mb, board, seq, total, 0);
     }
@@ -264,74 +283,6 @@ RK_DEVICE void rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq) {
     }
 }
 
-/* The relay's warp: copies commands seq, seq + 1, ... from the host's ring
- * to the log until the STOP command, two commands per read of the bus (lanes
- * 0-15 the words of one, 16-31 of the next). A log slot is written again
- * only once every band has read the command it held; the host's slot once
- * the command is done (it was copied before: no taken word with a relay).
- *
- * When it reads: a host that waits for an answer writes its next command
- * only once the answer has crossed the bus, and a read that gets there
- * first finds nothing and holds the next one back a whole bus round trip (a
- * warp has one read of host memory in flight; more slow the whole GPU). So
- * before reading again it waits, from the L2, for the last command it copied
- * to be answered (rk_sim_await_answer_) -- except after a step, whose answer
- * is far off: then it reads once at once, for a command sent right behind. */
-RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int bands) {
-    const int lane = lane_id(), part = lane / RK_SIM_CMD_WORDS, word = lane % RK_SIM_CMD_WORDS;
-    uint32_t known = seq - 1u; /* every band has read the commands before seq; asked again only when needed */
-    uint32_t awaited = 0;      /* the last command copied; 0: none yet */
-    int after_step = 1;
-    for (;;) {
-        if (awaited != 0u && !after_step) rk_sim_await_answer_(board, awaited);
-        uint64_t w;
-        int n = 0;
-        for (;;) {
-            w = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
-            const int tagged = (uint32_t)(w >> 32) == seq + (uint32_t)part;
-            if (warp_all(part != 0 || tagged)) n = warp_all(part != 1 || tagged) ? 2 : 1;
-            if (n) {
-                break;
-            }
-            if (after_step && awaited != 0u) {
-                rk_sim_await_answer_(board, awaited); /* the one read at once found nothing */
-                after_step = 0;
-            } else {
-                rk_sim_pause_();
-            }
-        }
-        const uint32_t op0 = (uint32_t)shfl_i32((int)(uint32_t)w, RK_SIM_W_OP);
-        if (op0 == RK_SIM_OP_STOP) n = 1; /* nothing follows a stop */
-        const uint32_t last = seq + (uint32_t)n - 1u;
-        if ((int32_t)(known - (last - RK_SIM_SLOTS)) < 0) known = rk_sim_slowest_band_(board, bands, last - RK_SIM_SLOTS);
-        if (part < n) store_relaxed_u64(&board->log[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w);
-        if (op0 == RK_SIM_OP_STOP) return;
-        const uint32_t op_last = (uint32_t)shfl_i32((int)(uint32_t)w, (n - 1) * RK_SIM_CMD_WORDS + RK_SIM_W_OP);
-        if (op_last == RK_SIM_OP_STOP) return;
-        after_step = op_last == RK_SIM_OP_STEP;
-        awaited = last;
-        seq = last + 1u;
-    }
-}
-
-/* Warp 0 reads the words of command seq from the log (lane w word w) once
- * every tag says seq; then the whole block has them in words[]. */
-RK_DEVICE void rk_sim_read_log_(const rk_sim_board *board, uint32_t seq, uint32_t *words) {
-    const int tid = thread_idx_x();
-    if (tid < 32) {
-        const uint64_t *slot = board->log[seq & (RK_SIM_SLOTS - 1u)];
-        for (;;) {
-            const uint64_t w = tid < RK_SIM_CMD_WORDS ? load_relaxed_u64(&slot[tid]) : (uint64_t)seq << 32;
-            if (warp_all((uint32_t)(w >> 32) == seq)) {
-                if (tid < RK_SIM_CMD_WORDS) words[tid] = (uint32_t)w;
-                break;
-            }
-            rk_sim_pause_();
-        }
-    }
-    sync_threads();
-}
-
 /* A block's copy of the scalars (the whole block; a barrier after): user
  * code reads them in every step and command, and a read of device memory
  * there is a dependent load on the command's path. Only a global command
@@ -341,6 +292,302 @@ RK_DEVICE void rk_sim_copy_scalars_(rk_sim_scalars *to, const rk_sim_scalars *fr
     for (int i = thread_idx_x(); i < words; i += block_dim_x())
         ((uint32_t *)to)[i] = load_acquire_u32((const uint32_t *)from + i);
     sync_threads();
+}
+
+/* The relay block's shared memory: the command its threads apply together
+ * (rk_sim_relay_apply_), set by warp 0 before the barrier that starts them. */
+typedef struct rk_sim_relay_cmd {
+    uint64_t buffer[RK_SIM_CMD_WORDS / 2]; /* the words; 8-byte aligned: the payload is a user's struct */
+    uint64_t steps;                        /* steps before the command */
+    uint64_t at[4];                        /* the relay's note of the steps before each command of a read */
+    uint32_t seq;
+    int go;      /* 1: apply it; 0: the relay has stopped */
+    int refresh; /* a global command came since the block's copy of the scalars */
+} rk_sim_relay_cmd;
+
+/* Warp 0 of the relay block, a lane per band, loads in flight at once: 1
+ * if every band has finished every tick up to `tick`, 2 if bands lo .. hi
+ * have (both: 3); an acquire after, if either. */
+RK_DEVICE int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo, int hi, uint64_t tick) {
+    int all = 1, range = 1;
+    for (int b = lane_id(); b < bands; b += 32) {
+        const int done = load_relaxed_u64(&board->band_done[b]) >= tick;
+        all &= done;
+        if (b >= lo && b <= hi) range &= done;
+    }
+    const int past = (warp_all(all) ? 1 : 0) | (warp_all(range) ? 2 : 0);
+    if (past) rk_sim_fence_();
+    return past;
+}
+
+/* The relay block's threads, together: a region command applied band by
+ * band, each band's share with the band's own region (the same calls as
+ * the bands make, so the same results bit for bit), or a row-wise one
+ * (RK_SIM_ROWWISE) in one call over all its rows; the answer the sum of
+ * thread 0's values; thread 0 answers. */
+RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state *s, rk_sim_mailbox *mb,
+                                   rk_sim_board *board, rk_sim_relay_cmd *c, int bands) {
+    /* Read before the last barrier: after it the relay's warp may already
+     * be filling c with the next command. */
+    const uint32_t seq = c->seq;
+    const uint64_t steps = c->steps;
+    if (c->refresh) rk_sim_copy_scalars_(local->scalars, s->scalars);
+    const uint32_t *words = (const uint32_t *)c->buffer;
+    const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
+    const int whole = (words[RK_SIM_W_ARG] & RK_SIM_ARG_ROWWISE) != 0u;
+    const int b0 = whole ? 0 : RK_SIM_BAND_OF_ROW(begin, bands, s->rows);
+    const int b1 = whole ? 0 : RK_SIM_BAND_OF_ROW(end - 1, bands, s->rows);
+    uint64_t sum = 0;
+    for (int band = b0; band <= b1; band++) {
+        const int rb = whole ? begin : RK_SIM_BAND_FIRST(band, bands, s->rows);
+        const int re = whole ? end : RK_SIM_BAND_FIRST(band + 1, bands, s->rows);
+        rk_sim_region r;
+        r.row_begin = begin > rb ? begin : rb;
+        r.row_end = end < re ? end : re;
+        r.tid = thread_idx_x();
+        r.threads = block_dim_x();
+        r.step = steps;
+        sum += rk_sim_dispatch_(local, &r, words[RK_SIM_W_OP], &words[RK_SIM_W_PAYLOAD]);
+        sync_threads();
+    }
+    /* The host's answer first; then, after a release of the block's writes
+     * (ordered before it by the barrier), the mark the bands near the
+     * command wait for. */
+    if (thread_idx_x() == 0) {
+        rk_sim_answer_host_(mb, seq, sum, 0);
+        rk_sim_fence_();
+        store_relaxed_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
+    }
+}
+
+/* Whether the relay's block applies a command itself (1) or the bands do
+ * (0): a region command whose rows lie in one band (RK_SIM_RELAY_INLINE), or
+ * a row-wise one reaching at most RK_SIM_RELAY_ROWWISE bands, while every
+ * band has finished every command the bands apply -- or, a query, its own
+ * bands; a row-wise command, the bands within halo rows of it. The relay
+ * never waits for them: a band still busy means commands in flight, which
+ * the bands apply in order as well as the relay would (waiting held up the
+ * commands behind: measured, a pipelined inject/step/query mix ran 1.4x
+ * slower). */
+#define RK_SIM_RELAY_ROWWISE 4
+RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state *s, uint32_t op, uint32_t arg,
+                                  int begin, int end, int bands, int halo, uint64_t busy, uint64_t *idle) {
+    if (op >= RK_SIM_OP_STEP || end == 0 || RK_SIM_RELAY_INLINE <= 0) return 0;
+    int lo = RK_SIM_BAND_OF_ROW(begin, bands, s->rows), hi = RK_SIM_BAND_OF_ROW(end - 1, bands, s->rows);
+    const int rowwise = (arg & RK_SIM_ARG_ROWWISE) != 0u;
+    if (hi - lo >= (rowwise ? RK_SIM_RELAY_ROWWISE : RK_SIM_RELAY_INLINE)) return 0;
+    if (*idle >= busy) return 1;
+    if (rowwise) rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
+    const int past = rk_sim_bands_past_(board, bands, lo, hi, busy);
+    if (past & 1) *idle = busy;
+    return (past & 1) || ((rowwise || (arg & RK_SIM_ARG_QUERY)) && (past & 2));
+}
+
+/* The relay's warp: copies commands seq, seq + 1, ... from the host's ring
+ * to the log until the STOP command, up to four commands per read of the bus
+ * (lanes 0-15 the words of the first and third, 16-31 of the second and
+ * fourth, both loads in flight at once). A log slot is written again only
+ * once every band has read the command it held; the host's slot once the
+ * command is done (it was copied before: no taken word with a relay).
+ *
+ * Commands the relay's block applies (rk_sim_relay_takes_) are answered at
+ * once and copied to the log marked RK_SIM_OP_RELAYED after a release: the
+ * bands skip them, after an acquire. It saves the bands' read of the log,
+ * their gather and their wait for their neighbours.
+ *
+ * When it reads: a host that waits for an answer writes its next command
+ * only once the answer has crossed the bus, and a read that gets there
+ * first finds nothing and holds the next one back a whole bus round trip (a
+ * warp has one read of host memory in flight; more slow the whole GPU). So
+ * before reading again it waits, from the L2, for the last command it copied
+ * to be answered (rk_sim_await_answer_) -- except after a step, whose answer
+ * is far off: then it reads once at once, for a command sent right behind. */
+RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_relay_cmd *c,
+                             const rk_sim_state *local, const rk_sim_state *s, uint32_t seq, uint64_t tick,
+                             uint64_t steps, int bands, int halo) {
+    const int lane = lane_id(), part = lane / RK_SIM_CMD_WORDS, word = lane % RK_SIM_CMD_WORDS;
+    uint32_t known = seq - 1u; /* every band has read the commands before seq; asked again only when needed */
+    uint32_t awaited = 0;      /* the last command copied; 0: none yet */
+    int after_step = 1;
+    uint64_t busy = tick;      /* the ticks up to the last command the bands apply */
+    uint64_t idle = 0;         /* every band has been seen past this tick */
+    int refresh = 0;           /* a global command since the block copied the scalars */
+    int last_taken = 0;        /* the block applied the last command read */
+    for (;;) {
+        /* The block answered the last command itself: the host has it
+         * already, no need to wait (measured: an inject 3.3 -> 3.0 us
+         * without the pause, steps slower with it gone after theirs). */
+        if (awaited != 0u && !after_step && !last_taken) rk_sim_await_answer_(board, awaited);
+        uint64_t w[2];
+        int n = 0;
+        for (;;) {
+            /* Commands seq + part and seq + 2 + part. */
+            w[0] = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+            w[1] = load_relaxed_u64(&mb->cmd[(seq + 2u + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+#if RK_SIM_STEP_POLL
+            const uint64_t mark = after_step && awaited != 0u ? load_relaxed_u64(&board->answered[awaited & (RK_SIM_SLOTS - 1u)]) : 0u;
+#endif
+            for (n = 0; n < 4; n++) {
+                const int k = n >> 1, p = n & 1;
+                if (!warp_all(part != p || (uint32_t)(w[k] >> 32) == seq + (uint32_t)n)) break;
+            }
+            if (n) break;
+            if (after_step && awaited != 0u) {
+#if RK_SIM_STEP_POLL
+                if ((uint32_t)mark == awaited) { /* answered: the host's next command comes after it */
+                    rk_sim_nap_(RK_SIM_ANSWER_PAUSE_NS);
+                    after_step = 0;
+                }
+#else
+                rk_sim_await_answer_(board, awaited); /* the one read at once found nothing */
+                after_step = 0;
+#endif
+            } else {
+                rk_sim_pause_();
+            }
+        }
+        const uint32_t last = seq + (uint32_t)n - 1u;
+        if ((int32_t)(known - (last - RK_SIM_SLOTS)) < 0) known = rk_sim_slowest_band_(board, bands, last - RK_SIM_SLOTS);
+        /* First every command goes to the log, those the block applies
+         * marked (the bands near one wait for its answer's mark; the others
+         * go on at once), then the block applies them, in order. */
+        uint32_t take = 0, fresh = 0; /* bit i: the block applies command i; and copies the scalars first */
+        last_taken = 0;
+        int stop = 0;
+        for (int i = 0; i < n && !stop; i++) {
+            const int k = i >> 1, base = (i & 1) * RK_SIM_CMD_WORDS;
+            const uint64_t x = w[k];
+            const uint32_t op = (uint32_t)shfl_i32((int)(uint32_t)x, base + RK_SIM_W_OP);
+            const uint32_t arg = (uint32_t)shfl_i32((int)(uint32_t)x, base + RK_SIM_W_ARG);
+            const int begin = shfl_i32((int)(uint32_t)x, base + RK_SIM_W_BEGIN);
+            const int end = shfl_i32((int)(uint32_t)x, base + RK_SIM_W_END);
+            const uint64_t ticks = op == RK_SIM_OP_STEP && arg > 0u ? arg : 1u;
+            const int applied = rk_sim_relay_takes_(board, s, op, arg, begin, end, bands, halo, busy, &idle);
+            if (applied) {
+                take |= 1u << i;
+                if (refresh) fresh |= 1u << i;
+                refresh = 0;
+                if (lane == 0) c->at[i] = steps; /* the steps before it */
+            } else {
+                busy = tick + ticks;
+                if (op > RK_SIM_OP_STEP || (op < RK_SIM_OP_STEP && end == 0)) refresh = 1;
+            }
+            uint64_t v = x;
+            if (applied && word == RK_SIM_W_OP) v |= RK_SIM_OP_RELAYED;
+            if (part == (i & 1)) store_relaxed_u64(&board->log[(seq + (uint32_t)i) & (RK_SIM_SLOTS - 1u)][word], v);
+            tick += ticks;
+            if (op == RK_SIM_OP_STEP) steps += arg;
+            if (op == RK_SIM_OP_STOP) stop = 1; /* nothing follows a stop */
+            after_step = op == RK_SIM_OP_STEP;
+            last_taken = applied;
+        }
+        for (int i = 0; i < n; i++) {
+            if (!((take >> i) & 1u)) continue;
+            if (part == (i & 1)) ((uint32_t *)c->buffer)[word] = (uint32_t)w[i >> 1];
+            if (lane == 0) {
+                c->steps = c->at[i];
+                c->seq = seq + (uint32_t)i;
+                c->go = 1;
+                c->refresh = (fresh >> i) & 1u;
+            }
+            sync_threads(); /* the block applies it */
+            rk_sim_relay_apply_(local, s, mb, board, c, bands);
+        }
+        if (stop) return;
+        awaited = last;
+        seq = last + 1u;
+    }
+}
+
+/* The relay block: warp 0 relays (rk_sim_relay_); the other warps wait at a
+ * barrier for the commands the relay has the whole block apply. */
+RK_DEVICE void rk_sim_relay_block_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
+                                   uint64_t tick, uint64_t steps, int bands, int halo) {
+    RK_SHARED rk_sim_relay_cmd c;
+    RK_SHARED rk_sim_scalars scalars;
+    rk_sim_state local = *s;
+    local.scalars = &scalars;
+    rk_sim_copy_scalars_(&scalars, s->scalars);
+    if (thread_idx_x() < 32) {
+        rk_sim_relay_(mb, board, &c, &local, s, seq, tick, steps, bands, halo);
+        if (thread_idx_x() == 0) c.go = 0;
+        sync_threads(); /* the others leave */
+        return;
+    }
+    for (;;) {
+        sync_threads();
+        if (!c.go) return;
+        rk_sim_relay_apply_(&local, s, mb, board, &c, bands);
+    }
+}
+
+/* What a band's read of the log saw besides its command: whether the bands
+ * near it had finished the tick before it, and the head of the next command
+ * (OP, BEGIN, END, ARG) if it was there already. */
+typedef struct rk_sim_peek {
+    int near_done, next_here;
+    uint32_t next[4];
+} rk_sim_peek;
+
+/* Warp 0 reads the words of command seq from the log (lane w word w) once
+ * every tag says seq; then the whole block has them in words[]. With `peek`,
+ * in the same loads: lanes 16-19 read the head of command seq + 1 and lanes
+ * 20 on how far the bands lo .. hi (at most 12) are, so that a step needs
+ * no round of loads of its own to know its neighbours are done. */
+#define RK_SIM_PEEK_LANE 16
+#define RK_SIM_NEAR_LANE 20
+RK_DEVICE void rk_sim_read_log_(const rk_sim_board *board, uint32_t seq, uint32_t *words, rk_sim_peek *peek, int lo,
+                                int hi, uint64_t tick) {
+    const int tid = thread_idx_x();
+    if (tid < 32) {
+        const uint64_t *slot = board->log[seq & (RK_SIM_SLOTS - 1u)];
+        const uint64_t *next = board->log[(seq + 1u) & (RK_SIM_SLOTS - 1u)];
+        const int watching = peek && hi - lo < 32 - RK_SIM_NEAR_LANE, b = lo + tid - RK_SIM_NEAR_LANE;
+        const int head = peek && tid >= RK_SIM_PEEK_LANE && tid < RK_SIM_NEAR_LANE;
+        for (;;) {
+            const uint64_t w = tid < RK_SIM_CMD_WORDS ? load_relaxed_u64(&slot[tid]) : (uint64_t)seq << 32;
+            const uint64_t h = head ? load_relaxed_u64(&next[tid - RK_SIM_PEEK_LANE]) : 0u;
+            const int past = !watching || b < lo || b > hi || load_acquire_gpu_u64(&board->band_done[b]) >= tick;
+            if (warp_all((uint32_t)(w >> 32) == seq)) {
+                if (tid < RK_SIM_CMD_WORDS) words[tid] = (uint32_t)w;
+                if (peek) {
+                    const int near = warp_all(past), here = warp_all(!head || (uint32_t)(h >> 32) == seq + 1u);
+                    if (head) peek->next[tid - RK_SIM_PEEK_LANE] = (uint32_t)h;
+                    if (tid == 0) {
+                        peek->near_done = watching && near;
+                        peek->next_here = here;
+                    }
+                }
+                break;
+            }
+            rk_sim_pause_();
+        }
+    }
+    sync_threads();
+}
+
+/* A query (RK_SIM_QUERY) of this band's rows [*begin, *end) right behind a
+ * step of one step, as the band's read of the step saw it; else 0. */
+RK_DEVICE int rk_sim_query_behind_(const rk_sim_peek *peek, int rb, int re, int *begin, int *end) {
+    const uint32_t *h = peek->next;
+    if (!peek->next_here || h[RK_SIM_W_OP] >= RK_SIM_OP_STEP || h[RK_SIM_W_END] == 0u ||
+        !(h[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY) || (int)h[RK_SIM_W_BEGIN] < rb || (int)h[RK_SIM_W_END] > re)
+        return 0;
+    *begin = (int)h[RK_SIM_W_BEGIN];
+    *end = (int)h[RK_SIM_W_END];
+    return 1;
+}
+
+/* One step of the band's rows [begin, end) (nothing if empty). */
+RK_DEVICE void rk_sim_step_rows_(const rk_sim_state *s, int begin, int end, uint64_t step) {
+    if (begin >= end) return;
+    rk_sim_region r;
+    r.row_begin = begin;
+    r.row_end = end;
+    r.tid = thread_idx_x();
+    r.threads = block_dim_x();
+    r.step = step;
+    rk_sim_step_(s, &r);
 }
 
 /* The bands' loop: every band reads every command, in order, from seq on;
@@ -359,35 +606,73 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
     rk_sim_reach_(rb, re, halo, bands, s->rows, &near_lo, &near_hi);
     uint64_t shared_tick = tick; /* the last step or global command: what region commands wait for */
     uint64_t acquired = 0;       /* every band has been seen past this tick (a fence after) */
+    /* Warp 1 says the band has finished a tick (a release, which waits for
+     * the block's writes), so that thread 0 may answer meanwhile. */
+    const int finisher = block_dim_x() > 32 ? 32 : 0;
+    RK_SHARED uint64_t ahead_buffer[RK_SIM_CMD_WORDS / 2]; /* a query answered with the step before it */
+    RK_SHARED rk_sim_peek peek;
+    uint32_t *ahead_words = (uint32_t *)ahead_buffer;
+    int answered_ahead = 0; /* the command after this one was answered with it */
     for (;; seq++) {
         sync_threads(); /* everyone is done with the last command's words */
         if (relay) {
-            rk_sim_read_log_(board, seq, words);
+            rk_sim_read_log_(board, seq, words, &peek, near_lo, near_hi, tick);
             if (tid == 0) store_relaxed_u64(&board->band_taken[band], (uint64_t)seq); /* words used: in shared memory */
         } else {
+            peek.near_done = peek.next_here = 0;
             rk_sim_read_(mb, seq, words, 1);
             if (tid == 0) rk_sim_taken_(mb, board, seq, bands);
         }
         const uint32_t op = words[RK_SIM_W_OP];
-        if (op == RK_SIM_OP_STEP) {
+        if (op & RK_SIM_OP_RELAYED) {
+            /* Applied by the relay's block, maybe after the commands behind
+             * it went to the log: a band whose rows are within halo of the
+             * command's (a query: whose rows it reads, which the band may
+             * write next) waits for its answer's mark, released after the
+             * block's writes; the others go on at once. */
+            tick++;
+            const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
+            int lo = RK_SIM_BAND_OF_ROW(begin, bands, s->rows), hi = RK_SIM_BAND_OF_ROW(end - 1, bands, s->rows);
+            if (!(words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY)) rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
+            if (band >= lo && band <= hi) {
+                if (tid == 0) {
+                    while ((uint32_t)load_relaxed_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)]) != seq) rk_sim_pause_();
+                    rk_sim_fence_();
+                }
+                sync_threads();
+            }
+            if (tid == finisher) rk_sim_finished_(board, band, tick);
+        } else if (answered_ahead) {
+            answered_ahead = 0; /* a query, answered with the step before it */
+            tick++;
+            if (tid == finisher) rk_sim_finished_(board, band, tick);
+        } else if (op == RK_SIM_OP_STEP) {
             const uint32_t count = words[RK_SIM_W_ARG];
+            int qb = 0, qe = 0;
+            if (count == 1u && rk_sim_query_behind_(&peek, rb, re, &qb, &qe)) {
+                rk_sim_read_log_(board, seq + 1u, ahead_words, 0, 0, 0, 0);
+                answered_ahead = 1;
+            }
             for (uint32_t k = 0; k < count; k++) {
-                rk_sim_await_bands_(board, near_lo, near_hi, tick, bands, 0);
-                rk_sim_region r;
-                r.row_begin = rb;
-                r.row_end = re;
-                r.tid = tid;
-                r.threads = block_dim_x();
-                r.step = steps;
-                rk_sim_step_(&local, &r);
+                if (k > 0 || !peek.near_done) rk_sim_await_bands_(board, near_lo, near_hi, tick, bands, 0);
+                if (answered_ahead) {
+                    /* The query's rows first, then its answer, then the rest. */
+                    rk_sim_step_rows_(&local, qb, qe, steps);
+                    sync_threads();
+                    rk_sim_region_command_(&local, mb, board, ahead_words, seq + 1u, band, bands, steps + 1u);
+                    rk_sim_step_rows_(&local, rb, qb, steps);
+                    rk_sim_step_rows_(&local, qe, re, steps);
+                } else {
+                    rk_sim_step_rows_(&local, rb, re, steps);
+                }
                 steps++;
                 tick++;
                 sync_threads();
-                if (tid == 0) rk_sim_finished_(board, band, tick);
+                if (tid == finisher) rk_sim_finished_(board, band, tick);
             }
             if (count == 0) {
                 tick++;
-                if (tid == 0) rk_sim_finished_(board, band, tick);
+                if (tid == finisher) rk_sim_finished_(board, band, tick);
             }
             shared_tick = tick;
             if (tid == 0) rk_sim_gather_(mb, board, seq, bands, 0);
@@ -411,14 +696,16 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             tick++;
             const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
             if (begin < re && end > rb) {
-                if (acquired < shared_tick) {
+                /* A writer waits for the bands whose steps read its rows; a
+                 * query reads only its band's rows, which are in order. */
+                if (acquired < shared_tick && !(words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY)) {
                     int lo = 0, hi = 0;
                     rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
                     if (rk_sim_await_bands_(board, lo, hi, shared_tick, bands, 1)) acquired = shared_tick;
                 }
                 rk_sim_region_command_(&local, mb, board, words, seq, band, bands, steps);
             }
-            if (tid == 0) rk_sim_finished_(board, band, tick);
+            if (tid == finisher) rk_sim_finished_(board, band, tick);
         }
     }
 }
@@ -429,8 +716,8 @@ RK_DEVICE void rk_sim_persistent_body_(const rk_sim_state *s, rk_sim_mailbox *mb
     const int bands = grid_dim_x() - (relay ? 1 : 0);
     if (block_idx_x() < bands) {
         rk_sim_band_loop_(s, mb, board, seq, tick, steps, bands, relay, halo);
-    } else if (thread_idx_x() < 32) {
-        rk_sim_relay_(mb, board, seq, bands);
+    } else {
+        rk_sim_relay_block_(s, mb, board, seq, tick, steps, bands, halo);
     }
 }
 

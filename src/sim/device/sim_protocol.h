@@ -25,6 +25,12 @@
 #ifndef RK_SIM_ANSWER_PAUSE_NS
 #define RK_SIM_ANSWER_PAUSE_NS 200u /* relay: after an answer, before it reads the host's ring again */
 #endif
+#ifndef RK_SIM_RELAY_INLINE
+#define RK_SIM_RELAY_INLINE 1     /* relay: applies a region command reaching at most this many bands itself; 0: never */
+#endif
+#ifndef RK_SIM_STEP_POLL
+#define RK_SIM_STEP_POLL 0        /* relay: keeps reading the host's ring while a step runs (0: waits for its answer) */
+#endif
 #ifndef RK_SIM_ANSWER_POLLS
 #define RK_SIM_ANSWER_POLLS 16    /* relay: looks at an answer's mark at most before reading the ring anyway */
 #endif
@@ -38,6 +44,9 @@ enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD
 #define RK_SIM_OP_STOP 0x10002u       /* the persistent kernel returns */
 #define RK_SIM_OP_GET_SCALAR 0x10003u /* ARG = index; the answer is its bits */
 #define RK_SIM_OP_SET_SCALAR 0x10004u /* ARG = index, payload word 0 = bits */
+#define RK_SIM_OP_RELAYED 0x40000000u /* in the log's copy of OP: the relay has applied it (sim_device.c) */
+#define RK_SIM_ARG_QUERY 1u   /* ARG of a user command: its scope is RK_SIM_QUERY (it only reads) */
+#define RK_SIM_ARG_ROWWISE 2u /* ARG of a user command: its scope is RK_SIM_ROWWISE */
 /* BEGIN/END of a user command: its rows; END = 0 and BEGIN = 1 for a global one. */
 
 /* Host-mapped. done[seq % SLOTS] is seq once command seq has been applied;
