@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,12 +203,80 @@ static rk_status finish_kernel(rk_kernel *k, rk_status s, rk_bench_kernel_result
     return s != RK_OK ? s : t;
 }
 
+/* Request v carries v in its first word; the request with id v + 1 (ids
+ * count from 1 in send order) must come back with v + 1. */
+static void fill_requests(unsigned char *requests, uint32_t message_size, uint64_t first, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = first + i;
+        memcpy(requests + i * message_size, &v, sizeof v);
+    }
+}
+
+static uint64_t check_replies(const unsigned char *replies, uint32_t message_size, const rk_reply_info *infos,
+                              size_t n) {
+    uint64_t errors = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        memcpy(&v, replies + i * message_size, sizeof v);
+        errors += v != infos[i].id || infos[i].status != 0; /* (id - 1) + 1 */
+    }
+    return errors;
+}
+
+/* host_threads 2: the sending side, on a thread of its own. */
+typedef struct sender_run {
+    rk_kernel *k;
+    uint64_t messages;
+    uint32_t message_size;
+    size_t batch;
+    _Atomic int status; /* rk_status; RK_OK while sending or done */
+} sender_run;
+
+static void *sender_main(void *arg) {
+    sender_run *s = arg;
+    unsigned char *requests = calloc(s->batch, s->message_size);
+    if (!requests) {
+        atomic_store(&s->status, RK_OUT_OF_MEMORY);
+        return NULL;
+    }
+    for (uint64_t sent = 0; sent < s->messages;) {
+        uint64_t left = s->messages - sent;
+        size_t n = left < s->batch ? (size_t)left : s->batch;
+        fill_requests(requests, s->message_size, sent, n);
+        size_t accepted = 0;
+        /* Blocking: waits for room while the receiver drains. */
+        rk_status st = rk_kernel_send_batch(s->k, requests, s->message_size, n, 10ull * 1000000000u, &accepted, NULL);
+        sent += accepted;
+        if (st != RK_OK) {
+            atomic_store(&s->status, st);
+            break;
+        }
+    }
+    free(requests);
+    return NULL;
+}
+
+/* The receiving side of host_threads 2 (the calling thread): every reply
+ * checked, as in the one-thread loop. */
+static rk_status receive_all(rk_kernel *k, const sender_run *sender, unsigned char *replies, rk_reply_info *infos,
+                             uint64_t *received, uint64_t *errors) {
+    while (*received < sender->messages) {
+        size_t got = 0;
+        rk_status s = rk_kernel_receive_batch(k, replies, sender->message_size, infos, sender->batch, 1000000u, &got);
+        if (s == RK_TIMEOUT && atomic_load(&sender->status) != RK_OK) return (rk_status)atomic_load(&sender->status);
+        if (s != RK_OK && s != RK_TIMEOUT) return s;
+        *errors += check_replies(replies, sender->message_size, infos, got);
+        *received += got;
+    }
+    return RK_OK;
+}
+
 rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts *opts, rk_bench_kernel_result *out) {
     if (!rt || !out) return RK_NULL_ARGUMENT;
     memset(out, 0, sizeof *out);
     rk_bench_kernel_opts o = opts ? *opts : (rk_bench_kernel_opts){0};
     kernel_defaults(&o, 10u * 1000u * 1000u);
-    if (o.message_size < sizeof(uint64_t)) return RK_INVALID_ARGUMENT;
+    if (o.message_size < sizeof(uint64_t) || o.host_threads > 2) return RK_INVALID_ARGUMENT;
     size_t batch = o.batch;
     unsigned char *requests = calloc(batch, o.message_size);
     unsigned char *replies = calloc(batch, o.message_size);
@@ -218,18 +287,27 @@ rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts 
         free(requests), free(replies), free(infos);
         return s;
     }
-    /* One host thread alternates: queue what fits, take what is ready. */
     uint64_t sent = 0, received = 0, errors = 0;
     double t0 = now_seconds();
-    while (received < o.messages && s == RK_OK) {
+    if (o.host_threads == 2) {
+        sender_run sender = {.k = k, .messages = o.messages, .message_size = o.message_size, .batch = batch};
+        atomic_init(&sender.status, RK_OK);
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, sender_main, &sender) != 0) {
+            s = RK_IO_ERROR;
+        } else {
+            s = receive_all(k, &sender, replies, infos, &received, &errors);
+            pthread_join(thread, NULL);
+            if (s == RK_OK) s = (rk_status)atomic_load(&sender.status);
+        }
+    }
+    /* One host thread alternates: queue what fits, take what is ready. */
+    while (o.host_threads != 2 && received < o.messages && s == RK_OK) {
         size_t accepted = 0;
         if (sent < o.messages) {
             uint64_t left = o.messages - sent;
             size_t n = left < batch ? (size_t)left : batch;
-            for (size_t i = 0; i < n; i++) {
-                uint64_t v = sent + i; /* the request's id will be v + 1 */
-                memcpy(requests + i * o.message_size, &v, sizeof v);
-            }
+            fill_requests(requests, o.message_size, sent, n);
             uint64_t first_id;
             s = rk_kernel_send_batch(k, requests, o.message_size, n, RK_NO_WAIT, &accepted, &first_id);
             if (s == RK_WOULD_BLOCK) s = RK_OK;
@@ -242,11 +320,7 @@ rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts 
             s = rk_kernel_receive_batch(k, replies, o.message_size, infos, batch, wait, &got);
             if (s == RK_WOULD_BLOCK || s == RK_TIMEOUT) s = RK_OK;
         }
-        for (size_t i = 0; i < got; i++) {
-            uint64_t v;
-            memcpy(&v, replies + i * o.message_size, sizeof v);
-            errors += v != infos[i].id || infos[i].status != 0; /* (id - 1) + 1 */
-        }
+        errors += check_replies(replies, o.message_size, infos, got);
         received += got;
     }
     double t1 = now_seconds();

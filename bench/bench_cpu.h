@@ -36,6 +36,8 @@ typedef struct rk_bench_kernel_opts {
     uint32_t batch;         /* messages per send_batch / receive_batch; 0 = 256 */
     rk_exec_mode mode;      /* RK_MODE_DEFAULT = the backend's choice */
     uint32_t workers;       /* 0 = backend default */
+    uint32_t host_threads;  /* throughput: 0 or 1 = one host thread alternates sending and receiving;
+                               2 = one thread sends, another receives (the floor's shape) */
 } rk_bench_kernel_opts;
 
 typedef struct rk_bench_kernel_result {
@@ -48,7 +50,8 @@ typedef struct rk_bench_kernel_result {
     uint64_t launches;      /* device launches the kernel made */
 } rk_bench_kernel_result;
 
-/* Many messages in batches, one host thread alternating send and receive. */
+/* Many messages in batches: one host thread alternating send and receive,
+ * or (host_threads 2) a sending thread and a receiving one. */
 rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts *opts,
                                      rk_bench_kernel_result *out);
 

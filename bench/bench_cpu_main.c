@@ -2,7 +2,8 @@
  * latency in both modes). `bench_cpu quick` runs smaller counts;
  * `bench_cpu rtt [N]` runs only N persistent round trips (default 200 k),
  * the message path alone, for a profiler; `bench_cpu tput [N]` only the
- * persistent 64-byte throughput of rk bench (N messages, default 10 M).
+ * persistent 64-byte throughput of rk bench (N messages, default 10 M;
+ * `bench_cpu tput N 2`: a sending and a receiving host thread).
  * Each is preceded by its floor (bench_floor.h), as in rk bench. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,20 +39,21 @@ static int round_trips_only(uint64_t n) {
     return failed;
 }
 
-static int throughput_only(uint64_t n) {
+static int throughput_only(uint64_t n, uint32_t host_threads) {
     rk_runtime *rt = NULL;
     rk_runtime_desc rd = {.backend = "cpu"};
     if (report("runtime", rk_runtime_create(&rd, &rt))) return 1;
     rk_bench_floor_ring_opts fo = {.slot_size = 64, .batch = 256};
     rk_bench_floor_result f;
     int failed = report("floor ring", rk_bench_floor_ring(&fo, &f));
-    rk_bench_kernel_opts o = {.mode = RK_MODE_PERSISTENT, .message_size = 64, .messages = n, .batch = 256};
+    rk_bench_kernel_opts o = {
+        .mode = RK_MODE_PERSISTENT, .message_size = 64, .messages = n, .batch = 256, .host_threads = host_threads};
     rk_bench_kernel_result r;
     if (!failed) failed = report("kernel throughput", rk_bench_kernel_throughput(rt, &o, &r));
     if (!failed) {
-        printf("ring kernel persistent 64 B, batches of 256: %.2f M msg/s  (%llu msgs, errors %llu)"
+        printf("ring kernel persistent 64 B, batches of 256%s: %.2f M msg/s  (%llu msgs, errors %llu)"
                "  floor %.2f M msg/s  ratio %.2f\n",
-               r.messages_per_second / 1e6, (unsigned long long)r.messages, (unsigned long long)r.errors,
+               host_threads == 2 ? ", sender + receiver threads" : "", r.messages_per_second / 1e6, (unsigned long long)r.messages, (unsigned long long)r.errors,
                f.messages_per_second / 1e6, r.messages_per_second / f.messages_per_second);
         failed = r.errors != 0 || f.errors != 0;
     }
@@ -62,7 +64,12 @@ static int throughput_only(uint64_t n) {
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "tput") == 0) {
         unsigned long long n = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
-        return throughput_only(n ? n : 10000000u);
+        unsigned long threads = argc > 3 ? strtoul(argv[3], NULL, 10) : 1;
+        if (threads < 1 || threads > 2) {
+            fprintf(stderr, "bench_cpu tput [N] [1|2]: host threads must be 1 or 2\n");
+            return 2;
+        }
+        return throughput_only(n ? n : 10000000u, (uint32_t)threads);
     }
     if (argc > 1 && strcmp(argv[1], "rtt") == 0) {
         unsigned long long n = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;

@@ -37,7 +37,16 @@ int main(void) {
         CHECK(r.p50_us > 0 && r.p50_us <= r.p90_us && r.p90_us <= r.p99_us && r.p99_us <= r.max_us);
         printf("kernel %s round trip: p50 %.2f us, p99 %.2f us\n", rk_exec_mode_name(modes[m]), r.p50_us, r.p99_us);
     }
+    /* A sending thread and a receiving one (the floor's shape), 64 B. */
+    rk_bench_kernel_opts two = {.messages = 200000 / scale, .message_size = 64, .mode = RK_MODE_PERSISTENT,
+                                .host_threads = 2};
     rk_bench_kernel_result r;
+    CHECK_OK(rk_bench_kernel_throughput(rt, &two, &r));
+    CHECK_U64_EQ(r.messages, two.messages);
+    CHECK_U64_EQ(r.errors, 0);
+    printf("kernel persistent throughput, 64 B, 2 host threads: %.2f M msg/s\n", r.messages_per_second / 1e6);
+    rk_bench_kernel_opts three = {.host_threads = 3};
+    CHECK_STATUS(rk_bench_kernel_throughput(rt, &three, &r), RK_INVALID_ARGUMENT);
     CHECK_STATUS(rk_bench_kernel_throughput(NULL, NULL, &r), RK_NULL_ARGUMENT);
     rk_bench_kernel_opts tiny = {.message_size = 4};
     CHECK_STATUS(rk_bench_kernel_latency(rt, &tiny, &r), RK_INVALID_ARGUMENT);
