@@ -215,6 +215,20 @@ RK_DEVICE void rk_sim_reach_(int begin, int end, int halo, int bands, int rows, 
     *hi = RK_SIM_BAND_OF_ROW(e - 1, bands, rows);
 }
 
+/* A warp's loads of per-band words base .. last (at most RK_SIM_LOADS_AHEAD
+ * a lane: lane l gets base + l, base + 32 + l, ...; past `last`, all ones),
+ * every one issued before any is used, so that a look at 130 bands costs
+ * one L2 round trip rather than maybe one per 32 bands in turn (a loop that
+ * compares each load before the next lets each wait for the one before; on
+ * the wave's seed table the difference was within the noise). */
+#define RK_SIM_LOADS_AHEAD 8
+RK_DEVICE void rk_sim_band_loads_(const uint64_t *words, int base, int last, uint64_t *v) {
+    for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) {
+        const int b = base + 32 * k + lane_id();
+        v[k] = b <= last ? load_relaxed_u64(&words[b]) : ~(uint64_t)0;
+    }
+}
+
 /* The whole block: returns once bands lo .. hi have finished tick `tick`
  * (warp 0 polls, a lane per band; the fence makes their writes visible).
  * With `all`, also says whether every band had (block-uniform), so that a
@@ -227,10 +241,14 @@ RK_DEVICE int rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uin
         for (;;) {
             int done = 1;
             every = 1;
-            for (int b = first + lane_id(); b <= last; b += 32) {
-                const int d = load_relaxed_u64(&board->band_done[b]) >= tick;
-                every &= d;
-                if (b >= lo && b <= hi) done &= d;
+            for (int base = first; base <= last; base += 32 * RK_SIM_LOADS_AHEAD) {
+                uint64_t v[RK_SIM_LOADS_AHEAD];
+                rk_sim_band_loads_(board->band_done, base, last, v);
+                for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) {
+                    const int b = base + 32 * k + lane_id(), d = v[k] >= tick;
+                    every &= d;
+                    if (b >= lo && b <= hi) done &= d;
+                }
             }
             if (warp_all(done)) break;
             rk_sim_pause_();
@@ -253,9 +271,14 @@ RK_DEVICE void rk_sim_finished_(rk_sim_board *board, int band, uint64_t tick) {
 RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, uint32_t oldest) {
     for (;;) {
         int ahead = 0x7fffffff; /* how far past oldest the slowest band is */
-        for (int b = lane_id(); b < bands; b += 32) {
-            const int d = (int)((uint32_t)load_relaxed_u64(&board->band_taken[b]) - oldest);
-            ahead = d < ahead ? d : ahead;
+        for (int base = 0; base < bands; base += 32 * RK_SIM_LOADS_AHEAD) {
+            uint64_t v[RK_SIM_LOADS_AHEAD];
+            rk_sim_band_loads_(board->band_taken, base, bands - 1, v);
+            for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) {
+                if (base + 32 * k + lane_id() >= bands) continue;
+                const int d = (int)((uint32_t)v[k] - oldest);
+                ahead = d < ahead ? d : ahead;
+            }
         }
         for (int k = 16; k > 0; k /= 2) {
             const int other = shfl_xor_i32(ahead, k);
@@ -310,10 +333,14 @@ typedef struct rk_sim_relay_cmd {
  * have (both: 3); an acquire after, if either. */
 RK_DEVICE int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo, int hi, uint64_t tick) {
     int all = 1, range = 1;
-    for (int b = lane_id(); b < bands; b += 32) {
-        const int done = load_relaxed_u64(&board->band_done[b]) >= tick;
-        all &= done;
-        if (b >= lo && b <= hi) range &= done;
+    for (int base = 0; base < bands; base += 32 * RK_SIM_LOADS_AHEAD) {
+        uint64_t v[RK_SIM_LOADS_AHEAD];
+        rk_sim_band_loads_(board->band_done, base, bands - 1, v);
+        for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) {
+            const int b = base + 32 * k + lane_id(), done = v[k] >= tick;
+            all &= done;
+            if (b >= lo && b <= hi) range &= done;
+        }
     }
     const int past = (warp_all(all) ? 1 : 0) | (warp_all(range) ? 2 : 0);
     if (past) rk_sim_fence_();
