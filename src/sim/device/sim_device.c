@@ -134,6 +134,17 @@ RK_DEVICE void rk_sim_taken_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t s
     }
 }
 
+/* This thread's region for rows [begin, end) within [rb, re), after `step` steps. */
+RK_DEVICE rk_sim_region rk_sim_clip_(int begin, int end, int rb, int re, uint64_t step) {
+    rk_sim_region r;
+    r.row_begin = begin > rb ? begin : rb;
+    r.row_end = end < re ? end : re;
+    r.tid = thread_idx_x();
+    r.threads = block_dim_x();
+    r.step = step;
+    return r;
+}
+
 /* The band's share of a region command's rows [begin, end): runs the
  * handler and adds thread 0's answer. */
 RK_DEVICE void rk_sim_region_command_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board,
@@ -141,13 +152,8 @@ RK_DEVICE void rk_sim_region_command_(const rk_sim_state *s, rk_sim_mailbox *mb,
     const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
     const int b0 = RK_SIM_BAND_OF_ROW(begin, bands, s->rows), b1 = RK_SIM_BAND_OF_ROW(end - 1, bands, s->rows);
     if (band < b0 || band > b1) return;
-    const int rb = RK_SIM_BAND_FIRST(band, bands, s->rows), re = RK_SIM_BAND_FIRST(band + 1, bands, s->rows);
-    rk_sim_region r;
-    r.row_begin = begin > rb ? begin : rb;
-    r.row_end = end < re ? end : re;
-    r.tid = thread_idx_x();
-    r.threads = block_dim_x();
-    r.step = steps;
+    const rk_sim_region r = rk_sim_clip_(begin, end, RK_SIM_BAND_FIRST(band, bands, s->rows),
+                                         RK_SIM_BAND_FIRST(band + 1, bands, s->rows), steps);
     const uint64_t a = rk_sim_dispatch_(s, &r, words[RK_SIM_W_OP], &words[RK_SIM_W_PAYLOAD]);
     sync_threads();
     if (r.tid == 0) rk_sim_gather_(mb, board, seq, b1 - b0 + 1, a);
@@ -164,12 +170,7 @@ RK_DEVICE uint64_t rk_sim_global_command_(const rk_sim_state *s, const uint32_t 
     } else if (op == RK_SIM_OP_SET_SCALAR) {
         if (thread_idx_x() == 0) scalars[words[RK_SIM_W_ARG]] = words[RK_SIM_W_PAYLOAD];
     } else if (op < RK_SIM_OP_STEP) {
-        rk_sim_region r;
-        r.row_begin = 0;
-        r.row_end = s->rows;
-        r.tid = thread_idx_x();
-        r.threads = block_dim_x();
-        r.step = steps;
+        const rk_sim_region r = rk_sim_clip_(0, s->rows, 0, s->rows, steps);
         a = rk_sim_dispatch_(s, &r, op, &words[RK_SIM_W_PAYLOAD]);
     }
     sync_threads();
@@ -366,14 +367,8 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
     const int b1 = whole ? 0 : RK_SIM_BAND_OF_ROW(end - 1, bands, s->rows);
     uint64_t sum = 0;
     for (int band = b0; band <= b1; band++) {
-        const int rb = whole ? begin : RK_SIM_BAND_FIRST(band, bands, s->rows);
-        const int re = whole ? end : RK_SIM_BAND_FIRST(band + 1, bands, s->rows);
-        rk_sim_region r;
-        r.row_begin = begin > rb ? begin : rb;
-        r.row_end = end < re ? end : re;
-        r.tid = thread_idx_x();
-        r.threads = block_dim_x();
-        r.step = steps;
+        const rk_sim_region r = rk_sim_clip_(begin, end, whole ? begin : RK_SIM_BAND_FIRST(band, bands, s->rows),
+                                             whole ? end : RK_SIM_BAND_FIRST(band + 1, bands, s->rows), steps);
         sum += rk_sim_dispatch_(local, &r, words[RK_SIM_W_OP], &words[RK_SIM_W_PAYLOAD]);
         sync_threads();
     }
@@ -608,12 +603,7 @@ RK_DEVICE int rk_sim_query_behind_(const rk_sim_peek *peek, int rb, int re, int 
 /* One step of the band's rows [begin, end) (nothing if empty). */
 RK_DEVICE void rk_sim_step_rows_(const rk_sim_state *s, int begin, int end, uint64_t step) {
     if (begin >= end) return;
-    rk_sim_region r;
-    r.row_begin = begin;
-    r.row_end = end;
-    r.tid = thread_idx_x();
-    r.threads = block_dim_x();
-    r.step = step;
+    const rk_sim_region r = rk_sim_clip_(begin, end, begin, end, step);
     rk_sim_step_(s, &r);
 }
 
@@ -753,15 +743,9 @@ RK_DEVICE void rk_sim_persistent_body_(const rk_sim_state *s, rk_sim_mailbox *mb
 RK_DEVICE void rk_sim_step_body_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
                                  uint64_t step) {
     const int bands = grid_dim_x(), band = block_idx_x();
-    rk_sim_region r;
-    r.row_begin = RK_SIM_BAND_FIRST(band, bands, s->rows);
-    r.row_end = RK_SIM_BAND_FIRST(band + 1, bands, s->rows);
-    r.tid = thread_idx_x();
-    r.threads = block_dim_x();
-    r.step = step;
-    rk_sim_step_(s, &r);
+    rk_sim_step_rows_(s, RK_SIM_BAND_FIRST(band, bands, s->rows), RK_SIM_BAND_FIRST(band + 1, bands, s->rows), step);
     sync_threads();
-    if (seq != 0u && r.tid == 0) rk_sim_gather_(mb, board, seq, bands, 0);
+    if (seq != 0u && thread_idx_x() == 0) rk_sim_gather_(mb, board, seq, bands, 0);
 }
 
 /* Traditional: command seq, already in the ring. A region command is launched
