@@ -294,6 +294,23 @@ rk_status rk_channel_stats_get(rk_channel *ch, rk_channel_stats *out) {
 
 /* ---- channels whose destination is outside this process (src/mpi) ---------------- */
 
+/* Whether src's port could take a channel now (in range, not connected):
+ * checked again when the channel is made, but a connect to another process
+ * asks here first, so that it fails at once, before any message to its
+ * peer, whose refusal for another reason would hide this one. */
+rk_status rk__channel_port_free(rk_kernel *src, uint32_t port, const char *fn) {
+    if (port >= RK_MAX_PORTS)
+        return rk__fail(RK_INVALID_ARGUMENT, "%s: kernel '%s' has no port %u (ports are 0 .. %u)", fn, src->name,
+                        port, RK_MAX_PORTS - 1u);
+    pthread_mutex_lock(&registry_lock);
+    const rk_channel *taken = port_owner(src, port);
+    rk_status s = taken ? rk__fail(RK_INVALID_ARGUMENT, "%s: port %u of kernel '%s' is already connected to kernel '%s'",
+                                   fn, port, src->name, taken->dst_name)
+                        : RK_OK;
+    pthread_mutex_unlock(&registry_lock);
+    return s;
+}
+
 rk_status rk__channel_connect_remote(rk_kernel *src, uint32_t port, const rk_channel_desc *d, const char *dst_name,
                                      rk_channel **out) {
     static const char fn[] = "rk_mpi_connect";

@@ -61,6 +61,7 @@ void rk__channel_destroy(rk_channel *ch);
 /* A channel from src's port to a kernel in another process (src/mpi): in
  * the graph as src's port, attached through channel_attach_source; the
  * caller consumes its ring and holds its destination side. d resolved. */
+rk_status rk__channel_port_free(rk_kernel *src, uint32_t port, const char *fn);
 rk_status rk__channel_connect_remote(rk_kernel *src, uint32_t port, const rk_channel_desc *d, const char *dst_name,
                                      rk_channel **out);
 /* A fresh channel id (RK_CHANNEL_MESSAGE_ID) for a channel not made by connect. */

@@ -166,6 +166,8 @@ rk_status rk__mpi_connect(rk_mpi *m, rk_kernel *src, uint32_t port, const char *
     if (!src->ring->channel_attach_source)
         return rk__fail(RK_UNSUPPORTED, "%s: kernel '%s' (%s) cannot emit to another process yet", fn, src->name,
                         rk_runtime_backend_name(src->runtime));
+    s = rk__channel_port_free(src, port, fn);
+    if (s != RK_OK) return s;
     pthread_mutex_lock(&m->lock);
     out_link *o = NULL;
     for (int i = 0; i < RK__MPI_MAX_LINKS && !o; i++)

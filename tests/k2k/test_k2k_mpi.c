@@ -103,7 +103,8 @@ static void rank0(rk_mpi *m, rk_runtime *rt, rk_runtime *cpu) {
     CHECK_STATUS(rk_mpi_connect(m, source, 2, "sink", &cd, K2K_SECONDS(30), NULL), RK_INVALID_ARGUMENT);
     CHECK_STR_CONTAINS(rk_last_error(), "message_size");
     CHECK_STR_CONTAINS(rk_last_error(), "rank 1");
-    /* Port 0 is taken: refused after the peer accepted, which it is told. */
+    /* Port 0 is taken: refused at once, before any message to the peer (whose
+     * own refusal, e.g. a CUDA sink's need for RK_CHANNEL_REPLY_ALL, would hide it). */
     cd.message_size = sizeof(k2k_msg);
     CHECK_STATUS(rk_mpi_connect(m, source, 0, "sink", &cd, K2K_SECONDS(30), NULL), RK_INVALID_ARGUMENT);
     CHECK_STR_CONTAINS(rk_last_error(), "already connected");
