@@ -422,15 +422,18 @@ RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state 
  * first finds nothing and holds the next one back a whole bus round trip (a
  * warp has one read of host memory in flight; more slow the whole GPU). So
  * before reading again it waits, from the L2, for the last command it copied
- * to be answered (rk_sim_await_answer_) -- except after a step, whose answer
- * is far off: then it reads once at once, for a command sent right behind. */
+ * to be answered (rk_sim_await_answer_) -- except after a command the bands
+ * apply (a step, a command routed to them), whose answer is more than a
+ * round trip off: then it reads once at once, for commands sent right
+ * behind (a host that does not wait: measured, a pipelined inject/step/query
+ * mix read the step and the query only after the inject's answer). */
 RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_relay_cmd *c,
                              const rk_sim_state *local, const rk_sim_state *s, uint32_t seq, uint64_t tick,
                              uint64_t steps, int bands, int halo) {
     const int lane = lane_id(), part = lane / RK_SIM_CMD_WORDS, word = lane % RK_SIM_CMD_WORDS;
     uint32_t known = seq - 1u; /* every band has read the commands before seq; asked again only when needed */
     uint32_t awaited = 0;      /* the last command copied; 0: none yet */
-    int after_step = 1;
+    int read_again = 1; /* read once more at once before waiting for the last command's answer */
     uint64_t busy = tick;      /* the ticks up to the last command the bands apply */
     uint64_t idle = 0;         /* every band has been seen past this tick */
     int refresh = 0;           /* a global command since the block copied the scalars */
@@ -439,31 +442,21 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         /* The block answered the last command itself: the host has it
          * already, no need to wait (measured: an inject 3.3 -> 3.0 us
          * without the pause, steps slower with it gone after theirs). */
-        if (awaited != 0u && !after_step && !last_taken) rk_sim_await_answer_(board, awaited);
+        if (awaited != 0u && !read_again && !last_taken) rk_sim_await_answer_(board, awaited);
         uint64_t w[2];
         int n = 0;
         for (;;) {
             /* Commands seq + part and seq + 2 + part. */
             w[0] = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
             w[1] = load_relaxed_u64(&mb->cmd[(seq + 2u + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
-#if RK_SIM_STEP_POLL
-            const uint64_t mark = after_step && awaited != 0u ? load_relaxed_u64(&board->answered[awaited & (RK_SIM_SLOTS - 1u)]) : 0u;
-#endif
             for (n = 0; n < 4; n++) {
                 const int k = n >> 1, p = n & 1;
                 if (!warp_all(part != p || (uint32_t)(w[k] >> 32) == seq + (uint32_t)n)) break;
             }
             if (n) break;
-            if (after_step && awaited != 0u) {
-#if RK_SIM_STEP_POLL
-                if ((uint32_t)mark == awaited) { /* answered: the host's next command comes after it */
-                    rk_sim_nap_(RK_SIM_ANSWER_PAUSE_NS);
-                    after_step = 0;
-                }
-#else
+            if (read_again && awaited != 0u) {
                 rk_sim_await_answer_(board, awaited); /* the one read at once found nothing */
-                after_step = 0;
-#endif
+                read_again = 0;
             } else {
                 rk_sim_pause_();
             }
@@ -500,7 +493,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             tick += ticks;
             if (op == RK_SIM_OP_STEP) steps += arg;
             if (op == RK_SIM_OP_STOP) stop = 1; /* nothing follows a stop */
-            after_step = op == RK_SIM_OP_STEP;
+            read_again = op == RK_SIM_OP_STEP || !applied; /* the bands apply it: its answer is a while off */
             last_taken = applied;
         }
         for (int i = 0; i < n; i++) {

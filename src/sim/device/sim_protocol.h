@@ -28,9 +28,6 @@
 #ifndef RK_SIM_RELAY_INLINE
 #define RK_SIM_RELAY_INLINE 1     /* relay: applies a region command reaching at most this many bands itself; 0: never */
 #endif
-#ifndef RK_SIM_STEP_POLL
-#define RK_SIM_STEP_POLL 0        /* relay: keeps reading the host's ring while a step runs (0: waits for its answer) */
-#endif
 #ifndef RK_SIM_ANSWER_POLLS
 #define RK_SIM_ANSWER_POLLS 16    /* relay: looks at an answer's mark at most before reading the ring anyway */
 #endif
