@@ -424,9 +424,8 @@ RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state 
  * before reading again it waits, from the L2, for the last command it copied
  * to be answered (rk_sim_await_answer_) -- except after a command the bands
  * apply (a step, a command routed to them), whose answer is more than a
- * round trip off: then it reads once at once, for commands sent right
- * behind (a host that does not wait: measured, a pipelined inject/step/query
- * mix read the step and the query only after the inject's answer). */
+ * round trip off: then it reads once at once, for commands a host that does
+ * not wait has sent right behind it. */
 RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_relay_cmd *c,
                              const rk_sim_state *local, const rk_sim_state *s, uint32_t seq, uint64_t tick,
                              uint64_t steps, int bands, int halo) {
