@@ -2,8 +2,8 @@
  * src/device/cuda/channel.cu, the design in docs/channels.md.
  *
  * A channel is one device allocation: its control words (one 128-byte line
- * per writer), the producer's staging (32 lanes x the message rounded up to
- * 16 bytes) and the ring (capacity slots of the destination's input words).
+ * per writer), the producer's staging (32 lanes x its worker warps x the
+ * message rounded up to 16 bytes) and the ring (capacity slots of the destination's input words).
  * Connecting writes the channel into both kernels' link tables (pinned
  * control blocks) and bumps their generation words; the kernels pick it up
  * while they run. The core's rk_queue of the channel is not used: positions
@@ -71,10 +71,10 @@ static rk_status check_kernel(rk_kernel *k, rk__cuda_ring_view *v) {
     if (!rk__cuda_persistent_view(k, v))
         return rk__fail(RK_UNSUPPORTED, "%s: kernel '%s' runs in %s mode; cuda channels need persistent kernels", fn,
                         k->name, rk_exec_mode_name(k->mode));
-    if (v->worker_warps != 1)
+    if (!v->turns)
         return rk__fail(RK_UNSUPPORTED,
-                        "%s: kernel '%s' runs %u worker warps; a cuda kernel with channels needs one (launch it with "
-                        "ordered = true: per-channel order)",
+                        "%s: kernel '%s' runs %u worker warps in any order; a cuda kernel with channels must keep "
+                        "per-channel order (launch it with ordered = true)",
                         fn, k->name, v->worker_warps);
     return RK_OK;
 }
@@ -103,7 +103,8 @@ rk_status rk__cuda_channel_attach(rk_kernel *src, rk_kernel *dst, rk_channel *ch
     const uint32_t words = to.layout.in_ll, stride = rk__round_up(ch->desc.message_size, 16);
     uint32_t log2cap = 0;
     while ((1u << log2cap) < ch->desc.capacity) log2cap++;
-    const size_t stage_bytes = 32u * (size_t)stride, ring_bytes = (size_t)ch->desc.capacity * words * 8u;
+    /* Staging for each lane of each of the producer's worker warps. */
+    const size_t stage_bytes = 32u * (size_t)from.worker_warps * stride, ring_bytes = (size_t)ch->desc.capacity * words * 8u;
     cuda_channel *c = calloc(1, sizeof *c);
     if (!c) return rk__fail(RK_OUT_OF_MEMORY, "%s: out of memory", fn);
     c->ctx = to.ctx;

@@ -16,7 +16,7 @@ enum {
     RK_CUDA_DEFAULT_BLOCKS = 4,
     RK_CUDA_MAX_CHUNK = 32,       /* positions a warp takes per pass: one per lane */
     RK_CUDA_SHARED_STAGING = 48 * 1024,
-    RK_CUDA_CHANNEL_SHARED = 2048, /* static shared memory of channel.cu's link table (rk_links) */
+    RK_CUDA_CHANNEL_SHARED = 4096, /* static shared memory of channel.cu's link table (rk_links) */
     /* Control words: host-written ones on their own 64-byte lines. */
     RK_HCTL_ACTIVE = 0,
     RK_HCTL_TERMINATE = 8,
@@ -80,7 +80,7 @@ typedef struct rk__cuda_ring_args {
     uint32_t log2_chunk;
     uint32_t worker_warps;
     uint32_t resume;
-    uint32_t unused_;
+    uint32_t turns; /* ordered: the worker warps (one block) take and publish in position order */
 } rk__cuda_ring_args;
 
 /* The full NVRTC source for a handler: layout defines, dsl.h, the handler,
