@@ -431,10 +431,11 @@ __device__ void rk_emit_publish(rk_u32 lane, rk_u32 wi, rk_u64 *pub, rk_u64 firs
                                 bool cr) {
     rk_warp_pass &wp = rk_ch.w[wi];
     __syncwarp();
+    const bool linked = rk_ch.enabled != 0; /* else this pass had no port: only the turn moves */
     if (lane == 0) {
         rk_turn_wait(pub, first, false);
-        rk_ch_lock();
-        for (int p = 0; p < 8; p++) {
+        if (linked) rk_ch_lock();
+        for (int p = 0; p < 8 && linked; p++) {
             rk_out_port &o = rk_ch.out[p];
             if (!o.ring) continue;
             const rk_u32 used = wp.used[p], allow = wp.allow[p];
@@ -448,14 +449,16 @@ __device__ void rk_emit_publish(rk_u32 lane, rk_u32 wi, rk_u64 *pub, rk_u64 firs
                 if (o.status) rk_port_final(o);
             }
         }
-        wp.cr_base = rk_ch.cr_head;
-        rk_ch.cr_head += __popc(reply);
-        if (cr) rk_ch.cr_promised -= n - __popc(reply);
-        rk_ch_unlock();
+        if (linked) {
+            wp.cr_base = rk_ch.cr_head;
+            rk_ch.cr_head += __popc(reply);
+            if (cr) rk_ch.cr_promised -= n - __popc(reply);
+            rk_ch_unlock();
+        }
         rk_vstore(pub, first + n);
     }
     __syncwarp();
-    for (int p = 0; p < 8; p++) {
+    for (int p = 0; p < 8 && linked; p++) {
         rk_out_port &o = rk_ch.out[p];
         if (!o.ring) continue;
         const rk_u32 used = wp.used[p];
