@@ -220,14 +220,14 @@ __device__ __forceinline__ int rk_run_handler(const rk_ring_args &a, const unsig
 /* K2K (channel.cu): handles up to `max` messages waiting on one input
  * channel, in order, one lane each. Their replies go to the channel-reply
  * queue when the handler failed or the channel asks for every reply.
- * Returns how many it took. Device memory only. With several worker
+ * Returns how many slots it took. Device memory only. With several worker
  * warps, each polls its own chunks of the input; a pass begins (takes its
- * messages) when the input's begin turn reaches its first position and
- * places its emits and replies when the publish turn does (channel.cu), so
- * the channel is taken, and every port and the reply queue get messages, in
- * the input's order while the handlers of several warps run at once. The
- * poll window starts at a few slots and doubles while every slot polled is
- * ready (a stream). */
+ * slots, gets its ports' positions) when the input's begin turn reaches its
+ * first position and places its replies at the publish turn (channel.cu),
+ * so the input is taken, and every port and the reply queue get messages,
+ * in the input's order while the handlers of several warps run at once.
+ * The poll window starts at a few slots and doubles while every slot
+ * polled is ready (a stream). */
 struct rk_ch_poll {
     rk_u32 window, empty; /* slots per poll; polls in a row that found nothing */
 };
@@ -237,9 +237,9 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
                                   rk_u64 &errors) {
     const rk_u64 cap = a.capacity_mask + 1;
     if (max > cp.window) max = cp.window;
-    rk_u32 input = 0;
+    rk_u32 input = 0, skip = 0;
     rk_u64 first = 0;
-    const rk_u32 lanes = rk_channel_load(lane, wi, max, stage_in, &input, &first);
+    const rk_u32 lanes = rk_channel_load(lane, wi, max, stage_in, &input, &first, &skip);
     const rk_u32 found = __popc(lanes);
     if (found && found == max) {
         cp.window = min(32u, 2 * cp.window);
@@ -252,30 +252,35 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
      * what it keeps is taken at once (staged), before any handler emits
      * (rk_channel_taken says why). */
     rk_u32 kept = 0;
+    rk_u64 seq0 = 0;
     if (lane == 0 && rk_turn_wait(&rk_ch.in[input].tail, first, true)) {
-        kept = rk_emit_begin(lanes, wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
-        if (kept) rk_channel_taken(input, first, __popc(kept));
+        kept = rk_emit_begin(lanes, skip, wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
+        if (kept) seq0 = rk_channel_taken(input, first, __popc(kept), __popc(kept & ~skip));
     }
     kept = __shfl_sync(0xffffffffu, kept, 0);
+    seq0 = __shfl_sync(0xffffffffu, seq0, 0);
     __syncwarp();
     if (!kept) return 0;
+    const rk_u32 run = kept & ~skip; /* SKIP slots: taken, no handler */
     int status = 0;
-    if ((kept >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
-    const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & kept;
-    const rk_u32 reply = rk_ch.in[input].reply_all ? kept : failed;
-    rk_emit_publish(lane, wi, &rk_ch.in[input].pub, first, __popc(kept), reply, true);
+    if ((run >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
+    rk_emit_finish(lane, wi);
+    const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
+    const rk_u32 reply = rk_ch.in[input].reply_all ? run : failed;
+    if (lane == 0) rk_reply_publish(input, wi, first, __popc(kept), __popc(run), reply);
+    __syncwarp();
     if ((reply >> lane) & 1u) {
         const rk_u64 pos = rk_ch.w[wi].cr_base + __popc(reply & ((1u << lane) - 1u));
         const rk_u64 tag = (rk_u64)rk_tag(pos, a.log2_capacity) << 32;
         rk_u64 *slot = a.crq + (pos & a.capacity_mask) * RK_CRQ_LL;
         const rk_u32 *src = (const rk_u32 *)(stage_out + lane * RK_OUT_STAGE);
         for (int w = 0; w < RK_OUT_LL; w += 2) rk_store2(slot + w, tag | src[w], tag | src[w + 1]);
-        const rk_u64 seq = (first + lane) & ((1ull << 40) - 1);
+        const rk_u64 seq = (seq0 + __popc(run & ((1u << lane) - 1u))) & ((1ull << 40) - 1);
         const rk_u64 id = (1ull << 63) | ((rk_u64)rk_ch.in[input].id << 40) | seq;
         rk_store2(slot + RK_OUT_LL, tag | (rk_u32)id, tag | (rk_u32)(id >> 32));
     }
-    handled += __popc(kept);
-    errors += __popc(__ballot_sync(0xffffffffu, status < 0) & kept);
+    handled += __popc(run);
+    errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
     __syncwarp();
     return __popc(kept);
 }
@@ -407,6 +412,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         rk_u32 ready = rk_bits(first, lim) & ~done & ~bad;
         const rk_u64 hfirst = chunk_pos + first;
         const bool emits = a.turns && ready;
+        bool waiting = false; /* ready, but the warps before have not taken theirs yet */
         if (emits) {
             /* In order: a run of ready positions from the first not done, so
              * lanes (and so emits) follow the host's order; the pass begins
@@ -417,9 +423,10 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             ready &= run ? ((1u << (__ffs(run) - 1)) - 1u) << first : ready;
             rk_u32 kept = 0;
             if (lane == 0 && rk_turn_wait(&rk_ch.host_tail, hfirst, true)) {
-                kept = rk_ch.enabled ? rk_emit_begin(ready, local_warp, 0, 0) : ready;
+                kept = rk_ch.enabled ? rk_emit_begin(ready, 0, local_warp, 0, 0) : ready;
                 if (kept) rk_vstore(&rk_ch.host_tail, hfirst + __popc(kept));
             }
+            waiting = !__shfl_sync(0xffffffffu, kept, 0);
             ready = __shfl_sync(0xffffffffu, kept, 0);
             __syncwarp();
         }
@@ -429,8 +436,11 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
          * few empty polls, so idle warps cost the bus little. */
         const rk_u32 n_ready = __popc(ready);
         if (!ready) {
-            full_polls = 0;
-            if (++empty_polls >= 4) window = 1;
+            /* A pass that waited for its turn keeps its window: its messages are there. */
+            if (!waiting) {
+                full_polls = 0;
+                if (++empty_polls >= 4) window = 1;
+            }
             continue;
         }
         empty_polls = 0;
@@ -447,7 +457,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         if ((ready >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
         const rk_u32 failed = __ballot_sync(0xffffffffu, status < 0);
         __syncwarp();
-        if (emits && ready) rk_emit_publish(lane, local_warp, &rk_ch.host_pub, hfirst, n_ready, 0, false);
+        if (emits && ready) rk_emit_finish(lane, local_warp);
 
         /* Replies go back as tagged words, coalesced. */
         const rk_u32 out_units = (lim - first) * RK_OUT_UNITS;
@@ -486,10 +496,8 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
     }
     /* K2K: leaving for good, every output port's FINAL (its destination
      * drains up to it), after one last look for channels connected meanwhile. */
-    if (!pausing) {
-        rk_links_refresh(a.hctl, __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_LINK_GEN), 0), lane);
-        rk_ports_final(lane);
-    }
+    if (!pausing) rk_links_refresh(a.hctl, __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_LINK_GEN), 0), lane);
+    rk_ports_leave(lane, !pausing);
     /* Replies and counters reach the host before has_terminated (or the
      * pause) can; where this warp stopped is kept for a relaunch. */
     __threadfence_system();
@@ -588,7 +596,7 @@ rk_ring_persistent(rk_ring_args a) {
                 if (pos < tail) tail = pos;
                 if (rk_load(sv + 4) > cr) cr = rk_load(sv + 4);
             }
-            rk_ch.host_tail = rk_ch.host_pub = tail;
+            rk_ch.host_tail = tail;
             /* The host's place is unknown until reloaded: assume no room. */
             const rk_u64 cap = a.capacity_mask + 1;
             rk_ch.cr_head = rk_ch.cr_promised = cr;
