@@ -366,11 +366,11 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
         const rk_u64 room = cr_cap - (rk_ch.cr_promised - rk_ch.cr_received);
         if (room < credit) credit = room;
     }
-    rk_u64 room[8];
+    /* No array of rooms: indexed by a port number it would live in local
+     * memory (the kernel's only stack frame); the second loop recomputes. */
     const rk_u32 ports = want ? rk_ch.ports : 0u;
     RK_FOR_BITS(p, ports) {
         rk_out_port &o = rk_ch.out[p];
-        room[p] = 0;
         if (o.status) continue;
         const rk_u64 cap = 1ull << o.log2cap;
         if (cap - (o.head - o.taken) < want) {
@@ -383,8 +383,8 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
             const rk_u64 t = rk_ch_load(o.ctl + RK_CH_TAKEN);
             if (t > o.taken) o.taken = t;
         }
-        room[p] = cap - (o.head - o.taken);
-        if (o.flow == RK_FLOW_HOLD && room[p] < credit) credit = room[p];
+        const rk_u64 room = cap - (o.head - o.taken);
+        if (o.flow == RK_FLOW_HOLD && room < credit) credit = room;
     }
     /* The messages kept: the first `credit`; the pass ends before the first
      * message cut (SKIP slots before it are taken with the pass). */
@@ -398,7 +398,8 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
     RK_FOR_BITS(p, kept_real ? ports : 0u) {
         rk_out_port &o = rk_ch.out[p];
         if (o.status) continue;
-        const rk_u32 allow = o.flow == RK_FLOW_HOLD ? kept_real : rk_first_bits(kept_real, room[p]);
+        const rk_u64 room = (1ull << o.log2cap) - (o.head - o.taken);
+        const rk_u32 allow = o.flow == RK_FLOW_HOLD ? kept_real : rk_first_bits(kept_real, room);
         if (!allow) continue;
         wp.allow[p] = allow;
         wp.base[p] = o.head;
@@ -476,26 +477,25 @@ __device__ void rk_emit_finish(rk_u32 lane, rk_u32 wi) {
     rk_warp_pass &wp = rk_ch.w[wi];
     __syncwarp();
     const rk_u32 ports = wp.ports; /* written by lane 0 at begin: the same in every lane */
-    rk_u32 emitted[8];
     RK_FOR_BITS(p, ports) {
         const rk_u32 allow = wp.allow[p];
         const bool mine = wp.emitted[p][lane] != 0;
-        emitted[p] = __ballot_sync(0xffffffffu, mine);
+        const rk_u32 emitted = __ballot_sync(0xffffffffu, mine);
+        rk_out_port &o = rk_ch.out[p];
         if (((allow >> lane) & 1u) && !mine) {
             rk_u64 hi;
-            rk_u64 *slot = rk_port_slot(rk_ch.out[p], wp.base[p] + __popc(allow & ((1u << lane) - 1u)), hi);
+            rk_u64 *slot = rk_port_slot(o, wp.base[p] + __popc(allow & ((1u << lane) - 1u)), hi);
             rk_ch_store(slot, hi | ((rk_u64)RK_CH_SKIP << 32));
         }
         wp.emitted[p][lane] = 0;
+        if (lane == 0 && emitted) {
+            const rk_u32 n = __popc(emitted);
+            rk_ch_store_max(o.ctl + RK_CH_HEAD, rk_ch_add(&o.emitted, (rk_u64)n) + n);
+        }
     }
     __syncwarp();
     if (lane == 0) {
-        RK_FOR_BITS(p, ports) {
-            rk_out_port &o = rk_ch.out[p];
-            wp.allow[p] = 0;
-            const rk_u32 n = __popc(emitted[p]);
-            if (n) rk_ch_store_max(o.ctl + RK_CH_HEAD, rk_ch_add(&o.emitted, (rk_u64)n) + n);
-        }
+        RK_FOR_BITS(p, ports) wp.allow[p] = 0;
         wp.ports = 0;
         /* Refused emits (any port, counted by rk__emit): published when they change. */
         RK_FOR_BITS(p, rk_ch.ports) {
