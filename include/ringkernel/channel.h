@@ -69,8 +69,10 @@
  *   - both kernels on the same runtime's backend. CPU: persistent mode, one
  *     worker each (per-channel order). WebGPU: every kernel (relaunch; a
  *     handler that emits runs its batch in order). CUDA: persistent
- *     kernels with one worker warp (ordered = true). docs/channels.md has
- *     each backend's design.
+ *     ordered kernels (ordered = true: without state, 1 to 8 worker warps
+ *     in one block, RK_CUDA_ORDERED_WARPS, which take their inputs and give
+ *     out port positions in order, so per-channel order holds with several
+ *     warps). docs/channels.md has each backend's design.
  *   - Kernels of two runtimes (backends, devices) are joined through the
  *     host relay, same rules: the source's backend must be able to emit into
  *     host memory (CPU); a destination whose backend cannot poll host memory

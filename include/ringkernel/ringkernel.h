@@ -379,7 +379,10 @@ rk_status rk_call_release(rk_call *call);
  * RK_INVALID_ARGUMENT otherwise). CPU: what workers = 1 already does.
  * WebGPU: the sequential invocation even for a stateless handler. CUDA:
  * one warp taking one message at a time (persistent mode only; traditional
- * and graph refuse it with RK_UNSUPPORTED). It gives up the device's
+ * and graph refuse it with RK_UNSUPPORTED); without state (state_size 0),
+ * up to 32 messages a pass, one lane each, and RK_CUDA_ORDERED_WARPS (1 to
+ * 8, default 1) warps whose handlers run at once but which take messages
+ * and emit on channels in send order (docs/channels.md). It gives up the device's
  * parallelism for this kernel: leave it off for handlers that don't care.
  * Tested on the CPU and WebGPU backends in CI (tests/core/
  * test_kernel_ordering.c), on CUDA where a GPU is present. */

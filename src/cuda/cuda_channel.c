@@ -2,8 +2,7 @@
  * src/device/cuda/channel.cu, the design in docs/channels.md.
  *
  * A channel is one device allocation: its control words (one 128-byte line
- * per writer), the producer's staging (32 lanes x the message rounded up to
- * 16 bytes) and the ring (capacity slots of the destination's input words).
+ * per writer) and the ring (capacity slots of the destination's input words).
  * Connecting writes the channel into both kernels' link tables (pinned
  * control blocks) and bumps their generation words; the kernels pick it up
  * while they run. The core's rk_queue of the channel is not used: positions
@@ -57,9 +56,9 @@ static rk_status read_stats(rk_channel *ch, rk_channel_stats *out) {
     if (r == RK_CUDA_SUCCESS) r = rk__cuda.cuStreamSynchronize(c->stream);
     if (r != RK_CUDA_SUCCESS) return rk__cuda_fail(r, RK_DEVICE_FAULT, "rk_channel_stats_get: reading the channel");
     out->emitted = w[RK_CH_HEAD];
-    out->delivered = w[RK_CH_TAKEN];
+    out->delivered = w[RK_CH_DELIVERED];
     out->refused = w[RK_CH_REFUSED];
-    out->depth = (uint32_t)(w[RK_CH_HEAD] - w[RK_CH_TAKEN]);
+    out->depth = (uint32_t)(w[RK_CH_HEAD] > w[RK_CH_DELIVERED] ? w[RK_CH_HEAD] - w[RK_CH_DELIVERED] : 0);
     int closed = (int)(uint32_t)w[RK_CH_CLOSED];
     if (closed == RK_OK) closed = atomic_load(&ch->closed);
     out->closed = (rk_status)closed;
@@ -71,10 +70,10 @@ static rk_status check_kernel(rk_kernel *k, rk__cuda_ring_view *v) {
     if (!rk__cuda_persistent_view(k, v))
         return rk__fail(RK_UNSUPPORTED, "%s: kernel '%s' runs in %s mode; cuda channels need persistent kernels", fn,
                         k->name, rk_exec_mode_name(k->mode));
-    if (v->worker_warps != 1)
+    if (!v->turns)
         return rk__fail(RK_UNSUPPORTED,
-                        "%s: kernel '%s' runs %u worker warps; a cuda kernel with channels needs one (launch it with "
-                        "ordered = true: per-channel order)",
+                        "%s: kernel '%s' runs %u worker warps in any order; a cuda kernel with channels must keep "
+                        "per-channel order (launch it with ordered = true)",
                         fn, k->name, v->worker_warps);
     return RK_OK;
 }
@@ -103,12 +102,12 @@ rk_status rk__cuda_channel_attach(rk_kernel *src, rk_kernel *dst, rk_channel *ch
     const uint32_t words = to.layout.in_ll, stride = rk__round_up(ch->desc.message_size, 16);
     uint32_t log2cap = 0;
     while ((1u << log2cap) < ch->desc.capacity) log2cap++;
-    const size_t stage_bytes = 32u * (size_t)stride, ring_bytes = (size_t)ch->desc.capacity * words * 8u;
+    const size_t ring_bytes = (size_t)ch->desc.capacity * words * 8u;
     cuda_channel *c = calloc(1, sizeof *c);
     if (!c) return rk__fail(RK_OUT_OF_MEMORY, "%s: out of memory", fn);
     c->ctx = to.ctx;
     s = rk__cuda_bind(c->ctx);
-    if (s == RK_OK) s = rk__cuda_linked_alloc(c->ctx, RK_CH_CTL_BYTES + stage_bytes + ring_bytes, &c->mem);
+    if (s == RK_OK) s = rk__cuda_linked_alloc(c->ctx, RK_CH_CTL_BYTES + ring_bytes, &c->mem);
     if (s == RK_OK) {
         CUresult r = rk__cuda.cuStreamCreate(&c->stream, RK_CU_STREAM_NON_BLOCKING);
         if (r != RK_CUDA_SUCCESS) s = rk__cuda_fail(r, RK_INTERNAL, "rk_channel_connect: creating the channel's stream");
@@ -128,7 +127,7 @@ rk_status rk__cuda_channel_attach(rk_kernel *src, rk_kernel *dst, rk_channel *ch
     c->next = live;
     live = c;
     pthread_mutex_unlock(&lock);
-    const uint64_t ctl = c->mem, stage = c->mem + RK_CH_CTL_BYTES, ring = stage + stage_bytes;
+    const uint64_t ctl = c->mem, ring = c->mem + RK_CH_CTL_BYTES;
 
     /* The destination's input first, so it polls the ring before any emit
      * lands; each entry's ring pointer last (it marks the entry valid). */
@@ -146,7 +145,7 @@ rk_status rk__cuda_channel_attach(rk_kernel *src, rk_kernel *dst, rk_channel *ch
     volatile uint64_t *out = from.hctl + RK_HCTL_OUT + 8u * ch->port;
     const uint64_t flow = ch->desc.flow == RK_CHANNEL_REPORT ? 2 : 1;
     out[1] = ctl;
-    out[2] = stage;
+    out[2] = 0; /* was the producer's staging: emits go straight into their slots */
     out[3] = log2cap | (uint64_t)words << 8 | flow << 24;
     out[4] = ch->desc.message_size | (uint64_t)stride << 32;
     host_to_device_fence();

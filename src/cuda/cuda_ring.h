@@ -28,6 +28,7 @@ typedef struct rk__cuda_ring_view {
     volatile uint64_t *hctl; /* the pinned control block: the link table lives there */
     rk__cuda_ring_layout layout;
     uint32_t worker_warps, chunk;
+    bool turns; /* ordered: its warps (one block) keep position order, so it may have channels */
 } rk__cuda_ring_view;
 
 /* False unless k is a running persistent CUDA ring kernel. */

@@ -16,7 +16,7 @@ enum {
     RK_CUDA_DEFAULT_BLOCKS = 4,
     RK_CUDA_MAX_CHUNK = 32,       /* positions a warp takes per pass: one per lane */
     RK_CUDA_SHARED_STAGING = 48 * 1024,
-    RK_CUDA_CHANNEL_SHARED = 2048, /* static shared memory of channel.cu's link table (rk_links) */
+    RK_CUDA_CHANNEL_SHARED = 6144, /* static shared memory of channel.cu's link table (rk_links) */
     /* Control words: host-written ones on their own 64-byte lines. */
     RK_HCTL_ACTIVE = 0,
     RK_HCTL_TERMINATE = 8,
@@ -39,10 +39,12 @@ enum {
     RK_DCTL_WORDS = 32,   /* device control words; zeroed before a relaunch */
     RK_COUNT_WORDS = 8,   /* per worker warp: processed, errors, chunk_pos, done, crq head, channel messages */
     /* A channel's control words in device memory (channel.cu). */
-    RK_CH_HEAD = 0,
-    RK_CH_FINAL = 1,  /* producer: 0, or 1 + its last head once it emits no more */
+    RK_CH_HEAD = 0,   /* producer: messages emitted */
+    RK_CH_FINAL = 1,  /* producer: 0, or 1 + its last position once it emits no more */
     RK_CH_REFUSED = 2,
-    RK_CH_TAKEN = 16,
+    RK_CH_POS = 3,    /* producer: positions given out (messages and SKIP slots) */
+    RK_CH_TAKEN = 16, /* consumer: positions taken */
+    RK_CH_DELIVERED = 17, /* consumer: messages taken */
     RK_CH_CLOSED = 32,
     RK_CH_CTL_BYTES = 512,
 };
@@ -80,7 +82,7 @@ typedef struct rk__cuda_ring_args {
     uint32_t log2_chunk;
     uint32_t worker_warps;
     uint32_t resume;
-    uint32_t unused_;
+    uint32_t turns; /* ordered: the worker warps (one block) take and publish in position order */
 } rk__cuda_ring_args;
 
 /* The full NVRTC source for a handler: layout defines, dsl.h, the handler,

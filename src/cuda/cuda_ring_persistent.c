@@ -101,6 +101,19 @@ static void free_ring(persistent_ring *r) {
     free(r);
 }
 
+/* Worker warps of an ordered kernel without state: RK_CUDA_ORDERED_WARPS
+ * (1 to RK_CUDA_WARPS_PER_BLOCK, default 1). Its warps take and publish in
+ * send order (the turns in ring.cu), so several give a K2K stage more
+ * throughput with the same order; one keeps the footprint small. */
+static uint32_t ordered_warps(void) {
+    const char *env = getenv("RK_CUDA_ORDERED_WARPS");
+    if (!env || !*env) return 1;
+    char *end = NULL;
+    unsigned long v = strtoul(env, &end, 10);
+    if (*end || v < 1) return 1;
+    return v > RK_CUDA_WARPS_PER_BLOCK ? RK_CUDA_WARPS_PER_BLOCK : (uint32_t)v;
+}
+
 /* Messages per warp pass and whether staging fits in shared memory. */
 static void choose_chunk(persistent_ring *r, const rk_kernel *k, size_t *per_warp, bool *shared) {
     uint32_t chunk = r->capacity < RK_CUDA_MAX_CHUNK ? r->capacity : RK_CUDA_MAX_CHUNK;
@@ -118,7 +131,11 @@ static void choose_chunk(persistent_ring *r, const rk_kernel *k, size_t *per_war
     /* More warps than chunks in the ring would only poll each other's slots. */
     uint64_t chunks = r->capacity / chunk;
     if (warps > chunks) warps = chunks;
-    if (k->desc.ordered) warps = 1;
+    /* ordered: one block whose warps keep send order (with state: one warp). */
+    if (k->desc.ordered) {
+        const uint64_t want = k->desc.state_size ? 1 : ordered_warps();
+        warps = want < chunks ? want : chunks ? chunks : 1;
+    }
     r->worker_warps = (uint32_t)warps;
     r->blocks = (uint32_t)((warps + RK_CUDA_WARPS_PER_BLOCK - 1) / RK_CUDA_WARPS_PER_BLOCK);
     /* Less the K2K link table, which the template keeps in static shared memory. */
@@ -161,6 +178,7 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
         .log2_chunk = log2_of(r->chunk),
         .worker_warps = r->worker_warps,
         .resume = 0,
+        .turns = k->desc.ordered ? 1u : 0u,
     };
     r->threads = threads;
     r->smem = smem;
@@ -550,7 +568,7 @@ bool rk__cuda_persistent_view(rk_kernel *k, rk__cuda_ring_view *out) {
     if (k->ring != &rk__cuda_ring_iface || k->mode != RK_MODE_PERSISTENT || !k->impl) return false;
     persistent_ring *r = ring_of(k);
     *out = (rk__cuda_ring_view){.ctx = r->ctx, .hctl = r->hctl, .layout = r->l, .worker_warps = r->worker_warps,
-                                .chunk = r->chunk};
+                                .chunk = r->chunk, .turns = r->args.turns != 0};
     return true;
 }
 

@@ -7,28 +7,40 @@
  * lap + 1 in each word), so the destination polls L2, never the bus, and
  * needs no fence or shared tail on the data path. Every access here is a
  * relaxed load or store at gpu scope: both kernels run on this GPU. A kernel
- * with channels runs one worker warp (the host refuses others), so each
- * channel has one producer warp and one consumer warp:
- *  - rk_emit, called by the lane that runs a handler, stages the message
- *    per lane and port; after the handlers the warp writes the staged
- *    messages in lane order (lane = message order in the pass) at the
- *    channel's head, so a channel gets messages in the order they were
- *    handled, exactly once.
+ * with channels is ordered: its worker warps (1 to 8, one block) keep
+ * position order through turns per input (the host queue and each channel),
+ * shared words of the block:
+ *  - Each warp polls its own chunks of an input (32 positions; warp w owns
+ *    chunks w, w + W, ...). A pass BEGINS when the input's begin turn
+ *    reaches its first position: under the block's lock it gets the next
+ *    positions of every open port for the lanes allowed to emit there (lane
+ *    = message order in the pass), its room in the reply queue, stores
+ *    TAKEN and moves the turn on. Passes begin in position order, so each
+ *    port gets messages in the order of every input feeding it (and of the
+ *    host's sends), exactly once; with one warp the turns are its own.
+ *  - rk_emit, called by the lane that runs a handler, writes the message
+ *    straight into its slot as tagged words: no staging, no copy after the
+ *    handlers, and the handlers of several warps run at once. A lane that
+ *    was given a slot and did not emit (the handler did not, or failed)
+ *    writes a SKIP word there after the handlers: the destination takes the
+ *    slot without running a handler. Replies to channel messages are placed
+ *    in the reply queue at the input's publish turn (input order).
  *  - Credit: the consumer publishes how far it has taken (TAKEN); the
- *    producer writes position p only when p - capacity has been taken. It
- *    reads TAKEN only when its cached copy shows less than a pass of room.
- *    HOLD ports limit how many messages a pass takes, so one emit per port
- *    per message always has room; REPORT ports allow the emit of a lane
- *    only while the pass's lanes before it cannot fill the channel, else
- *    RK_EMIT_FULL (the handler decides).
+ *    producer gives out position p only when p - capacity has been taken.
+ *    It reads TAKEN only when its cached copy shows less than a pass of
+ *    room. HOLD ports limit how many messages a pass takes, so one emit per
+ *    port per message always has room; REPORT ports allow the emit of a
+ *    lane only while the positions given before it cannot fill the channel,
+ *    else RK_EMIT_FULL (the handler decides).
  *  - Closing (a destination that terminates) is a handshake off the data
  *    path: the destination stores CLOSED; the producer, between passes,
- *    sees it, refuses every later emit (RK_EMIT_CLOSED) and stores FINAL =
- *    head + 1 after a fence (its last message is below head). A producer
- *    that leaves for good stores FINAL too. The destination drains until its
- *    tail reaches FINAL - 1: every message emitted before the producer saw
- *    CLOSED is delivered, every later one refused, none lost or taken twice,
- *    and no pass pays a fence for it.
+ *    sees it, gives no later pass a position there (RK_EMIT_CLOSED) and
+ *    stores FINAL = head + 1 (every position given is below head). A
+ *    producer that leaves for good stores FINAL too (its last warp). The
+ *    destination drains until it has taken everything below FINAL - 1:
+ *    every message emitted before the producer saw CLOSED is delivered,
+ *    every later one refused, none lost or taken twice, and no pass pays a
+ *    fence for it.
  * The link table (which channels a kernel has) lives in the pinned control
  * block; the host bumps a generation word after changing it, the control
  * thread republishes the word into device memory, and the worker reloads
@@ -48,43 +60,71 @@ typedef unsigned int rk_u32;
 #define RK_DCTL_CR_RECEIVED 4
 #define RK_DCTL_HOST_PUBLISHED 5
 /* A channel's control words in device memory (one writer per line). */
-#define RK_CH_HEAD 0     /* producer: positions written */
-#define RK_CH_FINAL 1    /* producer: 0, or 1 + its last head (it emits no more) */
-#define RK_CH_REFUSED 2  /* producer: emits refused */
-#define RK_CH_TAKEN 16   /* consumer: positions taken */
+#define RK_CH_HEAD 0       /* producer: messages emitted (statistics) */
+#define RK_CH_FINAL 1      /* producer: 0, or 1 + its last position (it emits no more) */
+#define RK_CH_REFUSED 2    /* producer: emits refused */
+#define RK_CH_POS 3        /* producer: positions given out (messages and SKIP slots), kept over a pause */
+#define RK_CH_TAKEN 16     /* consumer: positions taken */
+#define RK_CH_DELIVERED 17 /* consumer: messages taken (SKIP slots not counted) */
 #define RK_CH_CLOSED 32  /* consumer: 0, or the rk_status every emit gets */
 #define RK_FLOW_HOLD 1
 #define RK_FLOW_REPORT 2
 #define RK_CH_UNITS (RK_IN_LL / 2) /* 16-byte units per input slot */
 #define RK_CH_LOADS 8              /* 16-byte loads per lane in flight in one poll round */
+#define RK_CH_SKIP 0x80000000u /* in a word's tag: the slot holds no message */
 #define RK_CH_MIN_WINDOW 4         /* slots a poll reads while messages come one at a time */
 
 struct rk_out_port {
     rk_u64 *ring, *ctl;
-    unsigned char *stage; /* 32 lanes x stride bytes */
-    rk_u64 head, taken;
-    rk_u32 log2cap, words, flow, msg_bytes, stride, refused, refused_stored;
-    int status;           /* 0 open, else what emits return */
-    rk_u32 allow, used;   /* lanes that may emit in this pass, and those that did */
+    rk_u64 head;    /* positions given out so far (in begin order) */
+    rk_u64 taken;   /* the consumer's TAKEN, as last read */
+    rk_u64 emitted; /* messages written (statistics) */
+    rk_u32 log2cap, words, flow, msg_bytes, refused, refused_stored;
+    int status;     /* 0 open, else what emits return */
+    rk_u32 final_stored;
 };
 
 struct rk_in_port {
     rk_u64 *ring, *ctl;
-    rk_u64 tail;
+    rk_u64 tail;      /* begin turn: the next position to take */
+    rk_u64 pub;       /* publish turn: the next position whose replies are placed */
+    rk_u64 delivered; /* messages taken (statistics) */
     rk_u32 log2cap, reply_all, report, id; /* report: the producer refuses (RK_EMIT_FULL) when short */
+};
+
+/* One worker warp's pass: per port, the lanes given a slot and the first
+ * slot's position; per lane and port, whether it emitted. */
+struct rk_warp_pass {
+    rk_u64 base[8];
+    rk_u64 cr_base;
+    rk_u32 allow[8];
+    rk_u32 ports; /* the ports with lanes allowed in this pass */
+    unsigned char emitted[8][32];
+    rk_u32 cursor; /* the input this warp polls first */
 };
 
 struct rk_links {
     rk_u64 gen;
-    rk_u32 enabled, in_count, cursor, inputs_closed;
+    rk_u64 host_tail;                         /* the host queue's begin turn (kernels with turns) */
+    rk_u64 cr_head, cr_promised, cr_received; /* the channel-reply queue: placed, promised, taken by the host */
+    rk_u32 enabled, in_count, inputs_closed, lock, exited, warps;
+    rk_u32 ports; /* the connected ports, a bit each */
     rk_out_port out[8];
     rk_in_port in[16];
+    rk_warp_pass w[RK_WARPS_PER_BLOCK];
 };
 
-static_assert(sizeof(rk_links) <= 2048, "rk_links must fit RK_CUDA_CHANNEL_SHARED (cuda_ring_layout.h)");
+static_assert(sizeof(rk_links) <= 6144, "rk_links must fit RK_CUDA_CHANNEL_SHARED (cuda_ring_layout.h)");
 
-/* One copy per block; only a kernel with a single worker warp uses it. */
+/* One copy per block; only a kernel whose worker warps are all in one block
+ * (the host refuses others) has channels. Its fields are shared by the
+ * block's worker warps: the ports' positions and credit, the inputs' turns
+ * and the reply queue's place change under rk_ch.lock (lane 0 of a warp,
+ * short sections); a warp's own pass record is its own. */
 __shared__ rk_links rk_ch;
+
+/* p over the set bits of mask (the hot paths visit connected ports only). */
+#define RK_FOR_BITS(p, mask) for (rk_u32 m_ = (mask), p = 0; m_ && ((p = __ffs(m_) - 1), 1); m_ &= m_ - 1)
 
 /* Channel memory: relaxed at gpu scope (never the system: both ends are on
  * this GPU). The link table in host memory: volatile (the host writes it). */
@@ -112,20 +152,73 @@ __device__ __forceinline__ rk_u32 rk_ch_warp_or(rk_u32 v) {
 #endif
 }
 
-/* Lane 0 at kernel start: nothing linked until the table is read. */
-__device__ void rk_links_init() {
+/* Shared words other warps write: read from memory every time. */
+__device__ __forceinline__ rk_u64 rk_vload(const rk_u64 *p) { return *(const volatile rk_u64 *)p; }
+/* With one worker warp nothing here is shared with another warp: no lock,
+ * fence or atomic (measured: they cost a lone message's hop microseconds). */
+__device__ __forceinline__ bool rk_ch_multi() { return rk_ch.warps > 1; }
+__device__ __forceinline__ void rk_vstore(rk_u64 *p, rk_u64 v) {
+    if (rk_ch_multi()) __threadfence_block(); /* what this warp wrote before the turn moves is seen with it */
+    *(volatile rk_u64 *)p = v;
+}
+/* *p += v, returning the old value. */
+__device__ __forceinline__ rk_u64 rk_ch_add(rk_u64 *p, rk_u64 v) {
+    if (rk_ch_multi()) return atomicAdd(p, v);
+    const rk_u64 old = *p;
+    *p = old + v;
+    return old;
+}
+
+/* The block's lock over the shared port, turn and reply-queue fields: lane 0
+ * of a warp, for a few dozen instructions (a TAKEN reload at most). */
+__device__ __forceinline__ void rk_ch_lock() {
+    if (!rk_ch_multi()) return;
+    while (atomicCAS(&rk_ch.lock, 0u, 1u) != 0u) {
+    }
+    __threadfence_block();
+}
+__device__ __forceinline__ void rk_ch_unlock() {
+    if (!rk_ch_multi()) return;
+    __threadfence_block();
+    atomicExch(&rk_ch.lock, 0u);
+}
+
+/* Monotone control words (several warps store them, in any order). */
+__device__ __forceinline__ void rk_ch_store_max(rk_u64 *p, rk_u64 v) {
+    asm volatile("red.relaxed.gpu.global.max.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/* Thread 0 at kernel start: nothing linked until the table is read. */
+__device__ void rk_links_init(rk_u32 warps) {
     rk_ch.gen = 0;
     rk_ch.enabled = 0;
     rk_ch.in_count = 0;
-    rk_ch.cursor = 0;
+    rk_ch.ports = 0;
     rk_ch.inputs_closed = 0;
+    rk_ch.lock = 0;
+    rk_ch.exited = 0;
+    rk_ch.warps = warps;
+    rk_ch.host_tail = 0;
+    rk_ch.cr_head = rk_ch.cr_promised = rk_ch.cr_received = 0;
     for (int p = 0; p < 8; p++) rk_ch.out[p].ring = 0;
     for (int i = 0; i < 16; i++) rk_ch.in[i].ring = 0;
+    for (int w = 0; w < RK_WARPS_PER_BLOCK; w++) {
+        rk_ch.w[w].cursor = w;
+        rk_ch.w[w].ports = 0;
+        for (int p = 0; p < 8; p++) {
+            rk_ch.w[w].allow[p] = 0;
+            for (int l = 0; l < 32; l++) rk_ch.w[w].emitted[p][l] = 0;
+        }
+    }
 }
 
-/* A lane stores FINAL = head + 1 on its port: every message it emitted is
- * below head; the fence makes them visible before FINAL. */
+/* Under the lock, once the port is closed or the kernel leaves for good:
+ * FINAL = head + 1. Every position is given out under the lock and none
+ * after this, so head is the last; the destination takes the slots below
+ * it by their tags (the fence is for the statistics' sake only). */
 __device__ __forceinline__ void rk_port_final(rk_out_port &o) {
+    if (o.final_stored) return;
+    o.final_stored = 1;
     __threadfence();
     rk_ch_store(o.ctl + RK_CH_FINAL, o.head + 1);
 }
@@ -135,51 +228,60 @@ __device__ __forceinline__ void rk_port_final(rk_out_port &o) {
  * New ports start from their channel's control words (a relaunch after a
  * pause, too). Rare: only here does the worker read host memory for links. */
 __device__ void rk_links_refresh(const rk_u64 *hctl, rk_u64 gen, rk_u32 lane) {
-    if (gen == rk_ch.gen) return;
+    if (gen <= rk_vload(&rk_ch.gen)) return;
     __syncwarp();
     if (lane == 0) {
-        __threadfence_system(); /* the table's entries were written before the generation */
-        for (int p = 0; p < 8; p++) {
-            const rk_u64 *e = hctl + RK_HCTL_OUT + 8 * p;
-            rk_u64 *ring = (rk_u64 *)rk_host_load(e);
-            if (!ring || rk_ch.out[p].ring) continue;
-            rk_out_port &o = rk_ch.out[p];
-            const rk_u64 packed = rk_host_load(e + 3), sizes = rk_host_load(e + 4);
-            o.ctl = (rk_u64 *)rk_host_load(e + 1);
-            o.stage = (unsigned char *)rk_host_load(e + 2);
-            o.log2cap = (rk_u32)(packed & 0xff);
-            o.words = (rk_u32)((packed >> 8) & 0xffff);
-            o.flow = (rk_u32)(packed >> 24);
-            o.msg_bytes = (rk_u32)sizes;
-            o.stride = (rk_u32)(sizes >> 32);
-            o.head = rk_ch_load(o.ctl + RK_CH_HEAD);
-            o.taken = rk_ch_load(o.ctl + RK_CH_TAKEN);
-            o.refused = o.refused_stored = (rk_u32)rk_ch_load(o.ctl + RK_CH_REFUSED);
-            /* Closed already (seen before a pause, or since): refused from
-             * the first pass on, FINAL published again (the same head). */
-            const rk_u64 closed = rk_ch_load(o.ctl + RK_CH_CLOSED);
-            o.status = (int)(rk_u32)closed;
-            o.allow = o.used = 0;
-            o.ring = ring;
-            if (closed) rk_port_final(o);
+        rk_ch_lock();
+        if (gen > rk_ch.gen) {
+            __threadfence_system(); /* the table's entries were written before the generation */
+            for (int p = 0; p < 8; p++) {
+                const rk_u64 *e = hctl + RK_HCTL_OUT + 8 * p;
+                rk_u64 *ring = (rk_u64 *)rk_host_load(e);
+                if (!ring || rk_ch.out[p].ring) continue;
+                rk_out_port &o = rk_ch.out[p];
+                const rk_u64 packed = rk_host_load(e + 3), sizes = rk_host_load(e + 4);
+                o.ctl = (rk_u64 *)rk_host_load(e + 1);
+                o.log2cap = (rk_u32)(packed & 0xff);
+                o.words = (rk_u32)((packed >> 8) & 0xffff);
+                o.flow = (rk_u32)(packed >> 24);
+                o.msg_bytes = (rk_u32)sizes;
+                o.head = rk_ch_load(o.ctl + RK_CH_POS);
+                o.emitted = rk_ch_load(o.ctl + RK_CH_HEAD);
+                o.taken = rk_ch_load(o.ctl + RK_CH_TAKEN);
+                o.refused = o.refused_stored = (rk_u32)rk_ch_load(o.ctl + RK_CH_REFUSED);
+                o.final_stored = 0;
+                /* Closed already (seen before a pause, or since): refused from
+                 * the first pass on, FINAL published again (the same head). */
+                const rk_u64 closed = rk_ch_load(o.ctl + RK_CH_CLOSED);
+                o.status = (int)(rk_u32)closed;
+                for (int w = 0; w < RK_WARPS_PER_BLOCK; w++) rk_ch.w[w].allow[p] = 0;
+                __threadfence_block();
+                o.ring = ring;
+                rk_ch.ports |= 1u << p;
+                if (closed) rk_port_final(o);
+            }
+            const rk_u32 n = (rk_u32)rk_host_load(hctl + RK_HCTL_IN_COUNT);
+            for (rk_u32 i = 0; i < n && i < 16; i++) {
+                const rk_u64 *e = hctl + RK_HCTL_IN + 8 * i;
+                if (rk_ch.in[i].ring) continue;
+                rk_in_port &c = rk_ch.in[i];
+                c.ctl = (rk_u64 *)rk_host_load(e + 1);
+                const rk_u64 packed = rk_host_load(e + 2);
+                c.log2cap = (rk_u32)(packed & 0xff);
+                c.reply_all = (rk_u32)((packed >> 8) & 1);
+                c.report = (rk_u32)((packed >> 9) & 1);
+                c.id = (rk_u32)rk_host_load(e + 3);
+                c.tail = c.pub = rk_ch_load(c.ctl + RK_CH_TAKEN);
+                c.delivered = rk_ch_load(c.ctl + RK_CH_DELIVERED);
+                __threadfence_block();
+                c.ring = (rk_u64 *)rk_host_load(e);
+            }
+            __threadfence_block();
+            rk_ch.in_count = n < 16 ? n : 16;
+            rk_ch.enabled = 1;
+            rk_ch.gen = gen;
         }
-        const rk_u32 n = (rk_u32)rk_host_load(hctl + RK_HCTL_IN_COUNT);
-        for (rk_u32 i = 0; i < n && i < 16; i++) {
-            const rk_u64 *e = hctl + RK_HCTL_IN + 8 * i;
-            if (rk_ch.in[i].ring) continue;
-            rk_in_port &c = rk_ch.in[i];
-            c.ctl = (rk_u64 *)rk_host_load(e + 1);
-            const rk_u64 packed = rk_host_load(e + 2);
-            c.log2cap = (rk_u32)(packed & 0xff);
-            c.reply_all = (rk_u32)((packed >> 8) & 1);
-            c.report = (rk_u32)((packed >> 9) & 1);
-            c.id = (rk_u32)rk_host_load(e + 3);
-            c.tail = rk_ch_load(c.ctl + RK_CH_TAKEN);
-            c.ring = (rk_u64 *)rk_host_load(e);
-        }
-        rk_ch.in_count = n < 16 ? n : 16;
-        rk_ch.enabled = 1;
-        rk_ch.gen = gen;
+        rk_ch_unlock();
     }
     __syncwarp();
 }
@@ -193,22 +295,42 @@ __device__ __forceinline__ rk_u64 rk_ports_closed_load(rk_u32 lane) {
 }
 
 /* The whole warp, between passes: a port whose destination closed is closed
- * for good here, its last position published in FINAL. */
+ * for good here (later passes get no position on it), FINAL stored. */
 __device__ void rk_ports_closed_apply(rk_u64 closed, rk_u32 lane) {
-    if (!__ballot_sync(0xffffffffu, closed != 0)) return;
-    if (closed) {
-        rk_out_port &o = rk_ch.out[lane];
-        o.status = (int)(rk_u32)closed;
-        rk_port_final(o);
+    const rk_u32 ports = __ballot_sync(0xffffffffu, closed != 0);
+    if (!ports) return;
+    rk_u32 status[8];
+#pragma unroll
+    for (int p = 0; p < 8; p++) status[p] = (rk_u32)__shfl_sync(0xffffffffu, closed, p);
+    if (lane == 0) {
+        rk_ch_lock();
+        for (int p = 0; p < 8; p++) {
+            rk_out_port &o = rk_ch.out[p];
+            if (!((ports >> p) & 1u) || o.status) continue;
+            o.status = (int)status[p];
+            rk_port_final(o);
+        }
+        rk_ch_unlock();
     }
     __syncwarp();
 }
 
-/* The whole warp, leaving for good (terminated, not paused): no port will
- * get another message. */
-__device__ void rk_ports_final(rk_u32 lane) {
+/* The whole warp, leaving for good (terminated, not paused), and at a pause:
+ * where each port stands is kept for a relaunch (POS); once every worker warp
+ * has left for good, no port will get another message (FINAL). */
+__device__ void rk_ports_leave(rk_u32 lane, bool for_good) {
     __syncwarp();
-    if (lane < 8 && rk_ch.enabled && rk_ch.out[lane].ring) rk_port_final(rk_ch.out[lane]);
+    if (lane == 0 && rk_ch.enabled) {
+        rk_ch_lock();
+        const bool last = for_good && ++rk_ch.exited >= rk_ch.warps;
+        for (int p = 0; p < 8; p++) {
+            rk_out_port &o = rk_ch.out[p];
+            if (!o.ring) continue;
+            rk_ch_store_max(o.ctl + RK_CH_POS, o.head);
+            if (last) rk_port_final(o);
+        }
+        rk_ch_unlock();
+    }
     __syncwarp();
 }
 
@@ -220,20 +342,36 @@ __device__ __forceinline__ rk_u32 rk_first_bits(rk_u32 mask, rk_u64 n) {
     return mask & ((1u << __fns(mask, 0, (int)n + 1)) - 1u);
 }
 
-/* Lane 0, before a pass's handlers: opens every port for the lanes in
- * `lanes` (the pass's messages, lane = order) and returns how many of them
- * the pass may take: the room of the fullest open HOLD port. No fence, and
- * a load of TAKEN only when the cached room is short of a pass. Bit
- * operations, not loops over lanes: this runs on one thread while the
- * warp waits. */
-__device__ rk_u32 rk_emit_begin(rk_u32 lanes) {
+/* Lane 0 of warp wi, holding the begin turn of the pass's input, before its
+ * handlers. `lanes`: the pass's slots (lane = order), `skip` those of them
+ * that hold no message. Returns the lanes the pass takes: all of them, or
+ * cut before the first message that finds no room on a HOLD port or (when
+ * cr_cap is not 0: a channel input) in the channel-reply queue (cr_cap
+ * slots; the host's place relayed in *cr_word). Under the lock, in begin
+ * order: each open port gives the pass's messages allowed there (HOLD: all
+ * taken; REPORT: those that fit) its next positions. TAKEN (and the host's
+ * place) are loaded only when the cached room is short of the pass. */
+__device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_cap, const rk_u64 *cr_word) {
+    rk_warp_pass &wp = rk_ch.w[wi];
+    const rk_u32 real = lanes & ~skip;
+    const rk_u32 want = __popc(real);
     rk_u64 credit = 32;
-    const rk_u32 want = __popc(lanes);
-    for (int p = 0; p < 8; p++) {
+    rk_ch_lock();
+    if (cr_cap && want) {
+        if (cr_cap - (rk_ch.cr_promised - rk_ch.cr_received) < want) {
+            /* Never backwards: after a relaunch the relayed word starts at 0. */
+            const rk_u64 r = *(const volatile rk_u64 *)cr_word;
+            if (r > rk_ch.cr_received) rk_ch.cr_received = r;
+        }
+        const rk_u64 room = cr_cap - (rk_ch.cr_promised - rk_ch.cr_received);
+        if (room < credit) credit = room;
+    }
+    /* No array of rooms: indexed by a port number it would live in local
+     * memory (the kernel's only stack frame); the second loop recomputes. */
+    const rk_u32 ports = want ? rk_ch.ports : 0u;
+    RK_FOR_BITS(p, ports) {
         rk_out_port &o = rk_ch.out[p];
-        o.used = 0;
-        o.allow = 0;
-        if (!o.ring || o.status) continue;
+        if (o.status) continue;
         const rk_u64 cap = 1ull << o.log2cap;
         if (cap - (o.head - o.taken) < want) {
             /* REPORT refuses on a short credit: the fence orders this pass's
@@ -242,106 +380,190 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes) {
              * (rk_channel_taken), so room they freed is seen. Off the hot
              * path: only when the cached room is short. */
             if (o.flow == RK_FLOW_REPORT) __threadfence();
-            o.taken = rk_ch_load(o.ctl + RK_CH_TAKEN);
+            const rk_u64 t = rk_ch_load(o.ctl + RK_CH_TAKEN);
+            if (t > o.taken) o.taken = t;
         }
         const rk_u64 room = cap - (o.head - o.taken);
         if (o.flow == RK_FLOW_HOLD && room < credit) credit = room;
     }
-    /* The lanes allowed: the first `credit` of the pass for HOLD (all of
-     * them, once the pass is cut to credit), the first `room` for REPORT. */
-    const rk_u32 kept = rk_first_bits(lanes, credit);
-    for (int p = 0; p < 8; p++) {
-        rk_out_port &o = rk_ch.out[p];
-        if (!o.ring || o.status) continue;
-        o.allow = o.flow == RK_FLOW_HOLD ? kept : rk_first_bits(kept, (1ull << o.log2cap) - (o.head - o.taken));
+    /* The messages kept: the first `credit`; the pass ends before the first
+     * message cut (SKIP slots before it are taken with the pass). */
+    const rk_u32 kept_real = rk_first_bits(real, credit);
+    rk_u32 kept = lanes;
+    if (kept_real != real) {
+        const rk_u32 cut = __ffs(real & ~kept_real) - 1;
+        kept = lanes & ((1u << cut) - 1u);
     }
+    rk_u32 allowed = 0;
+    RK_FOR_BITS(p, kept_real ? ports : 0u) {
+        rk_out_port &o = rk_ch.out[p];
+        if (o.status) continue;
+        const rk_u64 room = (1ull << o.log2cap) - (o.head - o.taken);
+        const rk_u32 allow = o.flow == RK_FLOW_HOLD ? kept_real : rk_first_bits(kept_real, room);
+        if (!allow) continue;
+        wp.allow[p] = allow;
+        wp.base[p] = o.head;
+        o.head += __popc(allow);
+        allowed |= 1u << p;
+    }
+    wp.ports = allowed;
+    if (cr_cap && kept_real) rk_ch_add(&rk_ch.cr_promised, (rk_u64)__popc(kept_real));
+    rk_ch_unlock();
     return kept;
 }
 
-/* rk_emit (dsl.h): the lane running a handler stages its message. */
+/* The tagged words of a message (or of a SKIP slot) at position pos of port o. */
+__device__ __forceinline__ rk_u64 *rk_port_slot(const rk_out_port &o, rk_u64 pos, rk_u64 &hi) {
+    hi = (rk_u64)((rk_u32)(pos >> o.log2cap) + 1u) << 32;
+    return o.ring + (pos & ((1ull << o.log2cap) - 1)) * o.words;
+}
+
+/* rk_emit (dsl.h): the lane running a handler writes its message straight
+ * into the slot its pass was given, as tagged words (8 bytes each, whole). */
 __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
     if (!rk_ch.enabled || port >= 8 || !rk_ch.out[port].ring) return RK_EMIT_NO_PORT;
     rk_out_port &o = rk_ch.out[port];
-    const rk_u32 bit = 1u << (threadIdx.x & 31);
+    const rk_u32 wi = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    rk_warp_pass &wp = rk_ch.w[wi];
+    const rk_u32 allow = wp.allow[port];
     int rc = RK_EMIT_OK;
     if (size != o.msg_bytes) rc = RK_EMIT_BAD_SIZE;
-    else if (o.status) rc = o.status;
-    else if (!(o.allow & bit) || (atomicOr(&o.used, bit) & bit)) rc = RK_EMIT_FULL;
+    else if (!((allow >> lane) & 1u)) rc = o.status ? o.status : RK_EMIT_FULL;
+    else if (wp.emitted[port][lane]) rc = RK_EMIT_FULL; /* one emit per port per message */
     if (rc != RK_EMIT_OK) {
         atomicAdd(&o.refused, 1u);
         return rc;
     }
-    unsigned char *dst = o.stage + (threadIdx.x & 31) * o.stride; /* stride: a multiple of 16 */
-    const unsigned align = size | (unsigned)(unsigned long long)msg;
-    if ((align & 15u) == 0) {
-        const uint4 *src = (const uint4 *)msg;
-        for (unsigned i = 0; i < size / 16; i++) ((uint4 *)dst)[i] = src[i];
-    } else if ((align & 3u) == 0) {
+    wp.emitted[port][lane] = 1;
+    rk_u64 hi;
+    rk_u64 *slot = rk_port_slot(o, wp.base[port] + __popc(allow & ((1u << lane) - 1u)), hi);
+    const rk_u32 n = (size + 3) / 4; /* payload words; the slot's others stay as they are */
+    if ((((unsigned)(unsigned long long)msg) & 3u) == 0 && (size & 3u) == 0) {
         const rk_u32 *src = (const rk_u32 *)msg;
-        for (unsigned i = 0; i < size / 4; i++) ((rk_u32 *)dst)[i] = src[i];
+        rk_u32 w = 0;
+        for (; w + 2 <= n; w += 2) rk_ch_store2(slot + w, hi | src[w], hi | src[w + 1]);
+        if (w < n) rk_ch_store2(slot + w, hi | src[w], hi);
     } else {
         const unsigned char *src = (const unsigned char *)msg;
-        for (unsigned i = 0; i < size; i++) dst[i] = src[i];
+        for (rk_u32 w = 0; w < n; w += 2) {
+            rk_u32 v[2] = {0u, 0u};
+            for (rk_u32 b = 0; b < 8; b++)
+                if (4 * w + b < size) v[b / 4] |= (rk_u32)src[4 * w + b] << (8 * (b % 4));
+            rk_ch_store2(slot + w, hi | v[0], hi | v[1]);
+        }
     }
     return RK_EMIT_OK;
 }
 
-/* The whole warp, after the handlers: writes every staged message at its
- * port's head in lane order, then publishes head (for statistics: the
- * destination goes by the tags) and closes the pass. No fence. */
-__device__ void rk_emit_publish(rk_u32 lane) {
+/* Lane 0: waits until *turn reaches pos. A begin turn is waited for a
+ * bounded time only (about 2 us; false: give up, nothing was taken, the
+ * messages are polled again): a warp never blocks on one input while
+ * another warp might wait for it on another. A publish turn is always
+ * reached: every pass before it has begun, and a pass that began only
+ * waits for the publish turns of the passes before it. */
+#define RK_TURN_WAIT_CYCLES 4000
+__device__ __forceinline__ bool rk_turn_wait(const rk_u64 *turn, rk_u64 pos, bool bounded) {
+    if (rk_vload(turn) == pos) return true;
+    const long long t0 = clock64();
+    while (rk_vload(turn) != pos)
+        if (bounded && clock64() - t0 > RK_TURN_WAIT_CYCLES) return false;
+    return true;
+}
+
+/* The whole warp of worker wi, after its handlers: a lane given a slot on a
+ * port that it did not emit into writes a SKIP word there (the slot is
+ * taken without a handler), and the statistics move on. No fence. */
+__device__ void rk_emit_finish(rk_u32 lane, rk_u32 wi) {
+    rk_warp_pass &wp = rk_ch.w[wi];
     __syncwarp();
-    for (int p = 0; p < 8; p++) {
+    const rk_u32 ports = wp.ports; /* written by lane 0 at begin: the same in every lane */
+    RK_FOR_BITS(p, ports) {
+        const rk_u32 allow = wp.allow[p];
+        const bool mine = wp.emitted[p][lane] != 0;
+        const rk_u32 emitted = __ballot_sync(0xffffffffu, mine);
         rk_out_port &o = rk_ch.out[p];
-        if (!o.ring) continue;
-        const rk_u32 used = o.used;
-        if ((used >> lane) & 1u) {
-            const rk_u64 pos = o.head + __popc(used & ((1u << lane) - 1u));
-            const rk_u64 hi = (rk_u64)((rk_u32)(pos >> o.log2cap) + 1u) << 32;
-            rk_u64 *slot = o.ring + (pos & ((1ull << o.log2cap) - 1)) * o.words;
-            const rk_u32 *src = (const rk_u32 *)(o.stage + lane * o.stride);
-            for (rk_u32 w = 0; w < o.words; w += 2) {
-                /* words * 4 <= stride (cuda_channel.c), so a pair is one 8-byte load. */
-                uint2 v = make_uint2(0u, 0u);
-                if (4 * (w + 2) <= o.stride) v = *(const uint2 *)(src + w);
-                else if (4 * w < o.stride) v.x = src[w];
-                rk_ch_store2(slot + w, hi | v.x, hi | v.y);
-            }
+        if (((allow >> lane) & 1u) && !mine) {
+            rk_u64 hi;
+            rk_u64 *slot = rk_port_slot(o, wp.base[p] + __popc(allow & ((1u << lane) - 1u)), hi);
+            rk_ch_store(slot, hi | ((rk_u64)RK_CH_SKIP << 32));
+        }
+        wp.emitted[p][lane] = 0;
+        if (lane == 0 && emitted) {
+            const rk_u32 n = __popc(emitted);
+            rk_ch_store_max(o.ctl + RK_CH_HEAD, rk_ch_add(&o.emitted, (rk_u64)n) + n);
         }
     }
     __syncwarp();
     if (lane == 0) {
-        for (int p = 0; p < 8; p++) {
+        RK_FOR_BITS(p, ports) wp.allow[p] = 0;
+        wp.ports = 0;
+        /* Refused emits (any port, counted by rk__emit): published when they change. */
+        RK_FOR_BITS(p, rk_ch.ports) {
             rk_out_port &o = rk_ch.out[p];
-            if (!o.ring) continue;
-            const rk_u32 n = __popc(o.used);
-            if (n) {
-                o.head += n;
-                rk_ch_store(o.ctl + RK_CH_HEAD, o.head);
+            const rk_u32 refused = o.refused;
+            if (refused != o.refused_stored) {
+                o.refused_stored = refused;
+                rk_ch_store_max(o.ctl + RK_CH_REFUSED, refused);
             }
-            if (o.refused != o.refused_stored) rk_ch_store(o.ctl + RK_CH_REFUSED, o.refused_stored = o.refused);
-            o.used = 0;
-            o.allow = 0;
         }
     }
     __syncwarp();
 }
 
-/* The whole warp: loads up to `max` (<= 32) messages (message i: position
- * tail + i) from the next input that has any into stage (RK_IN_STAGE bytes
- * each). The slots' 16-byte units are spread over the lanes and all loaded
- * before any is checked (one L2 round trip per poll, not one per word).
- * Returns the messages found, a prefix; *input says which input. */
-__device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 max, unsigned char *stage, rk_u32 *input) {
+/* Lane 0 of worker wi, a channel input's pass: waits for the input's publish
+ * turn (first), gives the `reply` lanes their places in the reply queue and
+ * moves the turn on by n. The reply room was promised at begin. */
+__device__ void rk_reply_publish(rk_u32 input, rk_u32 wi, rk_u64 first, rk_u32 n, rk_u32 promised, rk_u32 reply) {
+    rk_in_port &c = rk_ch.in[input];
+    rk_turn_wait(&c.pub, first, false);
+    /* Atomics, no lock: the turn orders this input's replies; begin only
+     * adds to cr_promised, and a smaller value only means more room. */
+    if (reply) rk_ch.w[wi].cr_base = rk_ch_add(&rk_ch.cr_head, (rk_u64)__popc(reply));
+    if (promised != (rk_u32)__popc(reply)) rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - (promised - __popc(reply)));
+    rk_vstore(&c.pub, first + n);
+}
+
+/* Positions of channel input c that worker warp wi polls: with several
+ * warps, input positions are dealt out in chunks of 32, warp w owning
+ * chunks w, w + W, ... (as the host queue's chunks), so a warp polls its
+ * next chunk while the warps before it handle theirs; one warp polls from
+ * the tail. *end: where the warp's chunk ends. */
+__device__ __forceinline__ rk_u64 rk_channel_start(const rk_in_port &c, rk_u32 wi, rk_u64 *end) {
+    const rk_u64 t = rk_vload(&c.tail);
+    const rk_u32 W = rk_ch.warps;
+    if (W <= 1) {
+        *end = t + 32;
+        return t;
+    }
+    const rk_u64 c0 = t >> 5;
+    const rk_u64 d = (wi + W - (rk_u32)(c0 % W)) % W;
+    *end = (c0 + d + 1) << 5;
+    return d ? (c0 + d) << 5 : t;
+}
+
+/* The whole warp: loads up to `max` (<= 32) slots (slot i: position
+ * *first + i) of the next input with any into stage (RK_IN_STAGE bytes
+ * each), from this warp's positions. The slots' 16-byte units are spread
+ * over the lanes and all loaded before any is checked (one L2 round trip per
+ * poll, not one per word). Returns the slots found, a prefix (*skip: those
+ * of them that hold no message); *input says which input, *first where
+ * they start. */
+__device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 wi, rk_u32 max, unsigned char *stage, rk_u32 *input,
+                                  rk_u64 *first, rk_u32 *skip) {
     const rk_u32 n = rk_ch.in_count;
-    const rk_u32 units = max * RK_CH_UNITS;
-    const rk_u32 want = max >= 32 ? 0xffffffffu : (1u << max) - 1u;
-    for (rk_u32 v = 0; v < n; v++) {
-        const rk_u32 idx = (rk_ch.cursor + v) % n;
+    rk_warp_pass &wp = rk_ch.w[wi];
+    rk_u32 idx = wp.cursor < n ? wp.cursor : 0;
+    for (rk_u32 v = 0; v < n; v++, idx = idx + 1 < n ? idx + 1 : 0) {
         const rk_in_port &c = rk_ch.in[idx];
         if (!c.ring) continue;
+        rk_u64 end;
+        const rk_u64 start = __shfl_sync(0xffffffffu, rk_channel_start(c, wi, &end), 0);
+        end = __shfl_sync(0xffffffffu, end, 0);
+        const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - start);
+        const rk_u32 units = m_max * RK_CH_UNITS;
+        const rk_u32 want = m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u;
         const rk_u64 mask = (1ull << c.log2cap) - 1;
-        rk_u32 bad = 0;
+        rk_u32 bad = 0, skips = 0;
         for (rk_u32 round = 0; round < units; round += 32 * RK_CH_LOADS) {
             rk_u64 x[RK_CH_LOADS], y[RK_CH_LOADS];
 #pragma unroll
@@ -349,7 +571,7 @@ __device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 max, unsigned char *stage,
                 const rk_u32 u = round + k * 32 + lane;
                 x[k] = y[k] = 0;
                 if (u < units) {
-                    const rk_u64 pos = c.tail + u / RK_CH_UNITS;
+                    const rk_u64 pos = start + u / RK_CH_UNITS;
                     rk_ch_load2(c.ring + (pos & mask) * RK_IN_LL + 2 * (u % RK_CH_UNITS), x[k], y[k]);
                 }
             }
@@ -358,9 +580,10 @@ __device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 max, unsigned char *stage,
                 const rk_u32 u = round + k * 32 + lane;
                 if (u < units) {
                     const rk_u32 m = u / RK_CH_UNITS, w = u % RK_CH_UNITS;
-                    const rk_u32 tag = (rk_u32)((c.tail + m) >> c.log2cap) + 1u;
+                    const rk_u32 tag = (rk_u32)((start + m) >> c.log2cap) + 1u;
                     if ((rk_u32)(x[k] >> 32) != tag || (rk_u32)(y[k] >> 32) != tag) {
                         bad |= 1u << m;
+                        if (w == 0 && (rk_u32)(x[k] >> 32) == (tag | RK_CH_SKIP)) skips |= 1u << m;
                     } else {
                         rk_u32 *dst = (rk_u32 *)(stage + m * RK_IN_STAGE) + 2 * w;
                         dst[0] = (rk_u32)x[k];
@@ -370,12 +593,15 @@ __device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 max, unsigned char *stage,
             }
         }
         bad = rk_ch_warp_or(bad);
-        const rk_u32 ok = want & ~bad;
+        skips = rk_ch_warp_or(skips);
+        const rk_u32 ok = want & (~bad | skips);
         const rk_u32 prefix = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
         if (prefix) {
             *input = idx;
+            *first = start;
+            *skip = skips & prefix;
             __syncwarp(); /* every lane's staged words before any handler reads them */
-            if (lane == 0) rk_ch.cursor = (idx + 1) % n;
+            if (lane == 0) wp.cursor = idx + 1 < n ? idx + 1 : 0;
             __syncwarp();
             return prefix;
         }
@@ -383,45 +609,50 @@ __device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 max, unsigned char *stage,
     return 0;
 }
 
-/* Lane 0, once the pass's messages are staged and before its handlers: the
- * input's messages up to tail + n are taken (the producer's credit; their
- * slots may be overwritten now). A REPORT producer refuses an emit when its
- * credit looks short, so when this kernel emits too, the fence makes TAKEN
- * visible before anything this pass emits: a message that goes around a
- * cycle and back to that producer finds the room it left (with the
- * producer's fence in rk_emit_begin). A HOLD producer only waits on a stale
- * TAKEN and reloads it, so a HOLD input pays no fence. */
-__device__ void rk_channel_taken(rk_u32 input, rk_u32 n) {
+/* Lane 0, holding the input's begin turn, once the pass's slots are staged
+ * and before its handlers: the input's slots up to first + n are taken
+ * (the producer's credit; they may be overwritten now), `messages` of them
+ * messages (returns how many messages were taken before: the first one's
+ * sequence number), and the turn moves on. A REPORT producer refuses an emit when
+ * its credit looks short, so when this kernel emits too, the fence makes
+ * TAKEN visible before anything this pass emits: a message that goes
+ * around a cycle and back to that producer finds the room it left (with
+ * the producer's fence in rk_emit_begin). A HOLD producer only waits on a
+ * stale TAKEN and reloads it, so a HOLD input pays no fence. */
+__device__ rk_u64 rk_channel_taken(rk_u32 input, rk_u64 first, rk_u32 n, rk_u32 messages) {
     rk_in_port &c = rk_ch.in[input];
-    c.tail += n;
-    rk_ch_store(c.ctl + RK_CH_TAKEN, c.tail);
+    rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
+    const rk_u64 seq0 = c.delivered; /* the begin turn's holder is its only writer */
+    c.delivered = seq0 + messages;
+    if (messages) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + messages);
+    rk_vstore(&c.tail, first + n);
     if (c.report) {
-        for (int p = 0; p < 8; p++) {
-            if (rk_ch.out[p].ring && !rk_ch.out[p].status) {
+        RK_FOR_BITS(p, rk_ch.ports) {
+            if (!rk_ch.out[p].status) {
                 __threadfence();
                 break;
             }
         }
     }
+    return seq0;
 }
 
 /* The whole warp, terminating: closes every input (once), then reports
  * whether each is drained: its producer has published FINAL (it emits no
- * more) and everything below it was taken. */
+ * more) and every slot below it was taken and its replies placed. */
 __device__ bool rk_channel_drained(rk_u32 lane) {
     bool drained = true;
     if (lane == 0) {
         const rk_u32 n = rk_ch.in_count;
-        if (!rk_ch.inputs_closed) {
+        if (atomicExch(&rk_ch.inputs_closed, 1u) == 0u) {
             for (rk_u32 i = 0; i < n; i++)
                 if (rk_ch.in[i].ring) rk_ch_store(rk_ch.in[i].ctl + RK_CH_CLOSED, (rk_u64)(rk_u32)RK_EMIT_CLOSED);
-            rk_ch.inputs_closed = 1;
         }
         for (rk_u32 i = 0; i < n; i++) {
             const rk_in_port &c = rk_ch.in[i];
             if (!c.ring) continue;
             const rk_u64 final_ = rk_ch_load(c.ctl + RK_CH_FINAL);
-            if (!final_ || c.tail != final_ - 1) drained = false;
+            if (!final_ || rk_vload(&c.pub) != final_ - 1) drained = false;
         }
     }
     return __shfl_sync(0xffffffffu, drained ? 1 : 0, 0) != 0;

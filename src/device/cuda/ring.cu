@@ -84,7 +84,7 @@ struct rk_ring_args {
     rk_u32 log2_chunk;
     rk_u32 worker_warps;
     rk_u32 resume;         /* relaunched after a pause: each warp continues where it stopped */
-    rk_u32 unused_;
+    rk_u32 turns;          /* ordered: the worker warps (one block) take and publish in position order */
 };
 
 /* Control word indices: see cuda_ring_layout.h. */
@@ -220,29 +220,26 @@ __device__ __forceinline__ int rk_run_handler(const rk_ring_args &a, const unsig
 /* K2K (channel.cu): handles up to `max` messages waiting on one input
  * channel, in order, one lane each. Their replies go to the channel-reply
  * queue when the handler failed or the channel asks for every reply.
- * Returns how many it took. Device memory only: the reply queue's credit
- * (the host's place, relayed by the control thread) is read only when the
- * cached copy shows less room than a pass; the poll window starts at a few
- * slots and doubles while every slot polled is ready (a stream). */
+ * Returns how many slots it took. Device memory only. With several worker
+ * warps, each polls its own chunks of the input; a pass begins (takes its
+ * slots, gets its ports' positions) when the input's begin turn reaches its
+ * first position and places its replies at the publish turn (channel.cu),
+ * so the input is taken, and every port and the reply queue get messages,
+ * in the input's order while the handlers of several warps run at once.
+ * The poll window starts at a few slots and doubles while every slot
+ * polled is ready (a stream). */
 struct rk_ch_poll {
-    rk_u64 cr_head, cr_received; /* channel-reply queue: written, and taken by the host (cached) */
-    rk_u32 window, empty;        /* slots per poll; polls in a row that found nothing */
+    rk_u32 window, empty; /* slots per poll; polls in a row that found nothing */
 };
 
-__device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, unsigned char *stage_in,
+__device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, unsigned char *stage_in,
                                   unsigned char *stage_out, rk_u32 max, rk_ch_poll &cp, rk_u64 &handled,
                                   rk_u64 &errors) {
     const rk_u64 cap = a.capacity_mask + 1;
     if (max > cp.window) max = cp.window;
-    if (cap - (cp.cr_head - cp.cr_received) < max) {
-        /* Never backwards: after a relaunch the relayed word starts at 0. */
-        const rk_u64 r = __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_CR_RECEIVED), 0);
-        if (r > cp.cr_received) cp.cr_received = r;
-    }
-    const rk_u64 cr_room = cap - (cp.cr_head - cp.cr_received);
-    if (max > cr_room) max = (rk_u32)cr_room;
-    rk_u32 input = 0;
-    const rk_u32 lanes = max ? rk_channel_load(lane, max, stage_in, &input) : 0;
+    rk_u32 input = 0, skip = 0;
+    rk_u64 first = 0;
+    const rk_u32 lanes = rk_channel_load(lane, wi, max, stage_in, &input, &first, &skip);
     const rk_u32 found = __popc(lanes);
     if (found && found == max) {
         cp.window = min(32u, 2 * cp.window);
@@ -251,35 +248,39 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, unsigned c
         cp.window = RK_CH_MIN_WINDOW;
     }
     if (!lanes) return 0;
-    const rk_u64 seq0 = rk_ch.in[input].tail; /* the pass's first sequence number */
-    __syncwarp();
-    /* HOLD ports cut the pass; what it keeps is taken at once (staged),
-     * before any handler emits (rk_channel_taken says why). */
+    /* The begin turn; HOLD ports and the reply queue's room cut the pass;
+     * what it keeps is taken at once (staged), before any handler emits
+     * (rk_channel_taken says why). */
     rk_u32 kept = 0;
-    if (lane == 0) {
-        kept = rk_emit_begin(lanes);
-        if (kept) rk_channel_taken(input, __popc(kept));
+    rk_u64 seq0 = 0;
+    if (lane == 0 && rk_turn_wait(&rk_ch.in[input].tail, first, true)) {
+        kept = rk_emit_begin(lanes, skip, wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
+        if (kept) seq0 = rk_channel_taken(input, first, __popc(kept), __popc(kept & ~skip));
     }
     kept = __shfl_sync(0xffffffffu, kept, 0);
+    seq0 = __shfl_sync(0xffffffffu, seq0, 0);
     __syncwarp();
+    if (!kept) return 0;
+    const rk_u32 run = kept & ~skip; /* SKIP slots: taken, no handler */
     int status = 0;
-    if ((kept >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
-    rk_emit_publish(lane);
-    const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & kept;
-    const rk_u32 reply = rk_ch.in[input].reply_all ? kept : failed;
+    if ((run >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
+    rk_emit_finish(lane, wi);
+    const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
+    const rk_u32 reply = rk_ch.in[input].reply_all ? run : failed;
+    if (lane == 0) rk_reply_publish(input, wi, first, __popc(kept), __popc(run), reply);
+    __syncwarp();
     if ((reply >> lane) & 1u) {
-        const rk_u64 pos = cp.cr_head + __popc(reply & ((1u << lane) - 1u));
+        const rk_u64 pos = rk_ch.w[wi].cr_base + __popc(reply & ((1u << lane) - 1u));
         const rk_u64 tag = (rk_u64)rk_tag(pos, a.log2_capacity) << 32;
         rk_u64 *slot = a.crq + (pos & a.capacity_mask) * RK_CRQ_LL;
         const rk_u32 *src = (const rk_u32 *)(stage_out + lane * RK_OUT_STAGE);
         for (int w = 0; w < RK_OUT_LL; w += 2) rk_store2(slot + w, tag | src[w], tag | src[w + 1]);
-        const rk_u64 seq = (seq0 + lane) & ((1ull << 40) - 1);
+        const rk_u64 seq = (seq0 + __popc(run & ((1u << lane) - 1u))) & ((1ull << 40) - 1);
         const rk_u64 id = (1ull << 63) | ((rk_u64)rk_ch.in[input].id << 40) | seq;
         rk_store2(slot + RK_OUT_LL, tag | (rk_u32)id, tag | (rk_u32)(id >> 32));
     }
-    cp.cr_head += __popc(reply);
-    handled += __popc(kept);
-    errors += __popc(__ballot_sync(0xffffffffu, status < 0) & kept);
+    handled += __popc(run);
+    errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
     __syncwarp();
     return __popc(kept);
 }
@@ -298,18 +299,13 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
     rk_u32 empty_polls = 0, full_polls = 0;
     rk_u64 last_found_at = 0;
     rk_u64 processed = 0, errors = 0, ch_handled = 0;
-    rk_ch_poll cp = {0, 0, RK_CH_MIN_WINDOW, 0};
+    rk_ch_poll cp = {RK_CH_MIN_WINDOW, 0};
     if (a.resume) {
         processed = rk_load(saved);
         errors = rk_load(saved + 1);
         chunk_pos = rk_load(saved + 2);
         done = (rk_u32)rk_load(saved + 3);
-        cp.cr_head = rk_load(saved + 4);
         ch_handled = rk_load(saved + 5);
-        /* The host's place in the reply queue is unknown until reloaded:
-         * assume no room (cap - (cr_head - cr_received) must not wrap). */
-        const rk_u64 cap = a.capacity_mask + 1;
-        cp.cr_received = cp.cr_head > cap ? cp.cr_head - cap : 0;
     }
     bool pausing = false, was_active = false;
     /* Not the same as was_active: this one is kept over a pause (the host's
@@ -398,10 +394,9 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             rk_u32 got = 0;
             const int polls = poll_host ? RK_CHANNEL_POLLS : RK_CHANNEL_SPIN_POLLS;
             for (int poll = 0; poll < polls && !(poll_host && got); poll++)
-                got += rk_channel_pass(a, lane, stage_in, stage_out, P, cp, ch_handled, errors);
+                got += rk_channel_pass(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled, errors);
             if (got && lane == 0) {
                 rk_store(saved + 1, errors);
-                rk_store(saved + 4, cp.cr_head);
                 rk_store(saved + 5, ch_handled);
             }
             if (host_done) continue;
@@ -415,17 +410,25 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         }
         bad = rk_ch_warp_or(bad); /* channel.cu, assembled before this file */
         rk_u32 ready = rk_bits(first, lim) & ~done & ~bad;
-        const bool emits = rk_ch.enabled && ready;
+        const rk_u64 hfirst = chunk_pos + first;
+        const bool emits = a.turns && ready;
+        bool waiting = false; /* ready, but the warps before have not taken theirs yet */
         if (emits) {
             /* In order: a run of ready positions from the first not done, so
-             * lanes (and so emits) follow the host's order. */
+             * lanes (and so emits) follow the host's order; the pass begins
+             * when the host queue's begin turn reaches it (several warps:
+             * the warp before has taken its chunk). K2K: HOLD ports cut the
+             * pass to their room (the rest stays for later). */
             const rk_u32 run = ~(ready >> first);
             ready &= run ? ((1u << (__ffs(run) - 1)) - 1u) << first : ready;
-            /* K2K: HOLD ports cut the pass to their room (the rest stays for later). */
-            rk_u32 kept = lane == 0 ? rk_emit_begin(ready) : 0;
+            rk_u32 kept = 0;
+            if (lane == 0 && rk_turn_wait(&rk_ch.host_tail, hfirst, true)) {
+                kept = rk_ch.enabled ? rk_emit_begin(ready, 0, local_warp, 0, 0) : ready;
+                if (kept) rk_vstore(&rk_ch.host_tail, hfirst + __popc(kept));
+            }
+            waiting = !__shfl_sync(0xffffffffu, kept, 0);
             ready = __shfl_sync(0xffffffffu, kept, 0);
             __syncwarp();
-            if (!ready) rk_emit_publish(lane);
         }
         /* The window: one slot while messages come one at a time (a wider
          * poll only takes longer), doubling while every polled slot keeps
@@ -433,8 +436,11 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
          * few empty polls, so idle warps cost the bus little. */
         const rk_u32 n_ready = __popc(ready);
         if (!ready) {
-            full_polls = 0;
-            if (++empty_polls >= 4) window = 1;
+            /* A pass that waited for its turn keeps its window: its messages are there. */
+            if (!waiting) {
+                full_polls = 0;
+                if (++empty_polls >= 4) window = 1;
+            }
             continue;
         }
         empty_polls = 0;
@@ -451,7 +457,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         if ((ready >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
         const rk_u32 failed = __ballot_sync(0xffffffffu, status < 0);
         __syncwarp();
-        if (emits) rk_emit_publish(lane);
+        if (emits && ready) rk_emit_finish(lane, local_warp);
 
         /* Replies go back as tagged words, coalesced. */
         const rk_u32 out_units = (lim - first) * RK_OUT_UNITS;
@@ -490,10 +496,8 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
     }
     /* K2K: leaving for good, every output port's FINAL (its destination
      * drains up to it), after one last look for channels connected meanwhile. */
-    if (!pausing) {
-        rk_links_refresh(a.hctl, __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_LINK_GEN), 0), lane);
-        rk_ports_final(lane);
-    }
+    if (!pausing) rk_links_refresh(a.hctl, __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_LINK_GEN), 0), lane);
+    rk_ports_leave(lane, !pausing);
     /* Replies and counters reach the host before has_terminated (or the
      * pause) can; where this warp stopped is kept for a relaunch. */
     __threadfence_system();
@@ -502,7 +506,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         rk_store(saved + 1, errors);
         rk_store(saved + 2, chunk_pos);
         rk_store(saved + 3, done);
-        rk_store(saved + 4, cp.cr_head);
+        rk_store(saved + 4, rk_vload(&rk_ch.cr_head));
         rk_store(saved + 5, ch_handled);
         __threadfence();
         atomicAdd(a.dctl + (pausing ? RK_DCTL_PAUSED : RK_DCTL_EXITED), 1ull);
@@ -579,7 +583,26 @@ __device__ void rk_control(const rk_ring_args &a) {
 extern "C" __global__ void __launch_bounds__(32 * (RK_WARPS_PER_BLOCK + 1))
 rk_ring_persistent(rk_ring_args a) {
     const rk_u32 warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    if (threadIdx.x == 0) rk_links_init();
+    if (threadIdx.x == 0) {
+        rk_links_init(a.worker_warps);
+        if (a.resume && a.turns) {
+            /* The turns where the warps stopped: every pass they began was
+             * published before they left, so both are the lowest position
+             * not taken; the reply queue's place is the last one saved. */
+            rk_u64 tail = ~0ull, cr = 0;
+            for (rk_u32 w = 0; w < a.worker_warps && w < RK_WARPS_PER_BLOCK; w++) {
+                const rk_u64 *sv = a.counts + (size_t)RK_COUNT_WORDS * w;
+                const rk_u64 pos = rk_load(sv + 2) + (rk_u64)(__ffs(~(rk_u32)rk_load(sv + 3)) - 1);
+                if (pos < tail) tail = pos;
+                if (rk_load(sv + 4) > cr) cr = rk_load(sv + 4);
+            }
+            rk_ch.host_tail = tail;
+            /* The host's place is unknown until reloaded: assume no room. */
+            const rk_u64 cap = a.capacity_mask + 1;
+            rk_ch.cr_head = rk_ch.cr_promised = cr;
+            rk_ch.cr_received = cr > cap ? cr - cap : 0;
+        }
+    }
     __syncthreads();
     if (warp == RK_WARPS_PER_BLOCK) {
         if (blockIdx.x == 0 && lane == 0) rk_control(a);
@@ -596,7 +619,7 @@ rk_ring_persistent(rk_ring_args a) {
 extern "C" __global__ void rk_ring_batch(const unsigned char *in, unsigned char *out, unsigned char *state) {
     const rk_u32 count = *(const rk_u32 *)in;
     const rk_u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0) rk_links_init(); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
+    if (threadIdx.x == 0) rk_links_init(1); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
     __syncthreads();
     if (i >= count) return;
     unsigned char *resp = out + (size_t)i * RK_OUT_STAGE;
