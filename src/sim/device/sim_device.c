@@ -323,7 +323,6 @@ RK_DEVICE void rk_sim_copy_scalars_(rk_sim_scalars *to, const rk_sim_scalars *fr
 typedef struct rk_sim_relay_cmd {
     uint64_t buffer[RK_SIM_CMD_WORDS / 2]; /* the words; 8-byte aligned: the payload is a user's struct */
     uint64_t steps;                        /* steps before the command */
-    uint64_t at[4];                        /* the relay's note of the steps before each command of a read */
     uint32_t seq;
     int go;      /* 1: apply it; 0: the relay has stopped */
     int refresh; /* a global command came since the block's copy of the scalars */
@@ -412,10 +411,11 @@ RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state 
  * once every band has read the command it held; the host's slot once the
  * command is done (it was copied before: no taken word with a relay).
  *
- * Commands the relay's block applies (rk_sim_relay_takes_) are answered at
- * once and copied to the log marked RK_SIM_OP_RELAYED after a release: the
- * bands skip them, after an acquire. It saves the bands' read of the log,
- * their gather and their wait for their neighbours.
+ * Commands the relay's block applies (rk_sim_relay_takes_) go to the log
+ * marked RK_SIM_OP_RELAYED with the others of their read, then the block
+ * applies and answers them; a band whose rows one reaches waits for its
+ * answer's mark (released after the block's writes), the others skip it. It
+ * saves the bands' read of the log, their gather and their neighbour wait.
  *
  * When it reads: a host that waits for an answer writes its next command
  * only once the answer has crossed the bus, and a read that gets there
@@ -466,6 +466,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
          * marked (the bands near one wait for its answer's mark; the others
          * go on at once), then the block applies them, in order. */
         uint32_t take = 0, fresh = 0; /* bit i: the block applies command i; and copies the scalars first */
+        uint64_t steps_before[4];     /* of each command the block applies */
         last_taken = 0;
         int stop = 0;
         for (int i = 0; i < n && !stop; i++) {
@@ -481,7 +482,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
                 take |= 1u << i;
                 if (refresh) fresh |= 1u << i;
                 refresh = 0;
-                if (lane == 0) c->at[i] = steps; /* the steps before it */
+                steps_before[i] = steps;
             } else {
                 busy = tick + ticks;
                 if (op > RK_SIM_OP_STEP || (op < RK_SIM_OP_STEP && end == 0)) refresh = 1;
@@ -499,7 +500,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             if (!((take >> i) & 1u)) continue;
             if (part == (i & 1)) ((uint32_t *)c->buffer)[word] = (uint32_t)w[i >> 1];
             if (lane == 0) {
-                c->steps = c->at[i];
+                c->steps = steps_before[i];
                 c->seq = seq + (uint32_t)i;
                 c->go = 1;
                 c->refresh = (fresh >> i) & 1u;
