@@ -30,6 +30,22 @@ static const rk_channel *port_owner(const rk_kernel *src, uint32_t port) {
     return NULL;
 }
 
+static rk_status check_port_range(const rk_kernel *src, uint32_t port, const char *fn) {
+    if (port >= RK_MAX_PORTS)
+        return rk__fail(RK_INVALID_ARGUMENT, "%s: kernel '%s' has no port %u (ports are 0 .. %u)", fn, src->name,
+                        port, RK_MAX_PORTS - 1u);
+    return RK_OK;
+}
+
+/* registry_lock held. */
+static rk_status check_port_free(const rk_kernel *src, uint32_t port, const char *fn) {
+    const rk_channel *taken = port_owner(src, port);
+    if (taken)
+        return rk__fail(RK_INVALID_ARGUMENT, "%s: port %u of kernel '%s' is already connected to kernel '%s'", fn,
+                        port, src->name, taken->dst_name);
+    return RK_OK;
+}
+
 static uint32_t input_count(const rk_kernel *dst) {
     uint32_t n = 0;
     for (const rk_channel *c = registry; c; c = c->next)
@@ -97,10 +113,8 @@ static rk_status check_state(const rk_kernel *k, const char *role) {
 /* The graph checks; registry_lock held. */
 static rk_status check_graph(rk_kernel *src, uint32_t port, rk_kernel *dst, const rk_channel_desc *d) {
     static const char fn[] = "rk_channel_connect";
-    const rk_channel *taken = port_owner(src, port);
-    if (taken)
-        return rk__fail(RK_INVALID_ARGUMENT, "%s: port %u of kernel '%s' is already connected to kernel '%s'", fn,
-                        port, src->name, taken->dst_name);
+    rk_status s = check_port_free(src, port, fn);
+    if (s != RK_OK) return s;
     if (input_count(dst) >= RK_MAX_INPUTS)
         return rk__fail(RK_INVALID_ARGUMENT, "%s: kernel '%s' already has %u input channels (the most)", fn,
                         dst->name, (unsigned)RK_MAX_INPUTS);
@@ -178,11 +192,10 @@ rk_status rk_channel_connect(rk_kernel *src, uint32_t port, rk_kernel *dst, cons
     if (!src) return rk__fail(RK_NULL_ARGUMENT, "%s: src is NULL", fn);
     if (!dst) return rk__fail(RK_NULL_ARGUMENT, "%s: dst is NULL", fn);
     if (!desc) return rk__fail(RK_NULL_ARGUMENT, "%s: desc is NULL", fn);
-    if (port >= RK_MAX_PORTS)
-        return rk__fail(RK_INVALID_ARGUMENT, "%s: kernel '%s' has no port %u (ports are 0 .. %u)", fn, src->name,
-                        port, RK_MAX_PORTS - 1u);
+    rk_status s = check_port_range(src, port, fn);
+    if (s != RK_OK) return s;
     rk_channel_desc d;
-    rk_status s = resolve_desc(src, dst, desc, &d);
+    s = resolve_desc(src, dst, desc, &d);
     if (s == RK_OK) s = check_state(src, "source");
     if (s == RK_OK) s = check_state(dst, "destination");
     if (s != RK_OK) return s;
@@ -299,14 +312,10 @@ rk_status rk_channel_stats_get(rk_channel *ch, rk_channel_stats *out) {
  * asks here first, so that it fails at once, before any message to its
  * peer, whose refusal for another reason would hide this one. */
 rk_status rk__channel_port_free(rk_kernel *src, uint32_t port, const char *fn) {
-    if (port >= RK_MAX_PORTS)
-        return rk__fail(RK_INVALID_ARGUMENT, "%s: kernel '%s' has no port %u (ports are 0 .. %u)", fn, src->name,
-                        port, RK_MAX_PORTS - 1u);
+    rk_status s = check_port_range(src, port, fn);
+    if (s != RK_OK) return s;
     pthread_mutex_lock(&registry_lock);
-    const rk_channel *taken = port_owner(src, port);
-    rk_status s = taken ? rk__fail(RK_INVALID_ARGUMENT, "%s: port %u of kernel '%s' is already connected to kernel '%s'",
-                                   fn, port, src->name, taken->dst_name)
-                        : RK_OK;
+    s = check_port_free(src, port, fn);
     pthread_mutex_unlock(&registry_lock);
     return s;
 }
@@ -315,19 +324,14 @@ rk_status rk__channel_connect_remote(rk_kernel *src, uint32_t port, const rk_cha
                                      rk_channel **out) {
     static const char fn[] = "rk_mpi_connect";
     *out = NULL;
-    if (port >= RK_MAX_PORTS)
-        return rk__fail(RK_INVALID_ARGUMENT, "%s: kernel '%s' has no port %u (ports are 0 .. %u)", fn, src->name,
-                        port, RK_MAX_PORTS - 1u);
-    rk_status s = check_state(src, "source");
+    rk_status s = check_port_range(src, port, fn);
+    if (s == RK_OK) s = check_state(src, "source");
     if (s != RK_OK) return s;
     if (!src->ring->channel_attach_source)
         return rk__fail(RK_UNSUPPORTED, "%s: kernel '%s' (%s) cannot emit to another process yet", fn, src->name,
                         rk_runtime_backend_name(src->runtime));
     pthread_mutex_lock(&registry_lock);
-    const rk_channel *taken = port_owner(src, port);
-    if (taken)
-        s = rk__fail(RK_INVALID_ARGUMENT, "%s: port %u of kernel '%s' is already connected to kernel '%s'", fn, port,
-                     src->name, taken->dst_name);
+    s = check_port_free(src, port, fn);
     rk_channel *ch = NULL;
     if (s == RK_OK) s = rk__channel_create(d, port, src->name, dst_name, &ch);
     if (s == RK_OK) {
