@@ -18,6 +18,12 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+uint32_t rk_bench_process_cores(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return (uint32_t)CPU_COUNT(&set);
+    return 1;
+}
+
 /* ---- SPSC queue --------------------------------------------------------------- */
 
 /* A side that finds the queue full (or empty) pauses, and after a while
