@@ -108,15 +108,6 @@ static inline uint32_t rk__cpu_queue_peek_tagged(rk_queue *q, uint32_t max, uint
     return (uint32_t)(known - head < max ? known - head : max);
 }
 
-/* memcpy for the message path's run-time sizes: 16 bytes at a time, inline
- * (a libc call per copy was a fifth of the host's time in the batched
- * benchmark, where a message costs tens of ns all told). */
-static inline void rk__cpu_copy(unsigned char *restrict dst, const unsigned char *restrict src, size_t size) {
-    size_t i = 0;
-    for (; i + 16u <= size; i += 16u) memcpy(dst + i, src + i, 16u);
-    if (i < size) memcpy(dst + i, src + i, size - i);
-}
-
 /* rk_queue_depth for a tagged queue, where head may pass tail for a moment. */
 static inline uint32_t rk__cpu_queue_depth(rk_queue *q) {
     uint64_t head = atomic_load_explicit(&q->head, memory_order_acquire);
