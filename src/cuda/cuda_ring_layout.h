@@ -83,6 +83,8 @@ typedef struct rk__cuda_ring_args {
     uint32_t worker_warps;
     uint32_t resume;
     uint32_t turns; /* ordered: the worker warps (one block) take and publish in position order */
+    uint32_t control_block;  /* the block whose last warp runs the control thread */
+    uint32_t control_nap_ns; /* the control thread's nap between two looks at the host's words */
 } rk__cuda_ring_args;
 
 /* The full NVRTC source for a handler: layout defines, dsl.h, the handler,

@@ -85,6 +85,8 @@ struct rk_ring_args {
     rk_u32 worker_warps;
     rk_u32 resume;         /* relaunched after a pause: each warp continues where it stopped */
     rk_u32 turns;          /* ordered: the worker warps (one block) take and publish in position order */
+    rk_u32 control_block;  /* the block whose last warp runs the control thread (see rk_ring_persistent) */
+    rk_u32 control_nap_ns; /* the control thread's nap between two looks at the host's words, or 0 */
 };
 
 /* Control word indices: see cuda_ring_layout.h. */
@@ -577,6 +579,7 @@ __device__ void rk_control(const rk_ring_args &a) {
             return;
         }
         if ((++beat & 63) == 0) rk_store(a.hctl + RK_HCTL_HEARTBEAT, beat);
+        if (a.control_nap_ns) __nanosleep(a.control_nap_ns);
     }
 }
 
@@ -605,7 +608,7 @@ rk_ring_persistent(rk_ring_args a) {
     }
     __syncthreads();
     if (warp == RK_WARPS_PER_BLOCK) {
-        if (blockIdx.x == 0 && lane == 0) rk_control(a);
+        if (blockIdx.x == a.control_block && lane == 0) rk_control(a);
         return;
     }
     const rk_u32 gw = blockIdx.x * RK_WARPS_PER_BLOCK + warp;
