@@ -269,7 +269,11 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
     rk_emit_finish(lane, wi);
     const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
     const rk_u32 reply = rk_ch.in[input].reply_all ? run : failed;
-    if (lane == 0) rk_reply_publish(input, wi, first, __popc(kept), __popc(run), reply);
+    if (lane == 0) {
+        const rk_in_port &c = rk_ch.in[input];
+        if (!c.report) rk_channel_taken_publish(c, first + __popc(kept), seq0 + __popc(run), run != 0);
+        rk_reply_publish(input, wi, first, __popc(kept), __popc(run), reply);
+    }
     __syncwarp();
     if ((reply >> lane) & 1u) {
         const rk_u64 pos = rk_ch.w[wi].cr_base + __popc(reply & ((1u << lane) - 1u));
