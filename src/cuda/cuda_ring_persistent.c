@@ -164,7 +164,9 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
     /* RK_CUDA_CONTROL_BLOCK=1: the control thread in a block of its own
      * (another SM), so that its loads over the bus never share an SM's
      * memory pipeline with the workers' polls. RK_CUDA_CONTROL_NAP_NS: a nap
-     * between its looks at the host's words. Experiments (issue 14). */
+     * between its looks at the host's words. RK_CUDA_TURN_WAIT_CYCLES: how
+     * long a warp of an ordered kernel waits for its begin turn before it
+     * polls again. Experiments (issue 14). */
     const uint32_t own_block = env_u32("RK_CUDA_CONTROL_BLOCK", 0) ? 1u : 0u;
     r->grid = r->blocks + own_block;
     if ((uint64_t)r->grid > (uint64_t)per_sm * (uint64_t)r->ctx->sm_count)
@@ -197,6 +199,7 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
         .turns = k->desc.ordered ? 1u : 0u,
         .control_block = own_block ? r->blocks : 0u,
         .control_nap_ns = env_u32("RK_CUDA_CONTROL_NAP_NS", 0),
+        .turn_wait_cycles = env_u32("RK_CUDA_TURN_WAIT_CYCLES", 0),
     };
     r->threads = threads;
     r->smem = smem;

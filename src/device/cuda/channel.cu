@@ -108,6 +108,7 @@ struct rk_links {
     rk_u64 host_tail;                         /* the host queue's begin turn (kernels with turns) */
     rk_u64 cr_head, cr_promised, cr_received; /* the channel-reply queue: placed, promised, taken by the host */
     rk_u32 enabled, in_count, inputs_closed, lock, exited, warps;
+    rk_u32 turn_wait; /* cycles a begin turn is waited for (rk_turn_wait) */
     rk_u32 ports; /* the connected ports, a bit each */
     rk_out_port out[8];
     rk_in_port in[16];
@@ -189,7 +190,8 @@ __device__ __forceinline__ void rk_ch_store_max(rk_u64 *p, rk_u64 v) {
 }
 
 /* Thread 0 at kernel start: nothing linked until the table is read. */
-__device__ void rk_links_init(rk_u32 warps) {
+__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait) {
+    rk_ch.turn_wait = turn_wait;
     rk_ch.gen = 0;
     rk_ch.enabled = 0;
     rk_ch.in_count = 0;
@@ -523,12 +525,12 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
  * another warp might wait for it on another. A publish turn is always
  * reached: every pass before it has begun, and a pass that began only
  * waits for the publish turns of the passes before it. */
-#define RK_TURN_WAIT_CYCLES 4000
+#define RK_TURN_WAIT_CYCLES 4000 /* unless the host says otherwise (rk_ring_args) */
 __device__ __forceinline__ bool rk_turn_wait(const rk_u64 *turn, rk_u64 pos, bool bounded) {
     if (rk_vload(turn) == pos) return true;
     const long long t0 = clock64();
     while (rk_vload(turn) != pos)
-        if (bounded && clock64() - t0 > RK_TURN_WAIT_CYCLES) return false;
+        if (bounded && clock64() - t0 > rk_ch.turn_wait) return false;
     return true;
 }
 

@@ -87,6 +87,7 @@ struct rk_ring_args {
     rk_u32 turns;          /* ordered: the worker warps (one block) take and publish in position order */
     rk_u32 control_block;  /* the block whose last warp runs the control thread (see rk_ring_persistent) */
     rk_u32 control_nap_ns; /* the control thread's nap between two looks at the host's words, or 0 */
+    rk_u32 turn_wait_cycles; /* how long a begin turn is waited for (channel.cu), or 0: the default */
 };
 
 /* Control word indices: see cuda_ring_layout.h. */
@@ -591,7 +592,7 @@ extern "C" __global__ void __launch_bounds__(32 * (RK_WARPS_PER_BLOCK + 1))
 rk_ring_persistent(rk_ring_args a) {
     const rk_u32 warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (threadIdx.x == 0) {
-        rk_links_init(a.worker_warps);
+        rk_links_init(a.worker_warps, a.turn_wait_cycles ? a.turn_wait_cycles : RK_TURN_WAIT_CYCLES);
         if (a.resume && a.turns) {
             /* The turns where the warps stopped: every pass they began was
              * published before they left, so both are the lowest position
@@ -626,7 +627,7 @@ rk_ring_persistent(rk_ring_args a) {
 extern "C" __global__ void rk_ring_batch(const unsigned char *in, unsigned char *out, unsigned char *state) {
     const rk_u32 count = *(const rk_u32 *)in;
     const rk_u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0) rk_links_init(1); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
+    if (threadIdx.x == 0) rk_links_init(1, RK_TURN_WAIT_CYCLES); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
     __syncthreads();
     if (i >= count) return;
     unsigned char *resp = out + (size_t)i * RK_OUT_STAGE;
