@@ -26,7 +26,7 @@ for spec in "$@"; do
     out=$(env "${envs[@]}" LD_LIBRARY_PATH="$build" timeout --kill-after=5 "$limit" \
         "$build/tools/rk/rk" bench k2k --backend "$backend" --messages "$messages" 2>&1)
     rc=$?
-    echo "$out" | grep -E '^(k2k)[ /]'
+    echo "$out" | grep -E '^(k2k)[ /]|^  trace '
     [ $rc -ne 0 ] && echo "$out" | tail -5
     row() { echo "$out" | grep -E "^k2k +$1 " | head -1; }
     hop=$(row '4-stage chain, K2K channels \(per hop\)' | awk '{for(i=1;i<=NF;i++) if($i=="us"){print $(i-1)"/"$(i+1); exit}}')
