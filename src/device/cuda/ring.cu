@@ -88,6 +88,7 @@ struct rk_ring_args {
     rk_u32 control_block;  /* the block whose last warp runs the control thread (see rk_ring_persistent) */
     rk_u32 control_nap_ns; /* the control thread's nap between two looks at the host's words, or 0 */
     rk_u32 turn_wait_cycles; /* how long a begin turn is waited for (channel.cu), or 0: the default */
+    rk_u32 idle_nap_ns;      /* a worker's nap after many idle passes (sanitizer runs), or 0 */
 };
 
 /* Control word indices: see cuda_ring_layout.h. */
@@ -320,7 +321,11 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
      * relaunched warp re-reads its links once before it takes a message. */
     rk_u64 seen_active = rk_load(saved + RK_COUNT_ACTIVE_SEEN); /* zeroed at launch; kept over a pause */
 
+    rk_u32 idle = 0; /* passes in a row that handled nothing (for idle_nap_ns) */
     for (;;) {
+        /* Under a sanitizer every poll is instrumented: an idle warp naps
+         * (RK_CUDA_IDLE_NAP_NS), so the tool's time goes to the warps that work. */
+        if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
         /* The control words (device memory, one line), K2K's link generation
          * and output ports' CLOSED words, and the first round of slot loads
          * (host memory) are all in flight before any of them is used. */
@@ -402,6 +407,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             const int polls = poll_host ? RK_CHANNEL_POLLS : RK_CHANNEL_SPIN_POLLS;
             for (int poll = 0; poll < polls && !(poll_host && got); poll++)
                 got += rk_channel_pass(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled, errors);
+            if (got) idle = 0;
             if (got && lane == 0) {
                 rk_store(saved + 1, errors);
                 rk_store(saved + 5, ch_handled);
@@ -451,6 +457,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             continue;
         }
         empty_polls = 0;
+        idle = 0;
         if (ready == (rk_bits(first, lim) & ~done)) {
             if (++full_polls >= 2) window = min(P, 2 * window);
         } else {
@@ -585,6 +592,7 @@ __device__ void rk_control(const rk_ring_args &a) {
         }
         if ((++beat & 63) == 0) rk_store(a.hctl + RK_HCTL_HEARTBEAT, beat);
         if (a.control_nap_ns) __nanosleep(a.control_nap_ns);
+        else if (a.idle_nap_ns) __nanosleep(a.idle_nap_ns);
     }
 }
 
