@@ -600,7 +600,11 @@ __device__ __forceinline__ rk_u64 rk_channel_start(const rk_in_port &c, rk_u32 w
         return t;
     }
     const rk_u64 c0 = t >> 5;
-    const rk_u64 d = (wi + W - (rk_u32)(c0 % W)) % W;
+    /* c0 % W in 32-bit arithmetic (a 64-bit remainder is a long routine on
+     * the GPU, and this runs on every poll): 2^32 = q W + r32. */
+    const rk_u32 r32 = (0xffffffffu % W + 1u) % W;
+    const rk_u32 c0_mod = ((rk_u32)(c0 >> 32) % W * r32 + (rk_u32)c0 % W) % W;
+    const rk_u64 d = (wi + W - c0_mod) % W;
     *end = (c0 + d + 1) << 5;
     return d ? (c0 + d) << 5 : t;
 }

@@ -151,7 +151,7 @@ extern __shared__ __align__(16) unsigned char rk_ring_smem[];
 #endif
 #define RK_SPARSE_NS 2000             /* a message this long after the previous one is "lone" */
 #define RK_CHANNEL_POLLS 3            /* K2K input polls per pass over the host queue */
-#define RK_CHANNEL_SPIN_POLLS 8       /* K2K input polls between two looks at the control words */
+#define RK_CHANNEL_SPIN_POLLS 32      /* K2K input polls between two looks at the control words */
 
 /* ---- worker warps ------------------------------------------------------------ */
 
@@ -339,6 +339,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             if (lane == 0) rk_store(saved + RK_COUNT_ACTIVE_SEEN, active);
         }
         const rk_u64 gen = rk_load(a.dctl + RK_DCTL_LINK_GEN);
+        const rk_u64 host_pub_word = rk_load(a.dctl + RK_DCTL_HOST_PUBLISHED); /* with the others: one round trip */
         const rk_u64 closed = rk_ports_closed_load(lane);
         const rk_u32 first = __ffs(~done) - 1;
         /* K2K: a kernel with channel inputs reads its host queue only when
@@ -350,7 +351,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
          * Kernels without inputs poll as always. */
         bool poll_host = true;
         if (rk_ch.in_count) {
-            const rk_u64 host_pub = __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_HOST_PUBLISHED), 0);
+            const rk_u64 host_pub = __shfl_sync(0xffffffffu, host_pub_word, 0);
             const rk_u64 t = __shfl_sync(0xffffffffu, term, 0);
             poll_host = t ? chunk_pos < t - 1 : host_pub > chunk_pos + first;
         }
