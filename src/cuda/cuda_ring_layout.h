@@ -87,6 +87,7 @@ typedef struct rk__cuda_ring_args {
     uint32_t control_nap_ns; /* the control thread's nap between two looks at the host's words */
     uint32_t turn_wait_cycles; /* how long a begin turn is waited for, or 0: the template's default */
     uint32_t idle_nap_ns;      /* a worker's (and the control thread's) nap while idle, or 0 */
+    uint32_t taken_early;      /* every channel input tells its producer TAKEN before its handlers */
 } rk__cuda_ring_args;
 
 /* The full NVRTC source for a handler: layout defines, dsl.h, the handler,

@@ -109,6 +109,7 @@ struct rk_links {
     rk_u64 cr_head, cr_promised, cr_received; /* the channel-reply queue: placed, promised, taken by the host */
     rk_u32 enabled, in_count, inputs_closed, lock, exited, warps;
     rk_u32 turn_wait; /* cycles a begin turn is waited for (rk_turn_wait) */
+    rk_u32 taken_early; /* every input tells TAKEN before its handlers (rk_channel_taken) */
     rk_u32 ports; /* the connected ports, a bit each */
     rk_out_port out[8];
     rk_in_port in[16];
@@ -190,8 +191,9 @@ __device__ __forceinline__ void rk_ch_store_max(rk_u64 *p, rk_u64 v) {
 }
 
 /* Thread 0 at kernel start: nothing linked until the table is read. */
-__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait) {
+__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 taken_early) {
     rk_ch.turn_wait = turn_wait;
+    rk_ch.taken_early = taken_early;
     rk_ch.gen = 0;
     rk_ch.enabled = 0;
     rk_ch.in_count = 0;
@@ -344,8 +346,11 @@ __device__ __forceinline__ rk_u32 rk_first_bits(rk_u32 mask, rk_u64 n) {
     return mask & ((1u << __fns(mask, 0, (int)n + 1)) - 1u);
 }
 
+#define RK_FRESH_CR (1u << 8) /* with ports 0-7: what rk_emit_begin has just reloaded */
 /* rk_emit_begin's general case, under the lock: a pass that some HOLD port
- * or the reply queue cannot take whole. Out of line: rare, and the common
+ * or the reply queue cannot take whole (`fresh`: the ports whose TAKEN, and
+ * RK_FRESH_CR: whether the host's place, rk_emit_begin has just reloaded;
+ * not again). Out of line: rare, and the common
  * case's instructions stay few (a lone warp runs each of them in series).
  * Lane 0 of warp wi, holding the begin turn of the pass's input, before its
  * handlers. `lanes`: the pass's slots (lane = order), `skip` those of them
@@ -357,13 +362,13 @@ __device__ __forceinline__ rk_u32 rk_first_bits(rk_u32 mask, rk_u64 n) {
  * taken; REPORT: those that fit) its next positions. TAKEN (and the host's
  * place) are loaded only when the cached room is short of the pass. */
 __device__ __noinline__ rk_u32 rk_emit_begin_cut(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_cap,
-                                               const rk_u64 *cr_word) {
+                                               const rk_u64 *cr_word, rk_u32 fresh) {
     rk_warp_pass &wp = rk_ch.w[wi];
     const rk_u32 real = lanes & ~skip;
     const rk_u32 want = __popc(real);
     rk_u64 credit = 32;
     if (cr_cap && want) {
-        if (cr_cap - (rk_ch.cr_promised - rk_ch.cr_received) < want) {
+        if (!(fresh & RK_FRESH_CR) && cr_cap - (rk_ch.cr_promised - rk_ch.cr_received) < want) {
             /* Never backwards: after a relaunch the relayed word starts at 0. */
             const rk_u64 r = *(const volatile rk_u64 *)cr_word;
             if (r > rk_ch.cr_received) rk_ch.cr_received = r;
@@ -378,7 +383,7 @@ __device__ __noinline__ rk_u32 rk_emit_begin_cut(rk_u32 lanes, rk_u32 skip, rk_u
         rk_out_port &o = rk_ch.out[p];
         if (o.status) continue;
         const rk_u64 cap = 1ull << o.log2cap;
-        if (cap - (o.head - o.taken) < want) {
+        if (!((fresh >> p) & 1u) && cap - (o.head - o.taken) < want) {
             /* REPORT refuses on a short credit: the fence orders this pass's
              * earlier loads (messages that came back around a cycle) before
              * TAKEN, which their consumer stored before emitting them
@@ -429,11 +434,13 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
     const rk_u32 want = __popc(real);
     rk_ch_lock();
     bool cut = false;
+    rk_u32 fresh = 0;
     if (cr_cap && want) {
         if (cr_cap - (rk_ch.cr_promised - rk_ch.cr_received) < want) {
             const rk_u64 r = *(const volatile rk_u64 *)cr_word;
             if (r > rk_ch.cr_received) rk_ch.cr_received = r;
             cut = cr_cap - (rk_ch.cr_promised - rk_ch.cr_received) < want;
+            fresh = RK_FRESH_CR;
         }
     }
     rk_u32 allowed = 0;
@@ -447,6 +454,7 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
             if (o.flow == RK_FLOW_REPORT) __threadfence(); /* rk_emit_begin_cut says why */
             const rk_u64 t = rk_ch_load(o.ctl + RK_CH_TAKEN);
             if (t > o.taken) o.taken = t;
+            fresh |= 1u << p;
         }
         const rk_u64 room = cap - (head - o.taken);
         const bool hold = o.flow == RK_FLOW_HOLD;
@@ -467,7 +475,7 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
             rk_ch.out[p].head -= __popc(wp.allow[p]);
             wp.allow[p] = 0;
         }
-        kept = rk_emit_begin_cut(lanes, skip, wi, cr_cap, cr_word);
+        kept = rk_emit_begin_cut(lanes, skip, wi, cr_cap, cr_word, fresh);
     } else {
         wp.ports = allowed;
         if (cr_cap && want) rk_ch_add(&rk_ch.cr_promised, (rk_u64)want);
@@ -713,8 +721,8 @@ __device__ rk_u64 rk_channel_taken(rk_u32 input, rk_u64 first, rk_u32 n, rk_u32 
     rk_in_port &c = rk_ch.in[input];
     const rk_u64 seq0 = c.delivered; /* the begin turn's holder is its only writer */
     c.delivered = seq0 + messages;
+    if (c.report || rk_ch.taken_early) rk_channel_taken_publish(c, first + n, seq0 + messages, messages != 0);
     if (c.report) {
-        rk_channel_taken_publish(c, first + n, seq0 + messages, messages != 0);
         RK_FOR_BITS(p, rk_ch.ports) {
             if (!rk_ch.out[p].status) {
                 __threadfence();

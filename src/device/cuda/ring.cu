@@ -89,6 +89,7 @@ struct rk_ring_args {
     rk_u32 control_nap_ns; /* the control thread's nap between two looks at the host's words, or 0 */
     rk_u32 turn_wait_cycles; /* how long a begin turn is waited for (channel.cu), or 0: the default */
     rk_u32 idle_nap_ns;      /* a worker's nap after many idle passes (sanitizer runs), or 0 */
+    rk_u32 taken_early;      /* every channel input tells its producer TAKEN before its handlers */
 };
 
 /* Control word indices: see cuda_ring_layout.h. */
@@ -273,7 +274,7 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
     const rk_u32 reply = rk_ch.in[input].reply_all ? run : failed;
     if (lane == 0) {
         const rk_in_port &c = rk_ch.in[input];
-        if (!c.report) rk_channel_taken_publish(c, first + __popc(kept), seq0 + __popc(run), run != 0);
+        if (!c.report && !rk_ch.taken_early) rk_channel_taken_publish(c, first + __popc(kept), seq0 + __popc(run), run != 0);
         rk_reply_publish(input, wi, first, __popc(kept), __popc(run), reply);
     }
     __syncwarp();
@@ -601,7 +602,7 @@ extern "C" __global__ void __launch_bounds__(32 * (RK_WARPS_PER_BLOCK + 1))
 rk_ring_persistent(rk_ring_args a) {
     const rk_u32 warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (threadIdx.x == 0) {
-        rk_links_init(a.worker_warps, a.turn_wait_cycles ? a.turn_wait_cycles : RK_TURN_WAIT_CYCLES);
+        rk_links_init(a.worker_warps, a.turn_wait_cycles ? a.turn_wait_cycles : RK_TURN_WAIT_CYCLES, a.taken_early);
         if (a.resume && a.turns) {
             /* The turns where the warps stopped: every pass they began was
              * published before they left, so both are the lowest position
@@ -636,7 +637,7 @@ rk_ring_persistent(rk_ring_args a) {
 extern "C" __global__ void rk_ring_batch(const unsigned char *in, unsigned char *out, unsigned char *state) {
     const rk_u32 count = *(const rk_u32 *)in;
     const rk_u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0) rk_links_init(1, RK_TURN_WAIT_CYCLES); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
+    if (threadIdx.x == 0) rk_links_init(1, RK_TURN_WAIT_CYCLES, 0); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
     __syncthreads();
     if (i >= count) return;
     unsigned char *resp = out + (size_t)i * RK_OUT_STAGE;
