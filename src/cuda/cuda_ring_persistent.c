@@ -169,7 +169,9 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
      * polls again. RK_CUDA_IDLE_NAP_NS: idle workers (and the control
      * thread) nap, so that under compute-sanitizer the instrumented time goes
      * to the warps that have work. RK_CUDA_TAKEN_EARLY=1: channel inputs
-     * tell TAKEN before the handlers, as REPORT inputs do. Experiments (issue 14). */
+     * tell TAKEN before the handlers, as REPORT inputs do.
+     * RK_CUDA_CHANNEL_SPIN_POLLS: channel polls between two looks at the
+     * control words. Experiments (issue 14). */
     const uint32_t own_block = env_u32("RK_CUDA_CONTROL_BLOCK", 0) ? 1u : 0u;
     r->grid = r->blocks + own_block;
     if ((uint64_t)r->grid > (uint64_t)per_sm * (uint64_t)r->ctx->sm_count)
@@ -205,6 +207,7 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
         .turn_wait_cycles = env_u32("RK_CUDA_TURN_WAIT_CYCLES", 0),
         .idle_nap_ns = env_u32("RK_CUDA_IDLE_NAP_NS", 0),
         .taken_early = env_u32("RK_CUDA_TAKEN_EARLY", 0) ? 1u : 0u,
+        .spin_polls = env_u32("RK_CUDA_CHANNEL_SPIN_POLLS", 0),
     };
     r->threads = threads;
     r->smem = smem;

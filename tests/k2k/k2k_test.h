@@ -33,6 +33,23 @@ static inline uint64_t k2k_time_scale(void) {
 }
 #define K2K_SECONDS(n) ((uint64_t)(n) * 1000000000u * k2k_time_scale())
 
+/* RK_K2K_PROGRESS=1: each step on stderr with the seconds since the first,
+ * to see where a slow run (compute-sanitizer) spends its time. */
+static inline void k2k_step(const char *what, uint64_t n) {
+    static struct timespec t0;
+    static int started;
+    const char *e = getenv("RK_K2K_PROGRESS");
+    if (!e || *e != '1') return;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (!started) {
+        t0 = t;
+        started = 1;
+    }
+    const double s = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
+    fprintf(stderr, "k2k progress %8.2f s: %s %llu\n", s, what, (unsigned long long)n);
+}
+
 typedef struct k2k_msg {
     uint64_t seq;
     uint32_t source;
@@ -106,6 +123,7 @@ static inline rk_channel *k2k_connect(rk_kernel *a, uint32_t port, rk_kernel *b,
 /* Opens argv[1]'s backend; skips when it is absent or has no channels. */
 static inline k2k_env k2k_open(int argc, char **argv) {
     k2k_env env = {.backend = argc > 1 ? argv[1] : "cpu"};
+    k2k_step("opening the runtime", 0);
     rk_runtime_desc d = {.backend = env.backend};
     rk_status s = rk_runtime_create(&d, &env.rt);
     if (s == RK_BACKEND_UNAVAILABLE || s == RK_NO_DEVICE || s == RK_UNKNOWN_BACKEND)
@@ -124,13 +142,17 @@ static inline k2k_env k2k_open(int argc, char **argv) {
         exit(77);
     }
     CHECK_OK(s);
+    k2k_step("probe: first kernel launched", 1);
     CHECK_OK(rk_kernel_launch(env.rt, &kd, &b));
+    k2k_step("probe: second kernel launched", 2);
     rk_channel_desc cd = {.message_size = sizeof(k2k_msg)};
     s = rk_channel_connect(a, 0, b, &cd, NULL);
+    k2k_step("probe: connected", 2);
     char why[512]; /* destroy clears rk_last_error() */
     snprintf(why, sizeof why, "%s", rk_last_error());
     rk_kernel_destroy(a);
     rk_kernel_destroy(b);
+    k2k_step("probe: destroyed", 2);
     if (s == RK_UNSUPPORTED) {
         fprintf(stderr, "SKIP: backend %s: %s\n", env.backend, why);
         rk_runtime_destroy(env.rt);

@@ -90,6 +90,7 @@ struct rk_ring_args {
     rk_u32 turn_wait_cycles; /* how long a begin turn is waited for (channel.cu), or 0: the default */
     rk_u32 idle_nap_ns;      /* a worker's nap after many idle passes (sanitizer runs), or 0 */
     rk_u32 taken_early;      /* every channel input tells its producer TAKEN before its handlers */
+    rk_u32 spin_polls;       /* K2K polls between two looks at the control words, or 0: the default */
 };
 
 /* Control word indices: see cuda_ring_layout.h. */
@@ -406,7 +407,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
              * the control loads before it (they only change how the kernel
              * runs, within a few microseconds). */
             rk_u32 got = 0;
-            const int polls = poll_host ? RK_CHANNEL_POLLS : RK_CHANNEL_SPIN_POLLS;
+            const int polls = poll_host ? RK_CHANNEL_POLLS : a.spin_polls ? (int)a.spin_polls : RK_CHANNEL_SPIN_POLLS;
             for (int poll = 0; poll < polls && !(poll_host && got); poll++)
                 got += rk_channel_pass(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled, errors);
             if (got) idle = 0;
