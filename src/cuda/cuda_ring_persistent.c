@@ -46,7 +46,6 @@ typedef struct persistent_ring {
     uint32_t capacity, log2_capacity;
     uint64_t mask;
     uint32_t blocks, worker_warps, chunk;
-    uint32_t grid; /* blocks, and one more when the control thread has a block of its own */
     CUstream stream;
     CUfunction fn;
     void *host;           /* pinned block: control words, input queue, output queue */
@@ -161,24 +160,11 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
     int per_sm = 0;
     CUresult res = rk__cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, r->fn, (int)threads, smem);
     if (res != RK_CUDA_SUCCESS) return rk__cuda_fail(res, RK_INTERNAL, "occupancy of the ring kernel");
-    /* RK_CUDA_CONTROL_BLOCK=1: the control thread in a block of its own
-     * (another SM), so that its loads over the bus never share an SM's
-     * memory pipeline with the workers' polls. RK_CUDA_CONTROL_NAP_NS: a nap
-     * between its looks at the host's words. RK_CUDA_TURN_WAIT_CYCLES: how
-     * long a warp of an ordered kernel waits for its begin turn before it
-     * polls again. RK_CUDA_IDLE_NAP_NS: idle workers (and the control
-     * thread) nap, so that under compute-sanitizer the instrumented time goes
-     * to the warps that have work. RK_CUDA_TAKEN_EARLY=1: channel inputs
-     * tell TAKEN before the handlers, as REPORT inputs do.
-     * RK_CUDA_CHANNEL_SPIN_POLLS: channel polls between two looks at the
-     * control words. Experiments (issue 14). */
-    const uint32_t own_block = env_u32("RK_CUDA_CONTROL_BLOCK", 0) ? 1u : 0u;
-    r->grid = r->blocks + own_block;
-    if ((uint64_t)r->grid > (uint64_t)per_sm * (uint64_t)r->ctx->sm_count)
+    if ((uint64_t)r->blocks > (uint64_t)per_sm * (uint64_t)r->ctx->sm_count)
         return rk__fail(RK_BAD_LAUNCH_CONFIG,
                         "kernel '%s': %u worker blocks cannot all be resident (%d per SM x %d SMs); ask for fewer "
                         "workers",
-                        k->name, r->grid, per_sm, r->ctx->sm_count);
+                        k->name, r->blocks, per_sm, r->ctx->sm_count);
 
     const size_t in_bytes = (size_t)r->capacity * r->l.in_ll * 8, out_offset = HOST_CONTROL_BYTES + in_bytes;
     const size_t crq_offset = out_offset + (size_t)r->capacity * r->l.out_ll * 8;
@@ -202,12 +188,11 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
         .worker_warps = r->worker_warps,
         .resume = 0,
         .turns = k->desc.ordered ? 1u : 0u,
-        .control_block = own_block ? r->blocks : 0u,
-        .control_nap_ns = env_u32("RK_CUDA_CONTROL_NAP_NS", 0),
+        /* Tuning for measurements and sanitizer runs (docs/channels.md):
+         * how long an ordered warp waits for its begin turn before it polls
+         * again (0: the template's default), and a nap for idle warps. */
         .turn_wait_cycles = env_u32("RK_CUDA_TURN_WAIT_CYCLES", 0),
         .idle_nap_ns = env_u32("RK_CUDA_IDLE_NAP_NS", 0),
-        .taken_early = env_u32("RK_CUDA_TAKEN_EARLY", 0) ? 1u : 0u,
-        .spin_polls = env_u32("RK_CUDA_CHANNEL_SPIN_POLLS", 0),
     };
     r->threads = threads;
     r->smem = smem;
@@ -218,7 +203,7 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
  * positions that no resident warp will ever serve. */
 static CUresult launch(persistent_ring *r) {
     void *params[] = {&r->args};
-    CUresult res = rk__cuda.cuLaunchCooperativeKernel(r->fn, r->grid, 1, 1, r->threads, 1, 1, (unsigned)r->smem,
+    CUresult res = rk__cuda.cuLaunchCooperativeKernel(r->fn, r->blocks, 1, 1, r->threads, 1, 1, (unsigned)r->smem,
                                                       r->stream, params);
     if (res == RK_CUDA_SUCCESS) atomic_fetch_add(&r->launches, 1);
     return res;

@@ -109,7 +109,6 @@ struct rk_links {
     rk_u64 cr_head, cr_promised, cr_received; /* the channel-reply queue: placed, promised, taken by the host */
     rk_u32 enabled, in_count, inputs_closed, lock, exited, warps;
     rk_u32 turn_wait; /* cycles a begin turn is waited for (rk_turn_wait) */
-    rk_u32 taken_early; /* every input tells TAKEN before its handlers (rk_channel_taken) */
     rk_u32 ports; /* the connected ports, a bit each */
     rk_out_port out[8];
     rk_in_port in[16];
@@ -191,9 +190,8 @@ __device__ __forceinline__ void rk_ch_store_max(rk_u64 *p, rk_u64 v) {
 }
 
 /* Thread 0 at kernel start: nothing linked until the table is read. */
-__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 taken_early) {
+__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait) {
     rk_ch.turn_wait = turn_wait;
-    rk_ch.taken_early = taken_early;
     rk_ch.gen = 0;
     rk_ch.enabled = 0;
     rk_ch.in_count = 0;
@@ -361,7 +359,7 @@ __device__ __forceinline__ rk_u32 rk_first_bits(rk_u32 mask, rk_u64 n) {
  * order: each open port gives the pass's messages allowed there (HOLD: all
  * taken; REPORT: those that fit) its next positions. TAKEN (and the host's
  * place) are loaded only when the cached room is short of the pass. */
-__device__ __noinline__ rk_u32 rk_emit_begin_cut(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_cap,
+__device__ rk_u32 rk_emit_begin_cut(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_cap,
                                                const rk_u64 *cr_word, rk_u32 fresh) {
     rk_warp_pass &wp = rk_ch.w[wi];
     const rk_u32 real = lanes & ~skip;
@@ -528,12 +526,14 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
 }
 
 /* Lane 0: waits until *turn reaches pos. A begin turn is waited for a
- * bounded time only (about 2 us; false: give up, nothing was taken, the
+ * bounded time only (about 10 us; false: give up, nothing was taken, the
  * messages are polled again): a warp never blocks on one input while
- * another warp might wait for it on another. A publish turn is always
+ * another warp might wait for it on another. (2 us was measured: with 8
+ * warps a stage, the warps far from their turn gave up and polled again,
+ * and came back late: 29 M msg/s a parked burst, 33 M with 10 us.) A publish turn is always
  * reached: every pass before it has begun, and a pass that began only
  * waits for the publish turns of the passes before it. */
-#define RK_TURN_WAIT_CYCLES 4000 /* unless the host says otherwise (rk_ring_args) */
+#define RK_TURN_WAIT_CYCLES 20000 /* ~10 us, unless the host says otherwise (rk_ring_args) */
 __device__ __forceinline__ bool rk_turn_wait(const rk_u64 *turn, rk_u64 pos, bool bounded) {
     if (rk_vload(turn) == pos) return true;
     const long long t0 = clock64();
@@ -701,27 +701,23 @@ __device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 wi, rk_u32 max, unsigned c
 }
 
 /* Lane 0, holding the input's begin turn, once the pass's slots are staged
- * and before its handlers: the input's slots up to first + n are taken,
- * `messages` of them messages (returns how many messages were taken before:
- * the first one's sequence number), and the turn moves on. Telling the
- * producer (TAKEN: its credit; the slots may be overwritten now) is
- * rk_channel_taken_publish's, which a REPORT input runs here: a REPORT
- * producer refuses an emit when its credit looks short, so when this kernel
- * emits too, the fence makes TAKEN visible before anything this pass emits,
- * and a message that goes around a cycle and back to that producer finds
- * the room it left (with the producer's fence in rk_emit_begin). A HOLD
- * producer only waits on a stale TAKEN and reloads it, so a HOLD input
- * publishes after the handlers, off the path from a message to its emits. */
-__device__ __forceinline__ void rk_channel_taken_publish(const rk_in_port &c, rk_u64 taken, rk_u64 delivered,
-                                                         bool messages) {
-    rk_ch_store_max(c.ctl + RK_CH_TAKEN, taken);
-    if (messages) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, delivered);
-}
+ * and before its handlers: the input's slots up to first + n are taken
+ * (the producer's credit; they may be overwritten now), `messages` of them
+ * messages (returns how many messages were taken before: the first one's
+ * sequence number), and the turn moves on. A REPORT producer refuses an emit when
+ * its credit looks short, so when this kernel emits too, the fence makes
+ * TAKEN visible before anything this pass emits: a message that goes
+ * around a cycle and back to that producer finds the room it left (with
+ * the producer's fence in rk_emit_begin). A HOLD producer only waits on a
+ * stale TAKEN and reloads it, so a HOLD input pays no fence. (Telling TAKEN
+ * after the handlers instead was measured: no faster a hop, slower streams.) */
 __device__ rk_u64 rk_channel_taken(rk_u32 input, rk_u64 first, rk_u32 n, rk_u32 messages) {
     rk_in_port &c = rk_ch.in[input];
+    rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
     const rk_u64 seq0 = c.delivered; /* the begin turn's holder is its only writer */
     c.delivered = seq0 + messages;
-    if (c.report || rk_ch.taken_early) rk_channel_taken_publish(c, first + n, seq0 + messages, messages != 0);
+    if (messages) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + messages);
+    rk_vstore(&c.tail, first + n);
     if (c.report) {
         RK_FOR_BITS(p, rk_ch.ports) {
             if (!rk_ch.out[p].status) {
@@ -730,7 +726,6 @@ __device__ rk_u64 rk_channel_taken(rk_u32 input, rk_u64 first, rk_u32 n, rk_u32 
             }
         }
     }
-    rk_vstore(&c.tail, first + n);
     return seq0;
 }
 

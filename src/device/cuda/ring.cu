@@ -85,12 +85,8 @@ struct rk_ring_args {
     rk_u32 worker_warps;
     rk_u32 resume;         /* relaunched after a pause: each warp continues where it stopped */
     rk_u32 turns;          /* ordered: the worker warps (one block) take and publish in position order */
-    rk_u32 control_block;  /* the block whose last warp runs the control thread (see rk_ring_persistent) */
-    rk_u32 control_nap_ns; /* the control thread's nap between two looks at the host's words, or 0 */
     rk_u32 turn_wait_cycles; /* how long a begin turn is waited for (channel.cu), or 0: the default */
     rk_u32 idle_nap_ns;      /* a worker's nap after many idle passes (sanitizer runs), or 0 */
-    rk_u32 taken_early;      /* every channel input tells its producer TAKEN before its handlers */
-    rk_u32 spin_polls;       /* K2K polls between two looks at the control words, or 0: the default */
 };
 
 /* Control word indices: see cuda_ring_layout.h. */
@@ -273,11 +269,7 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
     rk_emit_finish(lane, wi);
     const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
     const rk_u32 reply = rk_ch.in[input].reply_all ? run : failed;
-    if (lane == 0) {
-        const rk_in_port &c = rk_ch.in[input];
-        if (!c.report && !rk_ch.taken_early) rk_channel_taken_publish(c, first + __popc(kept), seq0 + __popc(run), run != 0);
-        rk_reply_publish(input, wi, first, __popc(kept), __popc(run), reply);
-    }
+    if (lane == 0) rk_reply_publish(input, wi, first, __popc(kept), __popc(run), reply);
     __syncwarp();
     if ((reply >> lane) & 1u) {
         const rk_u64 pos = rk_ch.w[wi].cr_base + __popc(reply & ((1u << lane) - 1u));
@@ -407,7 +399,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
              * the control loads before it (they only change how the kernel
              * runs, within a few microseconds). */
             rk_u32 got = 0;
-            const int polls = poll_host ? RK_CHANNEL_POLLS : a.spin_polls ? (int)a.spin_polls : RK_CHANNEL_SPIN_POLLS;
+            const int polls = poll_host ? RK_CHANNEL_POLLS : RK_CHANNEL_SPIN_POLLS;
             for (int poll = 0; poll < polls && !(poll_host && got); poll++)
                 got += rk_channel_pass(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled, errors);
             if (got) idle = 0;
@@ -594,8 +586,7 @@ __device__ void rk_control(const rk_ring_args &a) {
             return;
         }
         if ((++beat & 63) == 0) rk_store(a.hctl + RK_HCTL_HEARTBEAT, beat);
-        if (a.control_nap_ns) __nanosleep(a.control_nap_ns);
-        else if (a.idle_nap_ns) __nanosleep(a.idle_nap_ns);
+        if (a.idle_nap_ns) __nanosleep(a.idle_nap_ns);
     }
 }
 
@@ -603,7 +594,7 @@ extern "C" __global__ void __launch_bounds__(32 * (RK_WARPS_PER_BLOCK + 1))
 rk_ring_persistent(rk_ring_args a) {
     const rk_u32 warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (threadIdx.x == 0) {
-        rk_links_init(a.worker_warps, a.turn_wait_cycles ? a.turn_wait_cycles : RK_TURN_WAIT_CYCLES, a.taken_early);
+        rk_links_init(a.worker_warps, a.turn_wait_cycles ? a.turn_wait_cycles : RK_TURN_WAIT_CYCLES);
         if (a.resume && a.turns) {
             /* The turns where the warps stopped: every pass they began was
              * published before they left, so both are the lowest position
@@ -624,7 +615,7 @@ rk_ring_persistent(rk_ring_args a) {
     }
     __syncthreads();
     if (warp == RK_WARPS_PER_BLOCK) {
-        if (blockIdx.x == a.control_block && lane == 0) rk_control(a);
+        if (blockIdx.x == 0 && lane == 0) rk_control(a);
         return;
     }
     const rk_u32 gw = blockIdx.x * RK_WARPS_PER_BLOCK + warp;
@@ -638,7 +629,7 @@ rk_ring_persistent(rk_ring_args a) {
 extern "C" __global__ void rk_ring_batch(const unsigned char *in, unsigned char *out, unsigned char *state) {
     const rk_u32 count = *(const rk_u32 *)in;
     const rk_u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0) rk_links_init(1, RK_TURN_WAIT_CYCLES, 0); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
+    if (threadIdx.x == 0) rk_links_init(1, RK_TURN_WAIT_CYCLES); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
     __syncthreads();
     if (i >= count) return;
     unsigned char *resp = out + (size_t)i * RK_OUT_STAGE;
