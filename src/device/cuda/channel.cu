@@ -348,9 +348,8 @@ __device__ __forceinline__ rk_u32 rk_first_bits(rk_u32 mask, rk_u64 n) {
 /* rk_emit_begin's general case, under the lock: a pass that some HOLD port
  * or the reply queue cannot take whole (`fresh`: the ports whose TAKEN, and
  * RK_FRESH_CR: whether the host's place, rk_emit_begin has just reloaded;
- * not again). Out of line: rare, and the common
- * case's instructions stay few (a lone warp runs each of them in series).
- * Lane 0 of warp wi, holding the begin turn of the pass's input, before its
+ * not again). Rare: a stage whose output is full, or a reply queue the
+ * host has not emptied. Lane 0 of warp wi, holding the begin turn of the pass's input, before its
  * handlers. `lanes`: the pass's slots (lane = order), `skip` those of them
  * that hold no message. Returns the lanes the pass takes: all of them, or
  * cut before the first message that finds no room on a HOLD port or (when
@@ -359,8 +358,8 @@ __device__ __forceinline__ rk_u32 rk_first_bits(rk_u32 mask, rk_u64 n) {
  * order: each open port gives the pass's messages allowed there (HOLD: all
  * taken; REPORT: those that fit) its next positions. TAKEN (and the host's
  * place) are loaded only when the cached room is short of the pass. */
-__device__ rk_u32 rk_emit_begin_cut(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_cap,
-                                               const rk_u64 *cr_word, rk_u32 fresh) {
+__device__ rk_u32 rk_emit_begin_cut(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_cap, const rk_u64 *cr_word,
+                                    rk_u32 fresh) {
     rk_warp_pass &wp = rk_ch.w[wi];
     const rk_u32 real = lanes & ~skip;
     const rk_u32 want = __popc(real);
@@ -529,10 +528,10 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
  * bounded time only (about 10 us; false: give up, nothing was taken, the
  * messages are polled again): a warp never blocks on one input while
  * another warp might wait for it on another. (2 us was measured: with 8
- * warps a stage, the warps far from their turn gave up and polled again,
- * and came back late: 29 M msg/s a parked burst, 33 M with 10 us.) A publish turn is always
- * reached: every pass before it has begun, and a pass that began only
- * waits for the publish turns of the passes before it. */
+ * warps a stage, the warps far from their turn gave up, polled again and
+ * came back late: 29 M msg/s a parked burst, 36 M with 10 us.) A publish
+ * turn is always reached: every pass before it has begun, and a pass that
+ * began only waits for the publish turns of the passes before it. */
 #define RK_TURN_WAIT_CYCLES 20000 /* ~10 us, unless the host says otherwise (rk_ring_args) */
 __device__ __forceinline__ bool rk_turn_wait(const rk_u64 *turn, rk_u64 pos, bool bounded) {
     if (rk_vload(turn) == pos) return true;
@@ -662,7 +661,8 @@ __device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 wi, rk_u32 max, unsigned c
              * unrolled rounds: a lone warp runs every instruction of a poll
              * in series, and the poll is most of a hop. */
             rk_u64 x = 0, y = 0;
-            if (lane < units) rk_ch_load2(c.ring + ((start + lane / RK_CH_UNITS) & mask) * RK_IN_LL + 2 * (lane % RK_CH_UNITS), x, y);
+            if (lane < units)
+                rk_ch_load2(c.ring + ((start + lane / RK_CH_UNITS) & mask) * RK_IN_LL + 2 * (lane % RK_CH_UNITS), x, y);
             if (lane < units) rk_ch_check(lane, x, y, start, c.log2cap, stage, bad, skips);
         } else {
             for (rk_u32 round = 0; round < units; round += 32 * RK_CH_LOADS) {
