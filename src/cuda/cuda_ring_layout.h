@@ -83,6 +83,8 @@ typedef struct rk__cuda_ring_args {
     uint32_t worker_warps;
     uint32_t resume;
     uint32_t turns; /* ordered: the worker warps (one block) take and publish in position order */
+    uint32_t turn_wait_cycles; /* how long a begin turn is waited for, or 0: the template's default */
+    uint32_t idle_nap_ns;      /* a worker's (and the control thread's) nap while idle, or 0 */
 } rk__cuda_ring_args;
 
 /* The full NVRTC source for a handler: layout defines, dsl.h, the handler,

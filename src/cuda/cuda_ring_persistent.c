@@ -114,6 +114,15 @@ static uint32_t ordered_warps(void) {
     return v > RK_CUDA_WARPS_PER_BLOCK ? RK_CUDA_WARPS_PER_BLOCK : (uint32_t)v;
 }
 
+/* A number from the environment (name), or fallback when unset or not a number. */
+static uint32_t env_u32(const char *name, uint32_t fallback) {
+    const char *env = getenv(name);
+    if (!env || !*env) return fallback;
+    char *end = NULL;
+    unsigned long v = strtoul(env, &end, 10);
+    return *end || v > UINT32_MAX ? fallback : (uint32_t)v;
+}
+
 /* Messages per warp pass and whether staging fits in shared memory. */
 static void choose_chunk(persistent_ring *r, const rk_kernel *k, size_t *per_warp, bool *shared) {
     uint32_t chunk = r->capacity < RK_CUDA_MAX_CHUNK ? r->capacity : RK_CUDA_MAX_CHUNK;
@@ -179,6 +188,11 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
         .worker_warps = r->worker_warps,
         .resume = 0,
         .turns = k->desc.ordered ? 1u : 0u,
+        /* Tuning for measurements and sanitizer runs (docs/channels.md):
+         * how long an ordered warp waits for its begin turn before it polls
+         * again (0: the template's default), and a nap for idle warps. */
+        .turn_wait_cycles = env_u32("RK_CUDA_TURN_WAIT_CYCLES", 0),
+        .idle_nap_ns = env_u32("RK_CUDA_IDLE_NAP_NS", 0),
     };
     r->threads = threads;
     r->smem = smem;

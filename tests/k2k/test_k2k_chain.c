@@ -15,6 +15,7 @@ int main(int argc, char **argv) {
         k2k_launch(&env, "s3", "stage", 64),
         k2k_launch(&env, "sink", "sink", 64),
     };
+    k2k_step("kernels launched", 4);
     for (int i = 0; i < 4; i++) CHECK_OK(rk_kernel_activate(k[i]));
     /* The source's work goes on over the channel: answer the host only on failure. */
     CHECK_OK(rk_channel_set_host_replies(k[0], RK_CHANNEL_REPLY_FAILURES));
@@ -22,6 +23,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 3; i++)
         ch[i] = k2k_connect(k[i], 0, k[i + 1], RK_CHANNEL_HOLD, i == 2 ? RK_CHANNEL_REPLY_ALL : RK_CHANNEL_REPLY_FAILURES,
                             32);
+    k2k_step("channels connected", 3);
     rk_channel_stats cs;
     CHECK_OK(rk_channel_stats_get(ch[2], &cs));
 
@@ -49,6 +51,7 @@ int main(int argc, char **argv) {
         CHECK_U64_EQ(RK_CHANNEL_MESSAGE_SEQ(info.id), got);
         CHECK_EQ(RK_CHANNEL_MESSAGE_CHANNEL(info.id), cs.id);
         got++;
+        if (count <= 64 || got == count) k2k_step("received", got);
     }
     /* Intermediate stages answered nothing: every message succeeded. */
     for (int i = 0; i < 3; i++) {
@@ -81,8 +84,11 @@ int main(int argc, char **argv) {
     CHECK((info.id & RK_CHANNEL_MESSAGE_BIT) == 0);
     CHECK_EQ(r.hops, 1);
 
+    k2k_step("terminating", 4);
     k2k_terminate_all(k, 4);
+    k2k_step("destroying", 4);
     k2k_destroy_all(k, 4);
+    k2k_step("done", 0);
     k2k_close(&env);
     return 0;
 }

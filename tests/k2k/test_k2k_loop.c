@@ -19,7 +19,9 @@ int main(int argc, char **argv) {
     CHECK(count > 0);
     rk_kernel *k = k2k_launch(&env, "loop", "bounce", 64);
     rk_channel *ch = k2k_connect(k, 0, k, RK_CHANNEL_REPORT, RK_CHANNEL_REPLY_ALL, RING);
+    k2k_step("launched and connected", 1);
     CHECK_OK(rk_kernel_activate(k));
+    k2k_step("activated", 1);
     unsigned char *ended = calloc(count, 1);
     CHECK(ended);
 
@@ -59,6 +61,7 @@ int main(int argc, char **argv) {
             ended[r.seq] = 1;
             done++;
         }
+        if (count <= 64) k2k_step("ended", done + refused);
     }
     CHECK(done > 0);
     rk_channel_stats cs;

@@ -108,6 +108,7 @@ struct rk_links {
     rk_u64 host_tail;                         /* the host queue's begin turn (kernels with turns) */
     rk_u64 cr_head, cr_promised, cr_received; /* the channel-reply queue: placed, promised, taken by the host */
     rk_u32 enabled, in_count, inputs_closed, lock, exited, warps;
+    rk_u32 turn_wait; /* cycles a begin turn is waited for (rk_turn_wait) */
     rk_u32 ports; /* the connected ports, a bit each */
     rk_out_port out[8];
     rk_in_port in[16];
@@ -189,7 +190,8 @@ __device__ __forceinline__ void rk_ch_store_max(rk_u64 *p, rk_u64 v) {
 }
 
 /* Thread 0 at kernel start: nothing linked until the table is read. */
-__device__ void rk_links_init(rk_u32 warps) {
+__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait) {
+    rk_ch.turn_wait = turn_wait;
     rk_ch.gen = 0;
     rk_ch.enabled = 0;
     rk_ch.in_count = 0;
@@ -342,7 +344,12 @@ __device__ __forceinline__ rk_u32 rk_first_bits(rk_u32 mask, rk_u64 n) {
     return mask & ((1u << __fns(mask, 0, (int)n + 1)) - 1u);
 }
 
-/* Lane 0 of warp wi, holding the begin turn of the pass's input, before its
+#define RK_FRESH_CR (1u << 8) /* with ports 0-7: what rk_emit_begin has just reloaded */
+/* rk_emit_begin's general case, under the lock: a pass that some HOLD port
+ * or the reply queue cannot take whole (`fresh`: the ports whose TAKEN, and
+ * RK_FRESH_CR: whether the host's place, rk_emit_begin has just reloaded;
+ * not again). Rare: a stage whose output is full, or a reply queue the
+ * host has not emptied. Lane 0 of warp wi, holding the begin turn of the pass's input, before its
  * handlers. `lanes`: the pass's slots (lane = order), `skip` those of them
  * that hold no message. Returns the lanes the pass takes: all of them, or
  * cut before the first message that finds no room on a HOLD port or (when
@@ -351,14 +358,14 @@ __device__ __forceinline__ rk_u32 rk_first_bits(rk_u32 mask, rk_u64 n) {
  * order: each open port gives the pass's messages allowed there (HOLD: all
  * taken; REPORT: those that fit) its next positions. TAKEN (and the host's
  * place) are loaded only when the cached room is short of the pass. */
-__device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_cap, const rk_u64 *cr_word) {
+__device__ rk_u32 rk_emit_begin_cut(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_cap, const rk_u64 *cr_word,
+                                    rk_u32 fresh) {
     rk_warp_pass &wp = rk_ch.w[wi];
     const rk_u32 real = lanes & ~skip;
     const rk_u32 want = __popc(real);
     rk_u64 credit = 32;
-    rk_ch_lock();
     if (cr_cap && want) {
-        if (cr_cap - (rk_ch.cr_promised - rk_ch.cr_received) < want) {
+        if (!(fresh & RK_FRESH_CR) && cr_cap - (rk_ch.cr_promised - rk_ch.cr_received) < want) {
             /* Never backwards: after a relaunch the relayed word starts at 0. */
             const rk_u64 r = *(const volatile rk_u64 *)cr_word;
             if (r > rk_ch.cr_received) rk_ch.cr_received = r;
@@ -373,7 +380,7 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
         rk_out_port &o = rk_ch.out[p];
         if (o.status) continue;
         const rk_u64 cap = 1ull << o.log2cap;
-        if (cap - (o.head - o.taken) < want) {
+        if (!((fresh >> p) & 1u) && cap - (o.head - o.taken) < want) {
             /* REPORT refuses on a short credit: the fence orders this pass's
              * earlier loads (messages that came back around a cycle) before
              * TAKEN, which their consumer stored before emitting them
@@ -408,6 +415,68 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
     }
     wp.ports = allowed;
     if (cr_cap && kept_real) rk_ch_add(&rk_ch.cr_promised, (rk_u64)__popc(kept_real));
+    return kept;
+}
+
+/* Lane 0 of warp wi, holding the begin turn of the pass's input, before its
+ * handlers: rk_emit_begin_cut's result, in one loop over the ports for the
+ * common case, a pass that every port and the reply queue take whole. Each
+ * open port gives the pass's messages its next positions as it goes (HOLD:
+ * all of them; REPORT: those that fit); a HOLD port or a reply queue short
+ * of the pass undoes them (under the lock, so nobody saw them) and the
+ * general case cuts the pass. */
+__device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_cap, const rk_u64 *cr_word) {
+    rk_warp_pass &wp = rk_ch.w[wi];
+    const rk_u32 real = lanes & ~skip;
+    const rk_u32 want = __popc(real);
+    rk_ch_lock();
+    bool cut = false;
+    rk_u32 fresh = 0;
+    if (cr_cap && want) {
+        if (cr_cap - (rk_ch.cr_promised - rk_ch.cr_received) < want) {
+            const rk_u64 r = *(const volatile rk_u64 *)cr_word;
+            if (r > rk_ch.cr_received) rk_ch.cr_received = r;
+            cut = cr_cap - (rk_ch.cr_promised - rk_ch.cr_received) < want;
+            fresh = RK_FRESH_CR;
+        }
+    }
+    rk_u32 allowed = 0;
+    const rk_u32 ports = want && !cut ? rk_ch.ports : 0u;
+    RK_FOR_BITS(p, ports) {
+        rk_out_port &o = rk_ch.out[p];
+        if (o.status) continue;
+        const rk_u64 cap = 1ull << o.log2cap;
+        const rk_u64 head = o.head;
+        if (cap - (head - o.taken) < want) {
+            if (o.flow == RK_FLOW_REPORT) __threadfence(); /* rk_emit_begin_cut says why */
+            const rk_u64 t = rk_ch_load(o.ctl + RK_CH_TAKEN);
+            if (t > o.taken) o.taken = t;
+            fresh |= 1u << p;
+        }
+        const rk_u64 room = cap - (head - o.taken);
+        const bool hold = o.flow == RK_FLOW_HOLD;
+        if (hold && room < want) {
+            cut = true;
+            break;
+        }
+        const rk_u32 allow = hold ? real : rk_first_bits(real, room);
+        if (!allow) continue;
+        wp.allow[p] = allow;
+        wp.base[p] = head;
+        o.head = head + __popc(allow);
+        allowed |= 1u << p;
+    }
+    rk_u32 kept = lanes;
+    if (cut) {
+        RK_FOR_BITS(p, allowed) {
+            rk_ch.out[p].head -= __popc(wp.allow[p]);
+            wp.allow[p] = 0;
+        }
+        kept = rk_emit_begin_cut(lanes, skip, wi, cr_cap, cr_word, fresh);
+    } else {
+        wp.ports = allowed;
+        if (cr_cap && want) rk_ch_add(&rk_ch.cr_promised, (rk_u64)want);
+    }
     rk_ch_unlock();
     return kept;
 }
@@ -456,17 +525,19 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
 }
 
 /* Lane 0: waits until *turn reaches pos. A begin turn is waited for a
- * bounded time only (about 2 us; false: give up, nothing was taken, the
+ * bounded time only (about 10 us; false: give up, nothing was taken, the
  * messages are polled again): a warp never blocks on one input while
- * another warp might wait for it on another. A publish turn is always
- * reached: every pass before it has begun, and a pass that began only
- * waits for the publish turns of the passes before it. */
-#define RK_TURN_WAIT_CYCLES 4000
+ * another warp might wait for it on another. (2 us was measured: with 8
+ * warps a stage, the warps far from their turn gave up, polled again and
+ * came back late: 29 M msg/s a parked burst, 36 M with 10 us.) A publish
+ * turn is always reached: every pass before it has begun, and a pass that
+ * began only waits for the publish turns of the passes before it. */
+#define RK_TURN_WAIT_CYCLES 20000 /* ~10 us, unless the host says otherwise (rk_ring_args) */
 __device__ __forceinline__ bool rk_turn_wait(const rk_u64 *turn, rk_u64 pos, bool bounded) {
     if (rk_vload(turn) == pos) return true;
     const long long t0 = clock64();
     while (rk_vload(turn) != pos)
-        if (bounded && clock64() - t0 > RK_TURN_WAIT_CYCLES) return false;
+        if (bounded && clock64() - t0 > rk_ch.turn_wait) return false;
     return true;
 }
 
@@ -536,9 +607,30 @@ __device__ __forceinline__ rk_u64 rk_channel_start(const rk_in_port &c, rk_u32 w
         return t;
     }
     const rk_u64 c0 = t >> 5;
-    const rk_u64 d = (wi + W - (rk_u32)(c0 % W)) % W;
+    /* c0 % W in 32-bit arithmetic (a 64-bit remainder is a long routine on
+     * the GPU, and this runs on every poll): 2^32 = q W + r32. */
+    const rk_u32 r32 = (0xffffffffu % W + 1u) % W;
+    const rk_u32 c0_mod = ((rk_u32)(c0 >> 32) % W * r32 + (rk_u32)c0 % W) % W;
+    const rk_u64 d = (wi + W - c0_mod) % W;
     *end = (c0 + d + 1) << 5;
     return d ? (c0 + d) << 5 : t;
+}
+
+/* One 16-byte unit u of a polled slot (slot u / RK_CH_UNITS from start):
+ * staged when both its words carry the position's tag, else its slot is
+ * marked bad (and SKIP when its first word says so). */
+__device__ __forceinline__ void rk_ch_check(rk_u32 u, rk_u64 x, rk_u64 y, rk_u64 start, rk_u32 log2cap,
+                                            unsigned char *stage, rk_u32 &bad, rk_u32 &skips) {
+    const rk_u32 m = u / RK_CH_UNITS, w = u % RK_CH_UNITS;
+    const rk_u32 tag = (rk_u32)((start + m) >> log2cap) + 1u;
+    if ((rk_u32)(x >> 32) != tag || (rk_u32)(y >> 32) != tag) {
+        bad |= 1u << m;
+        if (w == 0 && (rk_u32)(x >> 32) == (tag | RK_CH_SKIP)) skips |= 1u << m;
+    } else {
+        rk_u32 *dst = (rk_u32 *)(stage + m * RK_IN_STAGE) + 2 * w;
+        dst[0] = (rk_u32)x;
+        dst[1] = (rk_u32)y;
+    }
 }
 
 /* The whole warp: loads up to `max` (<= 32) slots (slot i: position
@@ -564,31 +656,30 @@ __device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 wi, rk_u32 max, unsigned c
         const rk_u32 want = m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u;
         const rk_u64 mask = (1ull << c.log2cap) - 1;
         rk_u32 bad = 0, skips = 0;
-        for (rk_u32 round = 0; round < units; round += 32 * RK_CH_LOADS) {
-            rk_u64 x[RK_CH_LOADS], y[RK_CH_LOADS];
+        if (units <= 32) {
+            /* A few slots (messages one at a time): one load per lane, no
+             * unrolled rounds: a lone warp runs every instruction of a poll
+             * in series, and the poll is most of a hop. */
+            rk_u64 x = 0, y = 0;
+            if (lane < units)
+                rk_ch_load2(c.ring + ((start + lane / RK_CH_UNITS) & mask) * RK_IN_LL + 2 * (lane % RK_CH_UNITS), x, y);
+            if (lane < units) rk_ch_check(lane, x, y, start, c.log2cap, stage, bad, skips);
+        } else {
+            for (rk_u32 round = 0; round < units; round += 32 * RK_CH_LOADS) {
+                rk_u64 x[RK_CH_LOADS], y[RK_CH_LOADS];
 #pragma unroll
-            for (int k = 0; k < RK_CH_LOADS; k++) {
-                const rk_u32 u = round + k * 32 + lane;
-                x[k] = y[k] = 0;
-                if (u < units) {
-                    const rk_u64 pos = start + u / RK_CH_UNITS;
-                    rk_ch_load2(c.ring + (pos & mask) * RK_IN_LL + 2 * (u % RK_CH_UNITS), x[k], y[k]);
-                }
-            }
-#pragma unroll
-            for (int k = 0; k < RK_CH_LOADS; k++) {
-                const rk_u32 u = round + k * 32 + lane;
-                if (u < units) {
-                    const rk_u32 m = u / RK_CH_UNITS, w = u % RK_CH_UNITS;
-                    const rk_u32 tag = (rk_u32)((start + m) >> c.log2cap) + 1u;
-                    if ((rk_u32)(x[k] >> 32) != tag || (rk_u32)(y[k] >> 32) != tag) {
-                        bad |= 1u << m;
-                        if (w == 0 && (rk_u32)(x[k] >> 32) == (tag | RK_CH_SKIP)) skips |= 1u << m;
-                    } else {
-                        rk_u32 *dst = (rk_u32 *)(stage + m * RK_IN_STAGE) + 2 * w;
-                        dst[0] = (rk_u32)x[k];
-                        dst[1] = (rk_u32)y[k];
+                for (int k = 0; k < RK_CH_LOADS; k++) {
+                    const rk_u32 u = round + k * 32 + lane;
+                    x[k] = y[k] = 0;
+                    if (u < units) {
+                        const rk_u64 pos = start + u / RK_CH_UNITS;
+                        rk_ch_load2(c.ring + (pos & mask) * RK_IN_LL + 2 * (u % RK_CH_UNITS), x[k], y[k]);
                     }
+                }
+#pragma unroll
+                for (int k = 0; k < RK_CH_LOADS; k++) {
+                    const rk_u32 u = round + k * 32 + lane;
+                    if (u < units) rk_ch_check(u, x[k], y[k], start, c.log2cap, stage, bad, skips);
                 }
             }
         }
@@ -618,7 +709,8 @@ __device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 wi, rk_u32 max, unsigned c
  * TAKEN visible before anything this pass emits: a message that goes
  * around a cycle and back to that producer finds the room it left (with
  * the producer's fence in rk_emit_begin). A HOLD producer only waits on a
- * stale TAKEN and reloads it, so a HOLD input pays no fence. */
+ * stale TAKEN and reloads it, so a HOLD input pays no fence. (Telling TAKEN
+ * after the handlers instead was measured: no faster a hop, slower streams.) */
 __device__ rk_u64 rk_channel_taken(rk_u32 input, rk_u64 first, rk_u32 n, rk_u32 messages) {
     rk_in_port &c = rk_ch.in[input];
     rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);

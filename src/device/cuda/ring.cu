@@ -85,6 +85,8 @@ struct rk_ring_args {
     rk_u32 worker_warps;
     rk_u32 resume;         /* relaunched after a pause: each warp continues where it stopped */
     rk_u32 turns;          /* ordered: the worker warps (one block) take and publish in position order */
+    rk_u32 turn_wait_cycles; /* how long a begin turn is waited for (channel.cu), or 0: the default */
+    rk_u32 idle_nap_ns;      /* a worker's nap after many idle passes (sanitizer runs), or 0 */
 };
 
 /* Control word indices: see cuda_ring_layout.h. */
@@ -147,7 +149,7 @@ extern __shared__ __align__(16) unsigned char rk_ring_smem[];
 #endif
 #define RK_SPARSE_NS 2000             /* a message this long after the previous one is "lone" */
 #define RK_CHANNEL_POLLS 3            /* K2K input polls per pass over the host queue */
-#define RK_CHANNEL_SPIN_POLLS 8       /* K2K input polls between two looks at the control words */
+#define RK_CHANNEL_SPIN_POLLS 32      /* K2K input polls between two looks at the control words */
 
 /* ---- worker warps ------------------------------------------------------------ */
 
@@ -313,7 +315,11 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
      * relaunched warp re-reads its links once before it takes a message. */
     rk_u64 seen_active = rk_load(saved + RK_COUNT_ACTIVE_SEEN); /* zeroed at launch; kept over a pause */
 
+    rk_u32 idle = 0; /* passes in a row that handled nothing (for idle_nap_ns) */
     for (;;) {
+        /* Under a sanitizer every poll is instrumented: an idle warp naps
+         * (RK_CUDA_IDLE_NAP_NS), so the tool's time goes to the warps that work. */
+        if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
         /* The control words (device memory, one line), K2K's link generation
          * and output ports' CLOSED words, and the first round of slot loads
          * (host memory) are all in flight before any of them is used. */
@@ -327,6 +333,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             if (lane == 0) rk_store(saved + RK_COUNT_ACTIVE_SEEN, active);
         }
         const rk_u64 gen = rk_load(a.dctl + RK_DCTL_LINK_GEN);
+        const rk_u64 host_pub_word = rk_load(a.dctl + RK_DCTL_HOST_PUBLISHED); /* with the others: one round trip */
         const rk_u64 closed = rk_ports_closed_load(lane);
         const rk_u32 first = __ffs(~done) - 1;
         /* K2K: a kernel with channel inputs reads its host queue only when
@@ -338,7 +345,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
          * Kernels without inputs poll as always. */
         bool poll_host = true;
         if (rk_ch.in_count) {
-            const rk_u64 host_pub = __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_HOST_PUBLISHED), 0);
+            const rk_u64 host_pub = __shfl_sync(0xffffffffu, host_pub_word, 0);
             const rk_u64 t = __shfl_sync(0xffffffffu, term, 0);
             poll_host = t ? chunk_pos < t - 1 : host_pub > chunk_pos + first;
         }
@@ -395,6 +402,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             const int polls = poll_host ? RK_CHANNEL_POLLS : RK_CHANNEL_SPIN_POLLS;
             for (int poll = 0; poll < polls && !(poll_host && got); poll++)
                 got += rk_channel_pass(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled, errors);
+            if (got) idle = 0;
             if (got && lane == 0) {
                 rk_store(saved + 1, errors);
                 rk_store(saved + 5, ch_handled);
@@ -444,6 +452,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             continue;
         }
         empty_polls = 0;
+        idle = 0;
         if (ready == (rk_bits(first, lim) & ~done)) {
             if (++full_polls >= 2) window = min(P, 2 * window);
         } else {
@@ -577,6 +586,7 @@ __device__ void rk_control(const rk_ring_args &a) {
             return;
         }
         if ((++beat & 63) == 0) rk_store(a.hctl + RK_HCTL_HEARTBEAT, beat);
+        if (a.idle_nap_ns) __nanosleep(a.idle_nap_ns);
     }
 }
 
@@ -584,7 +594,7 @@ extern "C" __global__ void __launch_bounds__(32 * (RK_WARPS_PER_BLOCK + 1))
 rk_ring_persistent(rk_ring_args a) {
     const rk_u32 warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (threadIdx.x == 0) {
-        rk_links_init(a.worker_warps);
+        rk_links_init(a.worker_warps, a.turn_wait_cycles ? a.turn_wait_cycles : RK_TURN_WAIT_CYCLES);
         if (a.resume && a.turns) {
             /* The turns where the warps stopped: every pass they began was
              * published before they left, so both are the lowest position
@@ -619,7 +629,7 @@ rk_ring_persistent(rk_ring_args a) {
 extern "C" __global__ void rk_ring_batch(const unsigned char *in, unsigned char *out, unsigned char *state) {
     const rk_u32 count = *(const rk_u32 *)in;
     const rk_u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0) rk_links_init(1); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
+    if (threadIdx.x == 0) rk_links_init(1, RK_TURN_WAIT_CYCLES); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
     __syncthreads();
     if (i >= count) return;
     unsigned char *resp = out + (size_t)i * RK_OUT_STAGE;
