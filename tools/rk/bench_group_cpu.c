@@ -21,9 +21,9 @@ static int add_or_fail(bench_report *rep, const bench_row *row) {
     return row->errors ? RK_EXIT_FAILURE : RK_EXIT_OK;
 }
 
-/* A floor row (bench_floor.h) measured now, right before the rows it judges. */
-static int floor_ring_row(const bench_config *cfg, bench_report *rep, const char *group, uint32_t batch,
-                          bench_row *out) {
+/* The floors (bench_floor.h) and rows are measured into a bench_row; the
+ * pair runner below reports them. */
+static int floor_ring_measure(const bench_config *cfg, const char *group, uint32_t batch, bench_row *out) {
     char name[64];
     snprintf(name, sizeof name, "floor: bare spsc ring 64 B, %s", batch > 1 ? "batches" : "one at a time");
     if (batch > 1) snprintf(name, sizeof name, "floor: bare spsc ring 64 B, batches of %u", batch);
@@ -43,10 +43,10 @@ static int floor_ring_row(const bench_config *cfg, bench_report *rep, const char
     out->rate = res.messages_per_second;
     out->bytes_per_second = res.messages_per_second * 64;
     out->errors = res.errors;
-    return add_or_fail(rep, out);
+    return RK_EXIT_OK;
 }
 
-static int floor_pingpong_row(const bench_config *cfg, bench_report *rep, bench_row *out) {
+static int floor_pingpong_measure(const bench_config *cfg, bench_row *out) {
     const char *name = "floor: two-thread ping-pong, one word";
     bench_note(cfg, "kernel: %s", name);
     rk_bench_floor_result res;
@@ -63,13 +63,13 @@ static int floor_pingpong_row(const bench_config *cfg, bench_report *rep, bench_
     out->p50_us = res.p50_ns / 1e3;
     out->p99_us = res.p99_ns / 1e3;
     out->errors = res.errors;
-    return add_or_fail(rep, out);
+    return RK_EXIT_OK;
 }
 
 /* WebGPU's floor (bench_floor.h): a bare dispatch + readback of batch
- * 64-byte messages, through the same runtime, right before its rows. */
-static int floor_dispatch_row(const bench_config *cfg, bench_report *rep, rk_runtime *rt, const char *backend,
-                              uint32_t batch, bench_row *out) {
+ * 64-byte messages, through the same runtime. */
+static int floor_dispatch_measure(const bench_config *cfg, rk_runtime *rt, const char *backend, uint32_t batch,
+                                  bench_row *out) {
     char name[64];
     if (batch > 1)
         snprintf(name, sizeof name, "floor: dispatch + readback, batches of %u", batch);
@@ -94,11 +94,10 @@ static int floor_dispatch_row(const bench_config *cfg, bench_report *rep, rk_run
         out->p99_us = res.p99_ns / 1e3;
     }
     out->errors = res.errors;
-    return add_or_fail(rep, out);
+    return RK_EXIT_OK;
 }
 
-static int queue_case(const bench_config *cfg, bench_report *rep, uint32_t slot, uint32_t batch,
-                      const bench_row *floor) {
+static int queue_measure(const bench_config *cfg, uint32_t slot, uint32_t batch, bench_row *out) {
     char name[64];
     if (batch > 1)
         snprintf(name, sizeof name, "spsc queue %u B, batches of %u", slot, batch);
@@ -115,25 +114,13 @@ static int queue_case(const bench_config *cfg, bench_report *rep, uint32_t slot,
         cli_report_status("bench", name, s);
         return RK_EXIT_FAILURE;
     }
-    bench_row row = bench_row_make("queue", name);
-    row.messages = res.messages;
-    row.seconds = res.seconds;
-    row.rate = res.messages_per_second;
-    row.bytes_per_second = res.bytes_per_second;
-    row.errors = res.errors;
-    bench_row_against(&row, floor);
-    return add_or_fail(rep, &row);
-}
-
-int bench_group_queue(const bench_config *cfg, bench_report *rep, bool requested) {
-    (void)requested;
-    int rc = RK_EXIT_OK, r;
-    bench_row floor;
-    if ((r = floor_ring_row(cfg, rep, "queue", 1, &floor)) != RK_EXIT_OK) return r;
-    if ((r = queue_case(cfg, rep, 64, 1, &floor)) != RK_EXIT_OK) rc = r;
-    if ((r = floor_ring_row(cfg, rep, "queue", 64, &floor)) != RK_EXIT_OK) return r;
-    if ((r = queue_case(cfg, rep, 64, 64, &floor)) != RK_EXIT_OK) rc = r;
-    return rc;
+    *out = bench_row_make("queue", name);
+    out->messages = res.messages;
+    out->seconds = res.seconds;
+    out->rate = res.messages_per_second;
+    out->bytes_per_second = res.bytes_per_second;
+    out->errors = res.errors;
+    return RK_EXIT_OK;
 }
 
 typedef struct kernel_case {
@@ -144,8 +131,10 @@ typedef struct kernel_case {
     uint32_t host_threads; /* 2: a sending and a receiving thread (the floor's shape); else one does both */
 } kernel_case;
 
-static int run_kernel_case(const bench_config *cfg, bench_report *rep, rk_runtime *rt, const char *backend,
-                           const kernel_case *c, const bench_row *floor) {
+/* Measures one kernel row; *unsupported when the backend has no such mode
+ * (the row then carries only that note). */
+static int kernel_measure(const bench_config *cfg, rk_runtime *rt, const char *backend, const kernel_case *c,
+                          bench_row *out, bool *unsupported) {
     char name[112];
     char shape[64] = "";
     if (c->host_threads == 2) snprintf(shape, sizeof shape, ", sender + receiver threads, %u workers", c->workers);
@@ -164,28 +153,103 @@ static int run_kernel_case(const bench_config *cfg, bench_report *rep, rk_runtim
     rk_bench_kernel_result res;
     memset(&res, 0, sizeof res);
     rk_status s = c->latency ? rk_bench_kernel_latency(rt, &o, &res) : rk_bench_kernel_throughput(rt, &o, &res);
-    bench_row row = bench_row_make("kernel", name);
-    snprintf(row.backend, sizeof row.backend, "%s", backend);
-    if (s == RK_UNSUPPORTED) {
-        snprintf(row.note, sizeof row.note, "not supported by this backend");
-        return bench_report_add(rep, &row) ? RK_EXIT_OK : RK_EXIT_FAILURE;
+    *out = bench_row_make("kernel", name);
+    snprintf(out->backend, sizeof out->backend, "%s", backend);
+    *unsupported = s == RK_UNSUPPORTED;
+    if (*unsupported) {
+        snprintf(out->note, sizeof out->note, "not supported by this backend");
+        return RK_EXIT_OK;
     }
     if (s != RK_OK) {
         cli_report_status("bench", name, s);
         return RK_EXIT_FAILURE;
     }
-    row.messages = res.messages;
-    row.seconds = res.seconds;
-    row.rate = res.messages_per_second;
-    if (!c->latency) row.bytes_per_second = res.messages_per_second * c->message_size;
+    out->messages = res.messages;
+    out->seconds = res.seconds;
+    out->rate = res.messages_per_second;
+    if (!c->latency) out->bytes_per_second = res.messages_per_second * c->message_size;
     if (c->latency) {
-        row.p50_us = res.p50_us;
-        row.p99_us = res.p99_us;
+        out->p50_us = res.p50_us;
+        out->p99_us = res.p99_us;
     }
-    row.errors = res.errors;
-    row.launches = res.launches;
-    bench_row_against(&row, floor);
-    return add_or_fail(rep, &row);
+    out->errors = res.errors;
+    out->launches = res.launches;
+    return RK_EXIT_OK;
+}
+
+/* ---- a row beside its floor ------------------------------------------------- */
+
+/* What one row and its floor measure. */
+typedef struct bench_pair {
+    const char *group;
+    enum { FLOOR_RING, FLOOR_PINGPONG, FLOOR_DISPATCH } floor;
+    uint32_t floor_batch;
+    const kernel_case *kernel; /* a kernel row; NULL: a queue row of queue_batch */
+    uint32_t queue_batch;
+    rk_runtime *rt;            /* kernel rows and the dispatch floor */
+    const char *backend;
+} bench_pair;
+
+static int measure_floor(const bench_config *cfg, const bench_pair *p, bench_row *out) {
+    switch (p->floor) {
+    case FLOOR_RING: return floor_ring_measure(cfg, p->group, p->floor_batch, out);
+    case FLOOR_PINGPONG: return floor_pingpong_measure(cfg, out);
+    default: return floor_dispatch_measure(cfg, p->rt, p->backend, p->floor_batch, out);
+    }
+}
+
+enum { MAX_PAIRS = 15 };
+
+/* Measures the floor and then the row, cfg->pairs times in turn, and reports
+ * the pair whose ratio is the median, with every ratio in the row's note: on
+ * a shared machine either side of one pair can move 2x, the median of
+ * alternated pairs much less. Every run's wrong messages count. */
+static int report_pair(const bench_config *cfg, bench_report *rep, const bench_pair *p) {
+    uint32_t n = cfg->pairs ? (uint32_t)cfg->pairs : 1u;
+    if (n > MAX_PAIRS) n = MAX_PAIRS;
+    static const bench_row none;
+    bench_row floors[MAX_PAIRS] = {none}, rows[MAX_PAIRS] = {none};
+    uint64_t errors = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int r = measure_floor(cfg, p, &floors[i]);
+        if (r != RK_EXIT_OK) return r;
+        bool unsupported = false;
+        r = p->kernel ? kernel_measure(cfg, p->rt, p->backend, p->kernel, &rows[i], &unsupported)
+                      : queue_measure(cfg, 64, p->queue_batch, &rows[i]);
+        if (r != RK_EXIT_OK) return r;
+        if (unsupported) return bench_report_add(rep, &rows[i]) ? RK_EXIT_OK : RK_EXIT_FAILURE;
+        bench_row_against(&rows[i], &floors[i]);
+        errors += floors[i].errors + rows[i].errors;
+    }
+    char ratios[160] = "";
+    for (uint32_t i = 0; i < n && n > 1; i++) {
+        size_t used = strlen(ratios);
+        snprintf(ratios + used, sizeof ratios - used, "%s%.2f", i ? ", " : "", rows[i].vs_floor);
+    }
+    /* The pairs in order of their ratio (an insertion sort of at most 15). */
+    uint32_t order[MAX_PAIRS] = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = i;
+        for (; j > 0 && rows[order[j - 1]].vs_floor > rows[i].vs_floor; j--) order[j] = order[j - 1];
+        order[j] = i;
+    }
+    bench_row row = rows[order[n / 2]], floor = floors[order[n / 2]];
+    if (n > 1) snprintf(row.note, sizeof row.note, "median of %u alternated pairs; ratios %s", n, ratios);
+    row.errors = errors;
+    int r = add_or_fail(rep, &floor);
+    int t = add_or_fail(rep, &row);
+    return r != RK_EXIT_OK ? r : t;
+}
+
+int bench_group_queue(const bench_config *cfg, bench_report *rep, bool requested) {
+    (void)requested;
+    int rc = RK_EXIT_OK;
+    for (uint32_t batch = 1; batch <= 64; batch *= 64) {
+        bench_pair p = {.group = "queue", .floor = FLOOR_RING, .floor_batch = batch, .queue_batch = batch};
+        int r = report_pair(cfg, rep, &p);
+        if (r != RK_EXIT_OK) rc = r;
+    }
+    return rc;
 }
 
 int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requested) {
@@ -230,25 +294,17 @@ int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requeste
         {resident, 64, true, 0, 0},
         {RK_MODE_TRADITIONAL, 64, true, 0, 0},
     };
-    /* The floors, measured right before: the bare ring in batches of 256 for
+    /* Each row right after its floor: the bare ring in batches of 256 for
      * throughput, the one-word ping-pong for round trips; on WebGPU a bare
      * dispatch + readback in batches of 256 and of one. */
-    bench_row ring_floor, pingpong_floor;
-    int rc;
-    if (strcmp(backend, "webgpu") == 0) {
-        rc = floor_dispatch_row(cfg, rep, rt, backend, 256, &ring_floor);
-        if (rc == RK_EXIT_OK) rc = floor_dispatch_row(cfg, rep, rt, backend, 1, &pingpong_floor);
-    } else {
-        rc = floor_ring_row(cfg, rep, "kernel", 256, &ring_floor);
-        if (rc == RK_EXIT_OK) rc = floor_pingpong_row(cfg, rep, &pingpong_floor);
-    }
-    if (rc != RK_EXIT_OK) {
-        rk_runtime_destroy(rt);
-        return rc;
-    }
+    const bool webgpu = strcmp(backend, "webgpu") == 0;
+    int rc = RK_EXIT_OK;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (cases[i].host_threads == 2 && !pipelined) continue;
-        int r = run_kernel_case(cfg, rep, rt, backend, &cases[i], cases[i].latency ? &pingpong_floor : &ring_floor);
+        bench_pair p = {.group = "kernel", .kernel = &cases[i], .rt = rt, .backend = backend};
+        p.floor = webgpu ? FLOOR_DISPATCH : cases[i].latency ? FLOOR_PINGPONG : FLOOR_RING;
+        p.floor_batch = cases[i].latency ? 1 : 256;
+        int r = report_pair(cfg, rep, &p);
         if (r != RK_EXIT_OK) rc = r;
     }
     int r = bench_clients_rows(cfg, rep, rt, backend);

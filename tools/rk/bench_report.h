@@ -34,6 +34,8 @@ typedef struct bench_config {
     bool json;
     const char *backend;   /* for ring-kernel groups; NULL = cpu unless RK_BACKEND */
     uint64_t messages;     /* 0 = each benchmark's default */
+    uint64_t pairs;        /* queue and kernel groups: each row and its floor this many times, the median pair
+                              reported (0 = once) */
     /* kernel --handler: the user's DSL handler instead of the built-in one. */
     const char *handler_file, *handler_name, *requests_file;
 } bench_config;
