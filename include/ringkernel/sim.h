@@ -162,7 +162,9 @@ typedef struct rk_sim_desc {
     uint32_t blocks;           /* bands (persistent) or blocks per launch; 0 = one per multiprocessor but
                                 * one on a GPU, per core on the CPU; never more than rows */
     uint32_t threads;          /* per block, a multiple of 32; 0 = 256 on GPUs, 32 on the CPU */
-    const char *const *defines; /* passed to the compiler, "NAME=VALUE" */
+    const char *const *defines; /* passed to the compiler, "NAME=VALUE"; $RK_SIM_DEFINES ("A=1 B=2", at most
+                                 * 16) adds more, for measuring the library's tuning macros (the RK_SIM_*
+                                 * #ifndef knobs of src/sim/device/) without a rebuild */
     size_t define_count;
     uint32_t hang_timeout_ms;  /* a wait that sees no progress this long is RK_HUNG; 0 = 60 s */
 } rk_sim_desc;

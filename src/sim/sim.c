@@ -84,11 +84,46 @@ static rk_status allocate_state(rk_sim *sim, const rk_sim_desc *d) {
     return RK_OK;
 }
 
+/* The description's defines, then those of $RK_SIM_DEFINES ("A=1 B=2"):
+ * the library's tuning macros (src/sim/device/sim_device.c) for a measurement
+ * or a test without a rebuild. *text and *all are malloc'd (NULL if none). */
+enum { MAX_ENV_DEFINES = 16 };
+static rk_status gather_defines(const rk_sim_desc *d, char **text, const char ***all, size_t *count) {
+    *text = NULL;
+    *all = NULL;
+    *count = d->define_count;
+    const char *env = getenv("RK_SIM_DEFINES");
+    if (!env || !*env) return RK_OK;
+    *text = strdup(env);
+    *all = malloc((d->define_count + MAX_ENV_DEFINES) * sizeof **all);
+    if (!*text || !*all) return rk__fail(RK_OUT_OF_MEMORY, "rk_sim: out of memory");
+    for (size_t i = 0; i < d->define_count; i++) (*all)[i] = d->defines[i];
+    char *save = NULL;
+    for (char *tok = strtok_r(*text, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        if (*count == d->define_count + MAX_ENV_DEFINES)
+            return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: RK_SIM_DEFINES holds more than %d definitions",
+                            MAX_ENV_DEFINES);
+        (*all)[(*count)++] = tok;
+    }
+    return RK_OK;
+}
+
 static rk_status compile(rk_sim *sim, const rk_sim_desc *d) {
     TRY(rk__sim_source(d, &sim->source));
-    rk_compile_options opts = {.defines = d->defines, .define_count = d->define_count};
+    char *env_text = NULL;
+    const char **defines = NULL;
+    size_t define_count = 0;
+    rk_status g = gather_defines(d, &env_text, &defines, &define_count);
+    if (g != RK_OK) {
+        free(env_text);
+        free(defines);
+        return g;
+    }
+    rk_compile_options opts = {.defines = defines ? defines : d->defines, .define_count = define_count};
     /* On CUDA the load pauses the device's running simulations (sim_registry.h). */
     rk_status s = rk_module_compile(sim->ctx, sim->source, &opts, &sim->module);
+    free(env_text);
+    free(defines);
     if (s != RK_OK) {
         const char *last = rk_last_error(); /* rk__fail writes the buffer it reads: a copy first */
         size_t length = strlen(last) + 1;

@@ -88,6 +88,16 @@ static void compile_errors(void) {
     CHECK_STATUS(rk_sim_create(&d, &sim), RK_COMPILE_FAILED);
     CHECK_STR_CONTAINS(rk_last_error(), "no_such_handler");
     CHECK(sim == NULL);
+    /* $RK_SIM_DEFINES: too many definitions, and one the compiler refuses
+     * (the macro is a knob of the library's kernels). */
+    d = base(RK_SIM_PERSISTENT);
+    CHECK(setenv("RK_SIM_DEFINES", "A=1 B=1 C=1 D=1 E=1 F=1 G=1 H=1 I=1 J=1 K=1 L=1 M=1 N=1 O=1 P=1 Q=1", 1) == 0);
+    CHECK_STATUS(rk_sim_create(&d, &sim), RK_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(rk_last_error(), "RK_SIM_DEFINES holds more than 16");
+    CHECK(setenv("RK_SIM_DEFINES", "RK_SIM_POLL_NS=(", 1) == 0);
+    CHECK_STATUS(rk_sim_create(&d, &sim), RK_COMPILE_FAILED);
+    CHECK(unsetenv("RK_SIM_DEFINES") == 0);
+    CHECK(sim == NULL);
 }
 
 static void bad_commands(rk_sim_pattern pattern) {

@@ -645,8 +645,13 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             int lo = RK_SIM_BAND_OF_ROW(begin, bands, s->rows), hi = RK_SIM_BAND_OF_ROW(end - 1, bands, s->rows);
             if (!(words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY)) rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
             if (band >= lo && band <= hi) {
+                /* The mark says seq or a later command: the host may have
+                 * sent a ring's length more once seq was answered, and the
+                 * relay applied one in the same slot while this band lagged
+                 * (its writes are released after seq's, by the same thread). */
                 if (tid == 0) {
-                    while ((uint32_t)load_relaxed_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)]) != seq) rk_sim_pause_();
+                    const uint64_t *mark = &board->answered[seq & (RK_SIM_SLOTS - 1u)];
+                    while ((int32_t)((uint32_t)load_relaxed_u64(mark) - seq) < 0) rk_sim_pause_();
                     rk_sim_fence_();
                 }
                 sync_threads();
