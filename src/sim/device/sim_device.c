@@ -9,6 +9,21 @@
  * launch boundary (traditional); a region command runs on the bands it
  * reaches only, and those add up its answer on the board. */
 
+/* RK_SIM_BAND_OF_ROW and RK_SIM_BAND_FIRST (sim_protocol.h) in 32-bit
+ * arithmetic where it cannot overflow (rows * bands < 2^32, any grid that
+ * fits a GPU), with the same results: a 64-bit division is a long
+ * subroutine on a GPU, and the relay and the bands work out bands on the
+ * way of every command. */
+RK_DEVICE int rk_sim_band_of_row_(int r, int bands, int rows) {
+    if ((uint64_t)rows * (uint64_t)bands <= 0xffffffffu)
+        return (int)((((uint32_t)r + 1u) * (uint32_t)bands - 1u) / (uint32_t)rows);
+    return RK_SIM_BAND_OF_ROW(r, bands, rows);
+}
+RK_DEVICE int rk_sim_band_first_(int b, int bands, int rows) {
+    if ((uint64_t)rows * (uint64_t)bands <= 0xffffffffu) return (int)((uint32_t)b * (uint32_t)rows / (uint32_t)bands);
+    return RK_SIM_BAND_FIRST(b, bands, rows);
+}
+
 /* A polling warp's pause between two rounds of loads, by lane 0 only: the
  * warp's next vote waits for it anyway, and on the CPU, where a lane is a
  * thread of its own, 32 lanes stepping aside would yield the core 32 times
@@ -150,13 +165,17 @@ RK_DEVICE rk_sim_region rk_sim_clip_(int begin, int end, int rb, int re, uint64_
 RK_DEVICE void rk_sim_region_command_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board,
                                       const uint32_t *words, uint32_t seq, int band, int bands, uint64_t steps) {
     const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
-    const int b0 = RK_SIM_BAND_OF_ROW(begin, bands, s->rows), b1 = RK_SIM_BAND_OF_ROW(end - 1, bands, s->rows);
+    const int b0 = rk_sim_band_of_row_(begin, bands, s->rows), b1 = rk_sim_band_of_row_(end - 1, bands, s->rows);
     if (band < b0 || band > b1) return;
-    const rk_sim_region r = rk_sim_clip_(begin, end, RK_SIM_BAND_FIRST(band, bands, s->rows),
-                                         RK_SIM_BAND_FIRST(band + 1, bands, s->rows), steps);
+    const rk_sim_region r = rk_sim_clip_(begin, end, rk_sim_band_first_(band, bands, s->rows),
+                                         rk_sim_band_first_(band + 1, bands, s->rows), steps);
     const uint64_t a = rk_sim_dispatch_(s, &r, words[RK_SIM_W_OP], &words[RK_SIM_W_PAYLOAD]);
+    /* The answer is thread 0's value and nothing written needs ordering
+     * before it (rk_sim_gather_): a command of one band is answered before
+     * the barrier, which waits for the block's slowest warp. */
+    if (b0 == b1 && r.tid == 0) rk_sim_answer_(mb, board, seq, a, 0);
     sync_threads();
-    if (r.tid == 0) rk_sim_gather_(mb, board, seq, b1 - b0 + 1, a);
+    if (b0 != b1 && r.tid == 0) rk_sim_gather_(mb, board, seq, b1 - b0 + 1, a);
 }
 
 /* A global command, run by one block over every row (the others wait at a
@@ -212,8 +231,8 @@ RK_DEVICE void rk_sim_reach_(int begin, int end, int halo, int bands, int rows, 
         return;
     }
     const int b = begin - halo < 0 ? 0 : begin - halo, e = end + halo > rows ? rows : end + halo;
-    *lo = RK_SIM_BAND_OF_ROW(b, bands, rows);
-    *hi = RK_SIM_BAND_OF_ROW(e - 1, bands, rows);
+    *lo = rk_sim_band_of_row_(b, bands, rows);
+    *hi = rk_sim_band_of_row_(e - 1, bands, rows);
 }
 
 /* A warp's loads of per-band words base .. last (at most RK_SIM_LOADS_AHEAD
@@ -234,8 +253,24 @@ RK_DEVICE void rk_sim_band_loads_(const uint64_t *words, int base, int last, uin
  * (warp 0 polls, a lane per band; the fence makes their writes visible).
  * With `all`, also says whether every band had (block-uniform), so that a
  * band can skip the wait for the commands that follow until the next step. */
+#ifndef RK_SIM_AWAIT_ACQUIRE
+#define RK_SIM_AWAIT_ACQUIRE 1 /* 0: relaxed loads and a fence after, for any number of bands */
+#endif
 RK_DEVICE int rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uint64_t tick, int bands, int all) {
     RK_SHARED int every_band_done;
+    if (RK_SIM_AWAIT_ACQUIRE && !all && hi - lo < 32) {
+        /* A few bands (a step's neighbours): an acquire load a lane, which
+         * orders only what follows it, where a fence after the loop waits
+         * for this warp's stores of the last step too; the barrier passes
+         * what the lanes acquired on to the block. */
+        if (thread_idx_x() < 32) {
+            const int b = lo + lane_id();
+            while (!warp_all(b > hi || load_acquire_gpu_u64(&board->band_done[b]) >= tick)) rk_sim_pause_();
+            if (thread_idx_x() == 0) every_band_done = 0;
+        }
+        sync_threads();
+        return every_band_done;
+    }
     if (thread_idx_x() < 32) {
         const int first = all ? 0 : lo, last = all ? bands - 1 : hi;
         int every = 1;
@@ -295,12 +330,41 @@ RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, ui
  * crossed the bus, and a read that gets there first finds nothing and holds
  * the next one back a whole bus round trip (a warp has one read of host
  * memory in flight). So it waits, from the L2, until command seq has been
- * answered, and a little longer, or RK_SIM_ANSWER_POLLS looks at most. */
-RK_DEVICE void rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq) {
+ * answered, and a little longer, or RK_SIM_ANSWER_POLLS looks at most.
+ *
+ * In that little longer it looks at the bands, if they have not all been
+ * seen past `busy` (the ticks up to the last command they apply): the loads
+ * go out before the pause and are used after it, so the look costs nothing
+ * on the way of the next command, and a command the relay's block may
+ * apply (rk_sim_relay_takes_) need not wait for a look before it goes to
+ * the log. *idle: every band has been seen past this tick (a fence after). */
+#ifndef RK_SIM_IDLE_LOOK
+#define RK_SIM_IDLE_LOOK 2 /* 1: after every answer; 2: not after a step's; 0: never (only rk_sim_relay_takes_) */
+#endif
+RK_DEVICE void rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq, int step, int bands, uint64_t busy,
+                                    uint64_t *idle) {
     const uint64_t *mark = &board->answered[seq & (RK_SIM_SLOTS - 1u)];
+    /* After a step the look would hold up the read that brings the next
+     * one (measured: a single step 4.6 -> 5.0 us), and the relay applies
+     * nothing that the host sends right behind a step before the bands
+     * have finished it anyway. */
+    const int look = RK_SIM_IDLE_LOOK == 1 || (RK_SIM_IDLE_LOOK == 2 && !step);
     for (int i = 0; i < RK_SIM_ANSWER_POLLS; i++) {
-        if ((uint32_t)load_relaxed_u64(mark) == seq) {
-            rk_sim_nap_(RK_SIM_ANSWER_PAUSE_NS);
+        /* Decided by the whole warp: the look below is a warp's. */
+        if (warp_all((uint32_t)load_relaxed_u64(mark) == seq)) {
+            if (look && RK_SIM_RELAY_INLINE > 0 && *idle < busy && bands <= 32 * RK_SIM_LOADS_AHEAD) {
+                uint64_t v[RK_SIM_LOADS_AHEAD];
+                rk_sim_band_loads_(board->band_done, 0, bands - 1, v);
+                rk_sim_nap_(RK_SIM_ANSWER_PAUSE_NS);
+                int all = 1;
+                for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) all &= v[k] >= busy;
+                if (warp_all(all)) {
+                    rk_sim_fence_();
+                    *idle = busy;
+                }
+            } else {
+                rk_sim_nap_(RK_SIM_ANSWER_PAUSE_NS);
+            }
             return;
         }
         rk_sim_pause_();
@@ -347,6 +411,9 @@ RK_DEVICE int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo, i
     return past;
 }
 
+#ifndef RK_SIM_RELAY_MARKER
+#define RK_SIM_RELAY_MARKER 1 /* 0: thread 0 answers after the block's barrier and marks it too */
+#endif
 /* The relay block's threads, together: a region command applied band by
  * band, each band's share with the band's own region (the same calls as
  * the bands make, so the same results bit for bit), or a row-wise one
@@ -362,20 +429,25 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
     const uint32_t *words = (const uint32_t *)c->buffer;
     const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
     const int whole = (words[RK_SIM_W_ARG] & RK_SIM_ARG_ROWWISE) != 0u;
-    const int b0 = whole ? 0 : RK_SIM_BAND_OF_ROW(begin, bands, s->rows);
-    const int b1 = whole ? 0 : RK_SIM_BAND_OF_ROW(end - 1, bands, s->rows);
+    const int b0 = whole ? 0 : rk_sim_band_of_row_(begin, bands, s->rows);
+    const int b1 = whole ? 0 : rk_sim_band_of_row_(end - 1, bands, s->rows);
     uint64_t sum = 0;
     for (int band = b0; band <= b1; band++) {
-        const rk_sim_region r = rk_sim_clip_(begin, end, whole ? begin : RK_SIM_BAND_FIRST(band, bands, s->rows),
-                                             whole ? end : RK_SIM_BAND_FIRST(band + 1, bands, s->rows), steps);
+        const rk_sim_region r = rk_sim_clip_(begin, end, whole ? begin : rk_sim_band_first_(band, bands, s->rows),
+                                             whole ? end : rk_sim_band_first_(band + 1, bands, s->rows), steps);
         sum += rk_sim_dispatch_(local, &r, words[RK_SIM_W_OP], &words[RK_SIM_W_PAYLOAD]);
+        if (RK_SIM_RELAY_MARKER && band == b1 && thread_idx_x() == 0) rk_sim_answer_host_(mb, seq, sum, 0);
         sync_threads();
     }
-    /* The host's answer first; then, after a release of the block's writes
-     * (ordered before it by the barrier), the mark the bands near the
-     * command wait for. */
-    if (thread_idx_x() == 0) {
-        rk_sim_answer_host_(mb, seq, sum, 0);
+    /* The host's answer first (thread 0's sum is complete after its last
+     * call; nothing written needs ordering before it, rk_sim_gather_); then,
+     * after a release of the block's writes (ordered before it by the
+     * barrier), the mark the bands near the command wait for: by the
+     * block's second warp, so that the relay's warp reads the host's ring
+     * again without waiting for the fence. */
+    const int marker = RK_SIM_RELAY_MARKER && block_dim_x() > 32 ? 32 : 0;
+    if (!RK_SIM_RELAY_MARKER && thread_idx_x() == 0) rk_sim_answer_host_(mb, seq, sum, 0);
+    if (thread_idx_x() == marker) {
         rk_sim_fence_();
         store_relaxed_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
     }
@@ -391,19 +463,69 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
  * commands behind: measured, a pipelined inject/step/query mix ran 1.4x
  * slower). */
 #define RK_SIM_RELAY_ROWWISE 4
+/* Whether the relay, with the bands not known idle, looks at them (a round
+ * trip to the L2) before it copies a command it might apply to the log:
+ * 0 never (the bands apply it; rk_sim_await_answer_ keeps *idle current
+ * while the relay waits anyway), 1 for a row-wise command, 2 for a query
+ * too. A look there delays the commands behind it in the log: a query sent
+ * right behind a step waited for one every time. */
+#ifndef RK_SIM_RELAY_LOOK
+#define RK_SIM_RELAY_LOOK 0
+#endif
 RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state *s, uint32_t op, uint32_t arg,
                                   int begin, int end, int bands, int halo, uint64_t busy, uint64_t *idle) {
     if (op >= RK_SIM_OP_STEP || end == 0 || RK_SIM_RELAY_INLINE <= 0) return 0;
-    int lo = RK_SIM_BAND_OF_ROW(begin, bands, s->rows), hi = RK_SIM_BAND_OF_ROW(end - 1, bands, s->rows);
+    int lo = rk_sim_band_of_row_(begin, bands, s->rows), hi = rk_sim_band_of_row_(end - 1, bands, s->rows);
     const int rowwise = (arg & RK_SIM_ARG_ROWWISE) != 0u;
     if (hi - lo >= (rowwise ? RK_SIM_RELAY_ROWWISE : RK_SIM_RELAY_INLINE)) return 0;
     if (*idle >= busy) return 1;
+    if (RK_SIM_RELAY_LOOK < (rowwise ? 1 : 2)) return 0;
     if (rowwise) rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
     const int past = rk_sim_bands_past_(board, bands, lo, hi, busy);
     if (past & 1) *idle = busy;
     return (past & 1) || ((rowwise || (arg & RK_SIM_ARG_QUERY)) && (past & 2));
 }
 
+/* The relay's warp, with lane l holding word l % 16 of command seq + l / 16
+ * in w[0] and of seq + 2 + l / 16 in w[1]: how many commands from seq on
+ * are whole (every word tagged with its number). */
+RK_DEVICE int rk_sim_whole_commands_(const uint64_t *w, int part, uint32_t seq) {
+    int n = 0;
+    while (n < 4 && warp_all(part != (n & 1) || (uint32_t)(w[n >> 1] >> 32) == seq + (uint32_t)n)) n++;
+    return n;
+}
+
+/* The relay's warp polls the host's ring with two reads in flight,
+ * RK_SIM_READ_STAGGER_NS apart, until command seq is whole; returns the
+ * commands found (w as for rk_sim_whole_commands_). A command the host
+ * writes just after one read passed is found by the next, a stagger later
+ * rather than a whole bus round trip. 0: one read at a time. Measured on
+ * the H100 (docs/simulations.md, session 11), with RK_SIM_SELF_PAUSE_NS
+ * 300: the wave's inject applied 3.55 -> 2.69 us p50, and steady from run
+ * to run (alone, without the pause, 5.3 us). */
+#ifndef RK_SIM_READ_STAGGER_NS
+#define RK_SIM_READ_STAGGER_NS 400u
+#endif
+RK_DEVICE int rk_sim_read_staggered_(const rk_sim_mailbox *mb, uint32_t seq, int part, int word, uint64_t *w) {
+    const uint64_t *p0 = &mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
+    const uint64_t *p1 = &mb->cmd[(seq + 2u + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
+    uint64_t a0 = load_relaxed_u64(p0), a1 = load_relaxed_u64(p1);
+    for (;;) {
+        rk_sim_nap_(RK_SIM_READ_STAGGER_NS);
+        sync_warp(); /* every lane issues the next read after the nap */
+        const uint64_t b0 = load_relaxed_u64(p0), b1 = load_relaxed_u64(p1);
+        w[0] = a0; /* the older read: its use waits for it, not for the newer one */
+        w[1] = a1;
+        const int n = rk_sim_whole_commands_(w, part, seq);
+        if (n) return n;
+        a0 = b0;
+        a1 = b1;
+    }
+}
+
+#ifndef RK_SIM_READ_AGAIN
+#define RK_SIM_READ_AGAIN 0 /* 1: the relay reads again at once after any command the bands apply, not only a step */
+#endif
 /* The relay's warp: copies commands seq, seq + 1, ... from the host's ring
  * to the log until the STOP command, up to four commands per read of the bus
  * (lanes 0-15 the words of the first and third, 16-31 of the second and
@@ -422,10 +544,13 @@ RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state 
  * first finds nothing and holds the next one back a whole bus round trip (a
  * warp has one read of host memory in flight; more slow the whole GPU). So
  * before reading again it waits, from the L2, for the last command it copied
- * to be answered (rk_sim_await_answer_) -- except after a command the bands
- * apply (a step, a command routed to them), whose answer is more than a
- * round trip off: then it reads once at once, for commands a host that does
- * not wait has sent right behind it. */
+ * to be answered (rk_sim_await_answer_) -- except after a step, whose
+ * answer is more than a round trip off: then it reads once at once, for
+ * commands a host that does not wait has sent right behind it. After a
+ * query or another command the bands apply, that read would come back
+ * empty while the answer is on its way, and hold up the read that brings
+ * the host's next command (a query waited for behind an impulse and a step,
+ * the seed table's mixed workload, paid it every time). */
 RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_relay_cmd *c,
                              const rk_sim_state *local, const rk_sim_state *s, uint32_t seq, uint64_t tick,
                              uint64_t steps, int bands, int halo) {
@@ -437,39 +562,43 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
     uint64_t idle = 0;         /* every band has been seen past this tick */
     int refresh = 0;           /* a global command since the block copied the scalars */
     int last_taken = 0;        /* the block applied the last command read */
+    int last_step = 0;         /* the last command read is a step */
     for (;;) {
-        /* The block answered the last command itself: the host has it
-         * already, no need to wait (measured: an inject 3.3 -> 3.0 us
-         * without the pause, steps slower with it gone after theirs). */
-        if (awaited != 0u && !read_again && !last_taken) rk_sim_await_answer_(board, awaited);
+        /* The block answered the last command itself: no mark to wait for,
+         * only RK_SIM_SELF_PAUSE_NS, so that the read reaches the host's
+         * ring about when the host, having seen the answer, has written its
+         * next command (a read that gets there first comes back empty). */
+        if (awaited != 0u && !read_again && !last_taken)
+            rk_sim_await_answer_(board, awaited, last_step, bands, busy, &idle);
+        else if (awaited != 0u && last_taken && RK_SIM_SELF_PAUSE_NS > 0u) rk_sim_nap_(RK_SIM_SELF_PAUSE_NS);
         uint64_t w[2];
         int n = 0;
         for (;;) {
             /* Commands seq + part and seq + 2 + part. */
             w[0] = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
             w[1] = load_relaxed_u64(&mb->cmd[(seq + 2u + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
-            for (n = 0; n < 4; n++) {
-                const int k = n >> 1, p = n & 1;
-                if (!warp_all(part != p || (uint32_t)(w[k] >> 32) == seq + (uint32_t)n)) break;
-            }
+            n = rk_sim_whole_commands_(w, part, seq);
             if (n) break;
             if (read_again && awaited != 0u) {
-                rk_sim_await_answer_(board, awaited); /* the one read at once found nothing */
+                rk_sim_await_answer_(board, awaited, last_step, bands, busy, &idle); /* the one read at once found nothing */
                 read_again = 0;
+            } else if (RK_SIM_READ_STAGGER_NS > 0u) {
+                n = rk_sim_read_staggered_(mb, seq, part, word, w);
+                break;
             } else {
                 rk_sim_pause_();
             }
         }
         const uint32_t last = seq + (uint32_t)n - 1u;
         if ((int32_t)(known - (last - RK_SIM_SLOTS)) < 0) known = rk_sim_slowest_band_(board, bands, last - RK_SIM_SLOTS);
-        /* First every command goes to the log, those the block applies
-         * marked (the bands near one wait for its answer's mark; the others
-         * go on at once), then the block applies them, in order. */
+        /* Every command goes to the log, those the block applies marked
+         * (the bands near one wait for its answer's mark; the others go on
+         * at once), then the block applies them, in order. */
         uint32_t take = 0, fresh = 0; /* bit i: the block applies command i; and copies the scalars first */
         uint64_t steps_before[4];     /* of each command the block applies */
         last_taken = 0;
-        int stop = 0;
-        for (int i = 0; i < n && !stop; i++) {
+        int stop = 0, m = 0; /* m: the commands of this read up to a stop */
+        for (int i = 0; i < n && !stop; i++, m++) {
             const int k = i >> 1, base = (i & 1) * RK_SIM_CMD_WORDS;
             const uint64_t x = w[k];
             const uint32_t op = (uint32_t)shfl_i32((int)(uint32_t)x, base + RK_SIM_W_OP);
@@ -487,16 +616,26 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
                 busy = tick + ticks;
                 if (op > RK_SIM_OP_STEP || (op < RK_SIM_OP_STEP && end == 0)) refresh = 1;
             }
-            uint64_t v = x;
-            if (applied && word == RK_SIM_W_OP) v |= RK_SIM_OP_RELAYED;
-            if (part == (i & 1)) store_relaxed_u64(&board->log[(seq + (uint32_t)i) & (RK_SIM_SLOTS - 1u)][word], v);
             tick += ticks;
             if (op == RK_SIM_OP_STEP) steps += arg;
             if (op == RK_SIM_OP_STOP) stop = 1; /* nothing follows a stop */
-            read_again = op == RK_SIM_OP_STEP || !applied; /* the bands apply it: its answer is a while off */
+            /* A step's answer is more than a bus round trip off; with
+             * RK_SIM_READ_AGAIN, any command's the bands apply. */
+            read_again = op == RK_SIM_OP_STEP || (RK_SIM_READ_AGAIN && !applied);
             last_taken = applied;
+            last_step = op == RK_SIM_OP_STEP;
         }
-        for (int i = 0; i < n; i++) {
+        /* The log gets the whole read at once, after the decisions: a band
+         * that reads it then finds a query with the step before it, and
+         * answers it with the step (a decision between the two stores let
+         * bands read the step alone). */
+        for (int i = 0; i < m; i++) {
+            if (part != (i & 1)) continue;
+            uint64_t v = w[i >> 1];
+            if (((take >> i) & 1u) && word == RK_SIM_W_OP) v |= RK_SIM_OP_RELAYED;
+            store_relaxed_u64(&board->log[(seq + (uint32_t)i) & (RK_SIM_SLOTS - 1u)][word], v);
+        }
+        for (int i = 0; i < m; i++) {
             if (!((take >> i) & 1u)) continue;
             if (part == (i & 1)) ((uint32_t *)c->buffer)[word] = (uint32_t)w[i >> 1];
             if (lane == 0) {
@@ -536,42 +675,58 @@ RK_DEVICE void rk_sim_relay_block_(const rk_sim_state *s, rk_sim_mailbox *mb, rk
     }
 }
 
-/* What a band's read of the log saw besides its command: whether the bands
- * near it had finished the tick before it, and the head of the next command
- * (OP, BEGIN, END, ARG) if it was there already. */
-typedef struct rk_sim_peek {
-    int near_done, next_here;
-    uint32_t next[4];
-} rk_sim_peek;
+/* A band's read of the log: up to RK_SIM_BATCH commands from seq on (their
+ * words, as the relay copied them), and how far the bands near it were
+ * then. A band applies them one after the other from shared memory: a step
+ * with the query right behind it, or an impulse, a step and a query sent
+ * together, cost the band one read of the log, not one each. */
+#ifndef RK_SIM_BATCH
+#define RK_SIM_BATCH 4
+#endif
+typedef struct rk_sim_batch {
+    uint64_t buffer[RK_SIM_BATCH][RK_SIM_CMD_WORDS / 2]; /* 8-byte aligned: a payload is a user's struct */
+    uint64_t near; /* the least band_done of the bands near this one, seen with the read; 0: not watched */
+    int n;         /* commands read, 1 .. RK_SIM_BATCH */
+} rk_sim_batch;
 
-/* Warp 0 reads the words of command seq from the log (lane w word w) once
- * every tag says seq; then the whole block has them in words[]. With `peek`,
- * in the same loads: lanes 16-19 read the head of command seq + 1 and lanes
- * 20 on how far the bands lo .. hi (at most 12) are, so that a step needs
- * no round of loads of its own to know its neighbours are done. */
-#define RK_SIM_PEEK_LANE 16
-#define RK_SIM_NEAR_LANE 20
-RK_DEVICE void rk_sim_read_log_(const rk_sim_board *board, uint32_t seq, uint32_t *words, rk_sim_peek *peek, int lo,
-                                int hi, uint64_t tick) {
+/* The least of a 64-bit value over the warp. */
+RK_DEVICE uint64_t rk_sim_warp_min_u64_(uint64_t v) {
+    for (int k = 16; k > 0; k /= 2) {
+        const uint32_t lo = (uint32_t)shfl_xor_i32((int)(uint32_t)v, k);
+        const uint32_t hi = (uint32_t)shfl_xor_i32((int)(uint32_t)(v >> 32), k);
+        const uint64_t other = (uint64_t)hi << 32 | lo;
+        v = other < v ? other : v;
+    }
+    return v;
+}
+
+/* Warp 0 reads commands seq, seq + 1, ... from the log (lanes 0-15 the words
+ * of seq and seq + 2, 16-31 of seq + 1 and seq + 3) until seq is whole, and
+ * with the same loads in flight the progress of the bands lo .. hi (a lane
+ * each, at most 32 of them); then the whole block has the batch in b. The
+ * band says it has read them (its words are in shared memory now). */
+RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batch *b, int band, int lo, int hi) {
     const int tid = thread_idx_x();
     if (tid < 32) {
-        const uint64_t *slot = board->log[seq & (RK_SIM_SLOTS - 1u)];
-        const uint64_t *next = board->log[(seq + 1u) & (RK_SIM_SLOTS - 1u)];
-        const int watching = peek && hi - lo < 32 - RK_SIM_NEAR_LANE, b = lo + tid - RK_SIM_NEAR_LANE;
-        const int head = peek && tid >= RK_SIM_PEEK_LANE && tid < RK_SIM_NEAR_LANE;
+        const int part = tid / RK_SIM_CMD_WORDS, word = tid % RK_SIM_CMD_WORDS;
+        const uint64_t *first = &board->log[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
+        const uint64_t *second = &board->log[(seq + 2u + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
+        const int watching = hi - lo < 32, b_near = lo + tid;
         for (;;) {
-            const uint64_t w = tid < RK_SIM_CMD_WORDS ? load_relaxed_u64(&slot[tid]) : (uint64_t)seq << 32;
-            const uint64_t h = head ? load_relaxed_u64(&next[tid - RK_SIM_PEEK_LANE]) : 0u;
-            const int past = !watching || b < lo || b > hi || load_acquire_gpu_u64(&board->band_done[b]) >= tick;
-            if (warp_all((uint32_t)(w >> 32) == seq)) {
-                if (tid < RK_SIM_CMD_WORDS) words[tid] = (uint32_t)w;
-                if (peek) {
-                    const int near = warp_all(past), here = warp_all(!head || (uint32_t)(h >> 32) == seq + 1u);
-                    if (head) peek->next[tid - RK_SIM_PEEK_LANE] = (uint32_t)h;
-                    if (tid == 0) {
-                        peek->near_done = watching && near;
-                        peek->next_here = here;
-                    }
+            const uint64_t w0 = load_relaxed_u64(first), w1 = load_relaxed_u64(second);
+            const uint64_t d = watching && b_near <= hi ? load_acquire_gpu_u64(&board->band_done[b_near]) : ~(uint64_t)0;
+            int n = 0;
+            while (n < RK_SIM_BATCH &&
+                   warp_all(part != (n & 1) || (uint32_t)((n < 2 ? w0 : w1) >> 32) == seq + (uint32_t)n))
+                n++;
+            if (n) {
+                if (part < n) ((uint32_t *)b->buffer[part])[word] = (uint32_t)w0;
+                if (2 + part < n) ((uint32_t *)b->buffer[2 + part])[word] = (uint32_t)w1;
+                const uint64_t least = rk_sim_warp_min_u64_(d);
+                if (tid == 0) {
+                    b->n = n;
+                    b->near = watching ? least : 0u;
+                    store_relaxed_u64(&board->band_taken[band], (uint64_t)(seq + (uint32_t)n - 1u));
                 }
                 break;
             }
@@ -581,12 +736,14 @@ RK_DEVICE void rk_sim_read_log_(const rk_sim_board *board, uint32_t seq, uint32_
     sync_threads();
 }
 
-/* A query (RK_SIM_QUERY) of this band's rows [*begin, *end) right behind a
- * step of one step, as the band's read of the step saw it; else 0. */
-RK_DEVICE int rk_sim_query_behind_(const rk_sim_peek *peek, int rb, int re, int *begin, int *end) {
-    const uint32_t *h = peek->next;
-    if (!peek->next_here || h[RK_SIM_W_OP] >= RK_SIM_OP_STEP || h[RK_SIM_W_END] == 0u ||
-        !(h[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY) || (int)h[RK_SIM_W_BEGIN] < rb || (int)h[RK_SIM_W_END] > re)
+#ifndef RK_SIM_QUERY_AHEAD
+#define RK_SIM_QUERY_AHEAD 1 /* 0: a query behind a step waits for the band's whole step */
+#endif
+/* A query (RK_SIM_QUERY, applied by the bands) of this band's rows
+ * [*begin, *end) whose words are h; else 0. */
+RK_DEVICE int rk_sim_query_behind_(const uint32_t *h, int rb, int re, int *begin, int *end) {
+    if (!h || h[RK_SIM_W_OP] >= RK_SIM_OP_STEP || h[RK_SIM_W_END] == 0u || !(h[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY) ||
+        (int)h[RK_SIM_W_BEGIN] < rb || (int)h[RK_SIM_W_END] > re)
         return 0;
     *begin = (int)h[RK_SIM_W_BEGIN];
     *end = (int)h[RK_SIM_W_END];
@@ -601,38 +758,54 @@ RK_DEVICE void rk_sim_step_rows_(const rk_sim_state *s, int begin, int end, uint
 }
 
 /* The bands' loop: every band reads every command, in order, from seq on;
- * tick: the ticks before seq; steps: the steps before seq. */
+ * tick: the ticks before seq; steps: the steps before seq.
+ *
+ * A step waits for the bands near it (within halo rows) to have finished
+ * `need`: the last tick that could have changed rows it reads, or rows they
+ * read that it writes -- a step, a global command, or a region command the
+ * bands apply that writes rows within halo of the band's own. A query
+ * changes nothing; a command the relay's block applied is waited for
+ * through its answer's mark by the bands within halo of it (below), so
+ * neither needs the neighbours' word: an impulse far away, and the bands
+ * that took it in, do not hold up the step after it. */
 RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
                                  uint64_t tick, uint64_t steps, int bands, int relay, int halo) {
-    RK_SHARED uint64_t buffer[RK_SIM_CMD_WORDS / 2]; /* 8-byte aligned: the payload is a user's struct */
+    RK_SHARED rk_sim_batch batch;
     RK_SHARED rk_sim_scalars scalars;
-    uint32_t *words = (uint32_t *)buffer;
     rk_sim_state local = *s; /* what steps and region commands see: the scalars in shared memory */
     local.scalars = &scalars;
     rk_sim_copy_scalars_(&scalars, s->scalars);
     const int band = block_idx_x(), tid = thread_idx_x();
-    const int rb = RK_SIM_BAND_FIRST(band, bands, s->rows), re = RK_SIM_BAND_FIRST(band + 1, bands, s->rows);
+    const int rb = rk_sim_band_first_(band, bands, s->rows), re = rk_sim_band_first_(band + 1, bands, s->rows);
     int near_lo = 0, near_hi = 0;
     rk_sim_reach_(rb, re, halo, bands, s->rows, &near_lo, &near_hi);
     uint64_t shared_tick = tick; /* the last step or global command: what region commands wait for */
     uint64_t acquired = 0;       /* every band has been seen past this tick (a fence after) */
+    uint64_t need = tick;        /* what the next step waits for the bands near it to finish (above) */
+    uint64_t near = 0;           /* the bands near this one had finished this tick when the batch was read */
     /* Warp 1 says the band has finished a tick (a release, which waits for
      * the block's writes), so that thread 0 may answer meanwhile. */
     const int finisher = block_dim_x() > 32 ? 32 : 0;
-    RK_SHARED uint64_t ahead_buffer[RK_SIM_CMD_WORDS / 2]; /* a query answered with the step before it */
-    RK_SHARED rk_sim_peek peek;
-    uint32_t *ahead_words = (uint32_t *)ahead_buffer;
     int answered_ahead = 0; /* the command after this one was answered with it */
+    int at = 0, n = 0;      /* the next command's place in the batch; the batch's commands */
     for (;; seq++) {
-        sync_threads(); /* everyone is done with the last command's words */
-        if (relay) {
-            rk_sim_read_log_(board, seq, words, &peek, near_lo, near_hi, tick);
-            if (tid == 0) store_relaxed_u64(&board->band_taken[band], (uint64_t)seq); /* words used: in shared memory */
-        } else {
-            peek.near_done = peek.next_here = 0;
-            rk_sim_read_(mb, seq, words, 1);
-            if (tid == 0) rk_sim_taken_(mb, board, seq, bands);
+        if (at == n) {
+            sync_threads(); /* everyone is done with the last batch's words */
+            if (relay) {
+                rk_sim_read_batch_(board, seq, &batch, band, near_lo, near_hi);
+                n = batch.n;
+                near = batch.near;
+            } else {
+                rk_sim_read_(mb, seq, (uint32_t *)batch.buffer[0], 1);
+                if (tid == 0) rk_sim_taken_(mb, board, seq, bands);
+                n = 1;
+                near = 0;
+            }
+            at = 0;
         }
+        const uint32_t *words = (const uint32_t *)batch.buffer[at];
+        const uint32_t *after = at + 1 < n ? (const uint32_t *)batch.buffer[at + 1] : 0;
+        at++;
         const uint32_t op = words[RK_SIM_W_OP];
         if (op & RK_SIM_OP_RELAYED) {
             /* Applied by the relay's block, maybe after the commands behind
@@ -642,7 +815,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
              * block's writes; the others go on at once. */
             tick++;
             const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
-            int lo = RK_SIM_BAND_OF_ROW(begin, bands, s->rows), hi = RK_SIM_BAND_OF_ROW(end - 1, bands, s->rows);
+            int lo = rk_sim_band_of_row_(begin, bands, s->rows), hi = rk_sim_band_of_row_(end - 1, bands, s->rows);
             if (!(words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY)) rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
             if (band >= lo && band <= hi) {
                 /* The mark says seq or a later command: the host may have
@@ -664,17 +837,15 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
         } else if (op == RK_SIM_OP_STEP) {
             const uint32_t count = words[RK_SIM_W_ARG];
             int qb = 0, qe = 0;
-            if (count == 1u && rk_sim_query_behind_(&peek, rb, re, &qb, &qe)) {
-                rk_sim_read_log_(board, seq + 1u, ahead_words, 0, 0, 0, 0);
-                answered_ahead = 1;
-            }
+            if (RK_SIM_QUERY_AHEAD && count == 1u && rk_sim_query_behind_(after, rb, re, &qb, &qe)) answered_ahead = 1;
             for (uint32_t k = 0; k < count; k++) {
-                if (k > 0 || !peek.near_done) rk_sim_await_bands_(board, near_lo, near_hi, tick, bands, 0);
+                const uint64_t want = k == 0 ? need : tick;
+                if (k > 0 || near < want) rk_sim_await_bands_(board, near_lo, near_hi, want, bands, 0);
                 if (answered_ahead) {
                     /* The query's rows first, then its answer, then the rest. */
                     rk_sim_step_rows_(&local, qb, qe, steps);
                     sync_threads();
-                    rk_sim_region_command_(&local, mb, board, ahead_words, seq + 1u, band, bands, steps + 1u);
+                    rk_sim_region_command_(&local, mb, board, after, seq + 1u, band, bands, steps + 1u);
                     rk_sim_step_rows_(&local, rb, qb, steps);
                     rk_sim_step_rows_(&local, qe, re, steps);
                 } else {
@@ -690,6 +861,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                 if (tid == finisher) rk_sim_finished_(board, band, tick);
             }
             shared_tick = tick;
+            need = tick;
             if (tid == 0) rk_sim_gather_(mb, board, seq, bands, 0);
         } else if (rk_sim_is_global_(words)) {
             tick++;
@@ -706,18 +878,20 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             }
             if (op != RK_SIM_OP_STOP) rk_sim_copy_scalars_(&scalars, s->scalars);
             shared_tick = tick;
+            need = tick;
             if (op == RK_SIM_OP_STOP) return;
         } else {
             tick++;
             const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
+            const int query = (words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY) != 0u;
+            int lo = 0, hi = 0;
+            rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
+            if (!query && band >= lo && band <= hi) need = tick; /* it writes rows this band's step reads */
             if (begin < re && end > rb) {
                 /* A writer waits for the bands whose steps read its rows; a
                  * query reads only its band's rows, which are in order. */
-                if (acquired < shared_tick && !(words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY)) {
-                    int lo = 0, hi = 0;
-                    rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
-                    if (rk_sim_await_bands_(board, lo, hi, shared_tick, bands, 1)) acquired = shared_tick;
-                }
+                if (acquired < shared_tick && !query && rk_sim_await_bands_(board, lo, hi, shared_tick, bands, 1))
+                    acquired = shared_tick;
                 rk_sim_region_command_(&local, mb, board, words, seq, band, bands, steps);
             }
             if (tid == finisher) rk_sim_finished_(board, band, tick);
@@ -741,7 +915,7 @@ RK_DEVICE void rk_sim_persistent_body_(const rk_sim_state *s, rk_sim_mailbox *mb
 RK_DEVICE void rk_sim_step_body_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
                                  uint64_t step) {
     const int bands = grid_dim_x(), band = block_idx_x();
-    rk_sim_step_rows_(s, RK_SIM_BAND_FIRST(band, bands, s->rows), RK_SIM_BAND_FIRST(band + 1, bands, s->rows), step);
+    rk_sim_step_rows_(s, rk_sim_band_first_(band, bands, s->rows), rk_sim_band_first_(band + 1, bands, s->rows), step);
     sync_threads();
     if (seq != 0u && thread_idx_x() == 0) rk_sim_gather_(mb, board, seq, bands, 0);
 }

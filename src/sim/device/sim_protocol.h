@@ -28,6 +28,9 @@
 #ifndef RK_SIM_RELAY_INLINE
 #define RK_SIM_RELAY_INLINE 1     /* relay: applies a region command reaching at most this many bands itself; 0: never */
 #endif
+#ifndef RK_SIM_SELF_PAUSE_NS
+#define RK_SIM_SELF_PAUSE_NS 300u /* relay: after its own block answered, before it reads the host's ring again */
+#endif
 #ifndef RK_SIM_ANSWER_POLLS
 #define RK_SIM_ANSWER_POLLS 16    /* relay: looks at an answer's mark at most before reading the ring anyway */
 #endif
