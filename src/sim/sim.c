@@ -1,5 +1,6 @@
 /* The simulation API (ringkernel/sim.h): create, commands, state, destroy. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,35 @@ rk_status rk_sim_create(const rk_sim_desc *desc, rk_sim **out) {
     return RK_OK;
 }
 
+/* $RK_SIM_TRACE_FILE: the board's trace (sim_protocol.h) of a persistent
+ * simulation whose kernels were compiled with RK_SIM_TRACE=1 (e.g. through
+ * $RK_SIM_DEFINES), appended as text, a line a command, for
+ * scripts/sim-trace-summary.py. A measuring aid: a failure only says so on
+ * stderr. */
+static void dump_trace(rk_sim *sim) {
+    const char *path = getenv("RK_SIM_TRACE_FILE");
+    if (!path || !*path || sim->pattern != RK_SIM_PERSISTENT || !sim->board || sim->wg) return;
+    const size_t size = sizeof(((rk_sim_board *)0)->trace);
+    uint64_t(*t)[RK_SIM_T_WORDS] = malloc(size);
+    FILE *f = NULL;
+    if (t && rk_copy_to_host(sim->ctx, t, sim->board, offsetof(rk_sim_board, trace), size, NULL) == RK_OK)
+        f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "rk_sim: no trace written to %s\n", path);
+        free(t);
+        return;
+    }
+    fprintf(f, "# rk_sim trace, %u bands: seq op issue found logged band answer (ns)\n", sim->blocks);
+    for (uint32_t i = 0; i < RK_SIM_TRACE_SLOTS; i++) {
+        if (!t[i][RK_SIM_T_SEQ]) continue;
+        fprintf(f, "%llu %llu", (unsigned long long)t[i][RK_SIM_T_SEQ], (unsigned long long)t[i][RK_SIM_T_OP]);
+        for (int e = RK_SIM_T_ISSUE; e <= RK_SIM_T_ANSWER; e++) fprintf(f, " %llu", (unsigned long long)t[i][e]);
+        fputc('\n', f);
+    }
+    fclose(f);
+    free(t);
+}
+
 rk_status rk_sim_destroy(rk_sim *sim) {
     if (!sim) return RK_OK;
     /* Commands in flight complete first: give a loaded machine some time. */
@@ -238,6 +268,7 @@ rk_status rk_sim_destroy(rk_sim *sim) {
     } else if (sim->pattern == RK_SIM_PERSISTENT) {
         rk__sim_registry_remove(sim);
         result = rk__sim_stop(sim);
+        if (result == RK_OK) dump_trace(sim);
     } else if (sim->sent) {
         result = rk_sim_finish(sim);
         if (result != RK_HUNG) rk__sim_join_watcher(sim);

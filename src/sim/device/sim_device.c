@@ -24,6 +24,29 @@ RK_DEVICE int rk_sim_band_first_(int b, int bands, int rows) {
     return RK_SIM_BAND_FIRST(b, bands, rows);
 }
 
+/* RK_SIM_TRACE (0 by default): stamps of each command's way through the
+ * relay and the bands in the board's trace (sim_protocol.h), on a GPU. */
+#ifndef RK_SIM_TRACE
+#define RK_SIM_TRACE 0
+#endif
+RK_DEVICE uint64_t rk_sim_now_(void) {
+#if defined(__CUDACC_RTC__)
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+#else
+    return 0;
+#endif
+}
+RK_DEVICE void rk_sim_stamp_(rk_sim_board *board, uint32_t seq, int event, uint64_t value) {
+    store_relaxed_u64(&board->trace[seq & (RK_SIM_TRACE_SLOTS - 1u)][event], value);
+}
+/* Nothing at all without RK_SIM_TRACE: not even the timer's read. */
+#define RK_SIM_STAMP(board, seq, event, value)                        \
+    do {                                                              \
+        if (RK_SIM_TRACE) rk_sim_stamp_((board), (seq), (event), (value)); \
+    } while (0)
+
 /* A polling warp's pause between two rounds of loads, by lane 0 only: the
  * warp's next vote waits for it anyway, and on the CPU, where a lane is a
  * thread of its own, 32 lanes stepping aside would yield the core 32 times
@@ -83,6 +106,7 @@ RK_DEVICE void rk_sim_answer_host_(rk_sim_mailbox *mb, uint32_t seq, uint64_t va
 /* Answers command seq (thread 0 of the block that completes it), and marks
  * it answered on the board for the relay. */
 RK_DEVICE void rk_sim_answer_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, uint64_t value, int strong) {
+    RK_SIM_STAMP(board, seq, RK_SIM_T_ANSWER, rk_sim_now_());
     rk_sim_answer_host_(mb, seq, value, strong);
     store_relaxed_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
 }
@@ -436,7 +460,10 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
         const rk_sim_region r = rk_sim_clip_(begin, end, whole ? begin : rk_sim_band_first_(band, bands, s->rows),
                                              whole ? end : rk_sim_band_first_(band + 1, bands, s->rows), steps);
         sum += rk_sim_dispatch_(local, &r, words[RK_SIM_W_OP], &words[RK_SIM_W_PAYLOAD]);
-        if (RK_SIM_RELAY_MARKER && band == b1 && thread_idx_x() == 0) rk_sim_answer_host_(mb, seq, sum, 0);
+        if (RK_SIM_RELAY_MARKER && band == b1 && thread_idx_x() == 0) {
+            RK_SIM_STAMP(board, seq, RK_SIM_T_ANSWER, rk_sim_now_());
+            rk_sim_answer_host_(mb, seq, sum, 0);
+        }
         sync_threads();
     }
     /* The host's answer first (thread 0's sum is complete after its last
@@ -446,7 +473,10 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
      * block's second warp, so that the relay's warp reads the host's ring
      * again without waiting for the fence. */
     const int marker = RK_SIM_RELAY_MARKER && block_dim_x() > 32 ? 32 : 0;
-    if (!RK_SIM_RELAY_MARKER && thread_idx_x() == 0) rk_sim_answer_host_(mb, seq, sum, 0);
+    if (!RK_SIM_RELAY_MARKER && thread_idx_x() == 0) {
+        RK_SIM_STAMP(board, seq, RK_SIM_T_ANSWER, rk_sim_now_());
+        rk_sim_answer_host_(mb, seq, sum, 0);
+    }
     if (thread_idx_x() == marker) {
         rk_sim_fence_();
         store_relaxed_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
@@ -489,9 +519,9 @@ RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state 
 /* The relay's warp, with lane l holding word l % 16 of command seq + l / 16
  * in w[0] and of seq + 2 + l / 16 in w[1]: how many commands from seq on
  * are whole (every word tagged with its number). */
-RK_DEVICE int rk_sim_whole_commands_(const uint64_t *w, int part, uint32_t seq) {
+RK_DEVICE int rk_sim_whole_commands_(uint64_t w0, uint64_t w1, int part, uint32_t seq) {
     int n = 0;
-    while (n < 4 && warp_all(part != (n & 1) || (uint32_t)(w[n >> 1] >> 32) == seq + (uint32_t)n)) n++;
+    while (n < 4 && warp_all(part != (n & 1) || (uint32_t)((n < 2 ? w0 : w1) >> 32) == seq + (uint32_t)n)) n++;
     return n;
 }
 
@@ -506,23 +536,67 @@ RK_DEVICE int rk_sim_whole_commands_(const uint64_t *w, int part, uint32_t seq) 
 #ifndef RK_SIM_READ_STAGGER_NS
 #define RK_SIM_READ_STAGGER_NS 400u
 #endif
-RK_DEVICE int rk_sim_read_staggered_(const rk_sim_mailbox *mb, uint32_t seq, int part, int word, uint64_t *w) {
+RK_DEVICE int rk_sim_read_staggered_(const rk_sim_mailbox *mb, uint32_t seq, int part, int word, uint64_t *w0,
+                                     uint64_t *w1, uint64_t *issued, uint64_t *newer0, uint64_t *newer1,
+                                     uint64_t *newer_issued) {
     const uint64_t *p0 = &mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
     const uint64_t *p1 = &mb->cmd[(seq + 2u + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
+    uint64_t ta = RK_SIM_TRACE ? rk_sim_now_() : 0u;
     uint64_t a0 = load_relaxed_u64(p0), a1 = load_relaxed_u64(p1);
     for (;;) {
         rk_sim_nap_(RK_SIM_READ_STAGGER_NS);
         sync_warp(); /* every lane issues the next read after the nap */
+        const uint64_t tb = RK_SIM_TRACE ? rk_sim_now_() : 0u;
         const uint64_t b0 = load_relaxed_u64(p0), b1 = load_relaxed_u64(p1);
-        w[0] = a0; /* the older read: its use waits for it, not for the newer one */
-        w[1] = a1;
-        const int n = rk_sim_whole_commands_(w, part, seq);
-        if (n) return n;
+        const int n = rk_sim_whole_commands_(a0, a1, part, seq); /* the older read: waits for it, not the newer */
+        if (n) {
+            *w0 = a0;
+            *w1 = a1;
+            *issued = ta;
+            *newer0 = b0; /* still in flight: used at the relay's next read (rk_sim_pending_commands_) */
+            *newer1 = b1;
+            *newer_issued = tb;
+            return n;
+        }
         a0 = b0;
         a1 = b1;
+        ta = tb;
     }
 }
 
+/* The relay's warp: the commands from seq on in the newer of the staggered
+ * reads (of commands from `from` on, laid out as for rk_sim_whole_commands_),
+ * which was still in flight when the older one found commands; w0, w1 as
+ * for rk_sim_whole_commands_. Used rather than dropped: a load's register
+ * cannot be written again before the load is back, so a dropped read still
+ * held up whatever came after it (traced on the H100: 1.0-1.6 us from
+ * finding a command to its copy in the log, about a bus read), and it may
+ * hold the next command already. */
+#ifndef RK_SIM_KEEP_NEWER_READ
+#define RK_SIM_KEEP_NEWER_READ 1 /* 0: the newer read is dropped */
+#endif
+RK_DEVICE uint64_t rk_sim_pick_word_(uint64_t v0, uint64_t v1, int j, int word, uint32_t seq) {
+    const int src = (j & 1) * RK_SIM_CMD_WORDS + word;
+    const uint32_t lo0 = (uint32_t)shfl_i32((int)(uint32_t)v0, src), hi0 = (uint32_t)shfl_i32((int)(uint32_t)(v0 >> 32), src);
+    const uint32_t lo1 = (uint32_t)shfl_i32((int)(uint32_t)v1, src), hi1 = (uint32_t)shfl_i32((int)(uint32_t)(v1 >> 32), src);
+    if (j > 3) return (uint64_t)(seq + 1u) << 32; /* not in the read: a tag that is not the command's */
+    return (j >> 1) ? (uint64_t)hi1 << 32 | lo1 : (uint64_t)hi0 << 32 | lo0;
+}
+RK_DEVICE int rk_sim_pending_commands_(uint64_t v0, uint64_t v1, uint32_t from, uint32_t seq, int part, int word,
+                                       uint64_t *w0, uint64_t *w1) {
+    const uint32_t d = seq - from;
+    if (d > 3u) return 0;
+    *w0 = rk_sim_pick_word_(v0, v1, (int)d + part, word, seq + (uint32_t)part);
+    *w1 = rk_sim_pick_word_(v0, v1, (int)d + 2 + part, word, seq + 2u + (uint32_t)part);
+    return rk_sim_whole_commands_(*w0, *w1, part, seq);
+}
+
+#ifndef RK_SIM_LOG_LAST_FIRST
+#define RK_SIM_LOG_LAST_FIRST 1 /* 0: a read's commands go to the log in order (rk_sim_relay_) */
+#endif
+#ifndef RK_SIM_FOLLOW_UP_READ
+#define RK_SIM_FOLLOW_UP_READ 2 /* 0: only a staggered read leaves a newer read for the next; 1: every read that found commands; 2: below (rk_sim_relay_) */
+#endif
 #ifndef RK_SIM_READ_AGAIN
 #define RK_SIM_READ_AGAIN 0 /* 1: the relay reads again at once after any command the bands apply, not only a step */
 #endif
@@ -563,30 +637,48 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
     int refresh = 0;           /* a global command since the block copied the scalars */
     int last_taken = 0;        /* the block applied the last command read */
     int last_step = 0;         /* the last command read is a step */
+    int pending = 0;           /* newer0/1: the newer staggered read, of commands from pending_from on */
+    uint64_t newer0 = 0, newer1 = 0, newer_issued = 0;
+    uint32_t pending_from = 0;
     for (;;) {
+        uint64_t w0 = 0, w1 = 0, issued = 0;
+        int n = 0;
+        if (pending) {
+            pending = 0;
+            n = rk_sim_pending_commands_(newer0, newer1, pending_from, seq, part, word, &w0, &w1);
+            issued = newer_issued;
+        }
         /* The block answered the last command itself: no mark to wait for,
          * only RK_SIM_SELF_PAUSE_NS, so that the read reaches the host's
          * ring about when the host, having seen the answer, has written its
          * next command (a read that gets there first comes back empty). */
-        if (awaited != 0u && !read_again && !last_taken)
+        if (n == 0 && awaited != 0u && !read_again && !last_taken)
             rk_sim_await_answer_(board, awaited, last_step, bands, busy, &idle);
-        else if (awaited != 0u && last_taken && RK_SIM_SELF_PAUSE_NS > 0u) rk_sim_nap_(RK_SIM_SELF_PAUSE_NS);
-        uint64_t w[2];
-        int n = 0;
-        for (;;) {
+        else if (n == 0 && awaited != 0u && last_taken && RK_SIM_SELF_PAUSE_NS > 0u) rk_sim_nap_(RK_SIM_SELF_PAUSE_NS);
+        while (n == 0) {
             /* Commands seq + part and seq + 2 + part. */
-            w[0] = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
-            w[1] = load_relaxed_u64(&mb->cmd[(seq + 2u + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
-            n = rk_sim_whole_commands_(w, part, seq);
+            if (RK_SIM_TRACE) issued = rk_sim_now_();
+            w0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+            w1 = load_relaxed_u64(&mb->cmd[(seq + 2u + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+            n = rk_sim_whole_commands_(w0, w1, part, seq);
             if (n) break;
             if (read_again && awaited != 0u) {
                 rk_sim_await_answer_(board, awaited, last_step, bands, busy, &idle); /* the one read at once found nothing */
                 read_again = 0;
             } else if (RK_SIM_READ_STAGGER_NS > 0u) {
-                n = rk_sim_read_staggered_(mb, seq, part, word, w);
+                n = rk_sim_read_staggered_(mb, seq, part, word, &w0, &w1, &issued, &newer0, &newer1, &newer_issued);
+                pending = RK_SIM_KEEP_NEWER_READ;
+                pending_from = seq;
                 break;
             } else {
                 rk_sim_pause_();
+            }
+        }
+        if (RK_SIM_TRACE && lane == 0) {
+            const uint64_t found = rk_sim_now_();
+            for (int i = 0; i < n; i++) {
+                rk_sim_stamp_(board, seq + (uint32_t)i, RK_SIM_T_ISSUE, issued);
+                rk_sim_stamp_(board, seq + (uint32_t)i, RK_SIM_T_FOUND, found);
             }
         }
         const uint32_t last = seq + (uint32_t)n - 1u;
@@ -600,7 +692,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         int stop = 0, m = 0; /* m: the commands of this read up to a stop */
         for (int i = 0; i < n && !stop; i++, m++) {
             const int k = i >> 1, base = (i & 1) * RK_SIM_CMD_WORDS;
-            const uint64_t x = w[k];
+            const uint64_t x = k ? w1 : w0;
             const uint32_t op = (uint32_t)shfl_i32((int)(uint32_t)x, base + RK_SIM_W_OP);
             const uint32_t arg = (uint32_t)shfl_i32((int)(uint32_t)x, base + RK_SIM_W_ARG);
             const int begin = shfl_i32((int)(uint32_t)x, base + RK_SIM_W_BEGIN);
@@ -625,19 +717,50 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             last_taken = applied;
             last_step = op == RK_SIM_OP_STEP;
         }
+        /* A read that found commands is followed at once by another of the
+         * same slots, used at the next read: a host that sends several
+         * commands without waiting may have been writing the later ones
+         * while the read crossed the bus, and without it the relay would
+         * find them only after the last found command's answer (traced: an
+         * inject found alone, its step and query 6 us later). With 2, not
+         * when the block applies the last command: its read comes after a
+         * pause tuned for that (RK_SIM_SELF_PAUSE_NS). */
+        if (RK_SIM_KEEP_NEWER_READ && !pending && (RK_SIM_FOLLOW_UP_READ == 1 || (RK_SIM_FOLLOW_UP_READ == 2 && !last_taken))) {
+            newer_issued = RK_SIM_TRACE ? rk_sim_now_() : 0u;
+            newer0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+            newer1 = load_relaxed_u64(&mb->cmd[(seq + 2u + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+            pending = 1;
+            pending_from = seq;
+        }
         /* The log gets the whole read at once, after the decisions: a band
          * that reads it then finds a query with the step before it, and
          * answers it with the step (a decision between the two stores let
-         * bands read the step alone). */
-        for (int i = 0; i < m; i++) {
+         * bands read the step alone). The last command first
+         * (RK_SIM_LOG_LAST_FIRST): a band takes the commands up to the first
+         * one not yet whole, so one that polls between two stores then finds
+         * nothing rather than the step without its query, which it would
+         * answer only after its whole step and another read of the log
+         * (traced on the H100: half of the mixed workload's queries). */
+        for (int k = 0; k < m; k++) {
+            const int i = RK_SIM_LOG_LAST_FIRST ? m - 1 - k : k;
             if (part != (i & 1)) continue;
-            uint64_t v = w[i >> 1];
+            uint64_t v = i >> 1 ? w1 : w0;
             if (((take >> i) & 1u) && word == RK_SIM_W_OP) v |= RK_SIM_OP_RELAYED;
             store_relaxed_u64(&board->log[(seq + (uint32_t)i) & (RK_SIM_SLOTS - 1u)][word], v);
         }
+        if (RK_SIM_TRACE && word == RK_SIM_W_OP) {
+            const uint64_t logged = rk_sim_now_();
+            for (int i = 0; i < m; i++) {
+                if (part != (i & 1)) continue;
+                const uint64_t v = i >> 1 ? w1 : w0;
+                rk_sim_stamp_(board, seq + (uint32_t)i, RK_SIM_T_SEQ, seq + (uint32_t)i);
+                rk_sim_stamp_(board, seq + (uint32_t)i, RK_SIM_T_OP, (v & 0xffffffffu) | (((take >> i) & 1u) ? RK_SIM_OP_RELAYED : 0u));
+                rk_sim_stamp_(board, seq + (uint32_t)i, RK_SIM_T_LOGGED, logged);
+            }
+        }
         for (int i = 0; i < m; i++) {
             if (!((take >> i) & 1u)) continue;
-            if (part == (i & 1)) ((uint32_t *)c->buffer)[word] = (uint32_t)w[i >> 1];
+            if (part == (i & 1)) ((uint32_t *)c->buffer)[word] = (uint32_t)(i >> 1 ? w1 : w0);
             if (lane == 0) {
                 c->steps = steps_before[i];
                 c->seq = seq + (uint32_t)i;
@@ -757,6 +880,9 @@ RK_DEVICE void rk_sim_step_rows_(const rk_sim_state *s, int begin, int end, uint
     rk_sim_step_(s, &r);
 }
 
+#ifndef RK_SIM_NEAR_SKIP
+#define RK_SIM_NEAR_SKIP 1 /* 0: a region command that writes always looks at the bands it waits for */
+#endif
 /* The bands' loop: every band reads every command, in order, from seq on;
  * tick: the ticks before seq; steps: the steps before seq.
  *
@@ -788,6 +914,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
     const int finisher = block_dim_x() > 32 ? 32 : 0;
     int answered_ahead = 0; /* the command after this one was answered with it */
     int at = 0, n = 0;      /* the next command's place in the batch; the batch's commands */
+    uint64_t read_at = 0;   /* RK_SIM_TRACE: when the batch was read */
     for (;; seq++) {
         if (at == n) {
             sync_threads(); /* everyone is done with the last batch's words */
@@ -795,6 +922,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                 rk_sim_read_batch_(board, seq, &batch, band, near_lo, near_hi);
                 n = batch.n;
                 near = batch.near;
+                if (RK_SIM_TRACE) read_at = rk_sim_now_();
             } else {
                 rk_sim_read_(mb, seq, (uint32_t *)batch.buffer[0], 1);
                 if (tid == 0) rk_sim_taken_(mb, board, seq, bands);
@@ -807,6 +935,12 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
         const uint32_t *after = at + 1 < n ? (const uint32_t *)batch.buffer[at + 1] : 0;
         at++;
         const uint32_t op = words[RK_SIM_W_OP];
+        if (RK_SIM_TRACE && relay && tid == 0 && !(op & RK_SIM_OP_RELAYED)) {
+            /* The band that answers it, or band 0 for a step or global command. */
+            const int global = op >= RK_SIM_OP_STEP || words[RK_SIM_W_END] == 0u;
+            if (band == (global ? 0 : rk_sim_band_of_row_((int)words[RK_SIM_W_BEGIN], bands, s->rows)))
+                rk_sim_stamp_(board, seq, RK_SIM_T_BAND, read_at);
+        }
         if (op & RK_SIM_OP_RELAYED) {
             /* Applied by the relay's block, maybe after the commands behind
              * it went to the log: a band whose rows are within halo of the
@@ -890,7 +1024,12 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             if (begin < re && end > rb) {
                 /* A writer waits for the bands whose steps read its rows; a
                  * query reads only its band's rows, which are in order. */
-                if (acquired < shared_tick && !query && rk_sim_await_bands_(board, lo, hi, shared_tick, bands, 1))
+                /* The bands near this one, acquired with the batch's read
+                 * (rk_sim_read_batch_), often have finished it already:
+                 * then there is nothing to wait for or look at. */
+                const int seen = RK_SIM_NEAR_SKIP && lo >= near_lo && hi <= near_hi && near >= shared_tick;
+                if (acquired < shared_tick && !query && !seen &&
+                    rk_sim_await_bands_(board, lo, hi, shared_tick, bands, 1))
                     acquired = shared_tick;
                 rk_sim_region_command_(&local, mb, board, words, seq, band, bands, steps);
             }

@@ -77,6 +77,21 @@ typedef struct rk_sim_mailbox {
  * readers[]: without a relay, the blocks that have read a command from the
  * host's ring (the last one says taken). */
 #define RK_SIM_MAX_BANDS 1024
+/* trace[seq % RK_SIM_TRACE_SLOTS]: with RK_SIM_TRACE compiled in (a
+ * measuring aid, 0 by default: nothing is written), %globaltimer stamps of
+ * command seq on its way (RK_SIM_T_*), dumped by rk_sim_destroy to
+ * $RK_SIM_TRACE_FILE (sim.c). */
+#define RK_SIM_TRACE_SLOTS 1024u
+enum {
+    RK_SIM_T_SEQ,    /* seq, so that a reader knows the slot is this command's */
+    RK_SIM_T_OP,     /* its OP word */
+    RK_SIM_T_ISSUE,  /* the relay issued the read of the host's ring that found it */
+    RK_SIM_T_FOUND,  /* that read came back */
+    RK_SIM_T_LOGGED, /* the relay has stored it (and the rest of its read) to the log */
+    RK_SIM_T_BAND,   /* the band that answers it (band 0 for a step or global command) read it from the log */
+    RK_SIM_T_ANSWER, /* its answer's stores to the host were issued */
+    RK_SIM_T_WORDS = 8
+};
 typedef struct rk_sim_board {
     uint64_t log[RK_SIM_SLOTS][RK_SIM_CMD_WORDS];
     uint64_t band_done[RK_SIM_MAX_BANDS];
@@ -85,6 +100,7 @@ typedef struct rk_sim_board {
     uint64_t acc[RK_SIM_SLOTS];
     int arrived[RK_SIM_SLOTS];
     int readers[RK_SIM_SLOTS];
+    uint64_t trace[RK_SIM_TRACE_SLOTS][RK_SIM_T_WORDS];
 } rk_sim_board;
 
 /* Band b of `bands` owns rows RK_SIM_BAND_FIRST(b) up to the next band's

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Where a persistent simulation's commands spend their time, from the trace
+rk_sim_destroy writes to $RK_SIM_TRACE_FILE when the kernels were compiled
+with RK_SIM_TRACE=1 (src/sim/device/sim_protocol.h says what each stamp is):
+
+  RK_SIM_DEFINES=RK_SIM_TRACE=1 RK_SIM_TRACE_FILE=/tmp/trace.txt \\
+      rk bench seed-table --backend cuda
+  scripts/sim-trace-summary.py /tmp/trace.txt
+
+The trace keeps the last 1024 commands of each simulation (the seed table's:
+its mixed workload with queries waited, then the batch of steps). Prints the
+median and 90th percentile of each stage per kind of command, in
+microseconds, and, for the commands that follow an answered one, how long
+the next command took to reach the relay after that answer (the host's turn
+and the bus)."""
+import statistics
+import sys
+
+STAGES = [("bus read", "issue", "found"), ("to the log", "found", "logged"),
+          ("log to band", "logged", "band"), ("band to answer", "band", "answer"),
+          ("found to answer", "found", "answer")]
+
+
+def kind(op):
+    if op & 0x40000000:
+        return f"id {op & 0xffff} by the relay's block"
+    if op == 0x10000:
+        return "step"
+    if op > 0x10000:
+        return f"library op {op:#x}"
+    return f"id {op} by the bands"
+
+
+def quantiles(values):
+    values = sorted(values)
+    return statistics.median(values), values[min(len(values) - 1, int(0.9 * len(values)))]
+
+
+def main(path):
+    runs, current = [], None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                current = {}
+                runs.append((line.strip(), current))
+                continue
+            seq, op, issue, found, logged, band, answer = (int(x) for x in line.split())
+            current[seq] = dict(op=op, issue=issue, found=found, logged=logged, band=band, answer=answer)
+    for title, cmds in runs:
+        print(title, f"({len(cmds)} commands)")
+        by_kind = {}
+        for seq, c in cmds.items():
+            by_kind.setdefault(kind(c["op"]), []).append(c)
+        for k, cs in sorted(by_kind.items()):
+            cells = []
+            for name, a, b in STAGES:
+                d = [(c[b] - c[a]) / 1000 for c in cs if c[a] and c[b] and c[b] >= c[a]]
+                if d:
+                    p50, p90 = quantiles(d)
+                    cells.append(f"{name} {p50:.2f} ({p90:.2f})")
+            print(f"  {k:<28} n={len(cs):<5} " + "; ".join(cells))
+        turn = []
+        for seq, c in cmds.items():
+            nxt = cmds.get(seq + 1)
+            if nxt and c["answer"] and nxt["found"] and nxt["found"] > c["answer"]:
+                turn.append((nxt["found"] - c["answer"]) / 1000)
+        if turn:
+            p50, p90 = quantiles(turn)
+            print(f"  answer -> the next command found by the relay (only where it came after): "
+                  f"{p50:.2f} ({p90:.2f}) us, n={len(turn)}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: sim-trace-summary.py TRACE_FILE")
+    main(sys.argv[1])
