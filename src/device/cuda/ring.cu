@@ -250,26 +250,53 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
         cp.window = RK_CH_MIN_WINDOW;
     }
     if (!lanes) return 0;
-    /* The begin turn; HOLD ports and the reply queue's room cut the pass;
-     * what it keeps is taken at once (staged), before any handler emits
-     * (rk_channel_taken says why). */
-    rk_u32 kept = 0;
+    rk_u32 kept = 0, solo_ports = 0;
     rk_u64 seq0 = 0;
-    if (lane == 0 && rk_turn_wait(&rk_ch.in[input].tail, first, true)) {
-        kept = rk_emit_begin(lanes, skip, wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
-        if (kept) seq0 = rk_channel_taken(input, first, __popc(kept), __popc(kept & ~skip));
+    const rk_u32 want = __popc(lanes & ~skip);
+    /* One worker warp with its begin made ready (rk_solo_plan) and room for
+     * the whole pass: every lane knows the outcome (all slots taken, the
+     * planned ports' positions), so the handlers start without a lane-0
+     * section or a shuffle; TAKEN, the heads and the turn move after them
+     * (a HOLD input's producer only waits a little longer for its credit). */
+    const bool solo = rk_ch.plan_ok && want <= rk_ch.plan_room && !rk_ch.in[input].report;
+    if (solo) {
+        solo_ports = want ? rk_ch.plan_ports : 0u;
+        if (lane < 8 && ((solo_ports >> lane) & 1u)) rk_ch.w[wi].allow[lane] = lanes & ~skip;
+        if (lane == 0) rk_ch.w[wi].ports = solo_ports;
+        kept = lanes;
+        seq0 = rk_ch.in[input].delivered;
+        __syncwarp();
+    } else {
+        /* The begin turn; HOLD ports and the reply queue's room cut the pass;
+         * what it keeps is taken at once (staged), before any handler emits
+         * (rk_channel_taken says why). */
+        if (lane == 0 && rk_turn_wait(&rk_ch.in[input].tail, first, true)) {
+            kept = rk_emit_begin(lanes, skip, wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
+            if (kept) seq0 = rk_channel_taken(input, first, __popc(kept), __popc(kept & ~skip));
+        }
+        kept = __shfl_sync(0xffffffffu, kept, 0);
+        seq0 = __shfl_sync(0xffffffffu, seq0, 0);
+        __syncwarp();
+        if (!kept) return 0;
     }
-    kept = __shfl_sync(0xffffffffu, kept, 0);
-    seq0 = __shfl_sync(0xffffffffu, seq0, 0);
-    __syncwarp();
-    if (!kept) return 0;
     const rk_u32 run = kept & ~skip; /* SKIP slots: taken, no handler */
     int status = 0;
     if ((run >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
     rk_emit_finish(lane, wi);
     const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
     const rk_u32 reply = rk_ch.in[input].reply_all ? run : failed;
-    if (lane == 0) rk_reply_publish(input, wi, first, __popc(kept), __popc(run), reply);
+    if (lane == 0) {
+        if (solo) {
+            /* What the general begin does before the handlers (it promises
+             * the reply queue room for every message, rk_reply_publish
+             * gives back what was not used). */
+            RK_FOR_BITS(p, solo_ports) rk_ch.out[p].head += want;
+            if (want) rk_ch.cr_promised += want;
+            rk_channel_taken(input, first, __popc(kept), __popc(run));
+        }
+        rk_reply_publish(input, wi, first, __popc(kept), __popc(run), reply);
+        if (rk_ch.warps == 1) rk_solo_plan(wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
+    }
     __syncwarp();
     if ((reply >> lane) & 1u) {
         const rk_u64 pos = rk_ch.w[wi].cr_base + __popc(reply & ((1u << lane) - 1u));
