@@ -55,6 +55,9 @@ typedef struct rk_bench_kernel_result {
 rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts *opts,
                                      rk_bench_kernel_result *out);
 
+/* The CPUs this process may run on (its affinity mask). */
+uint32_t rk_bench_process_cores(void);
+
 /* One message at a time: send, wait for its reply, repeat. */
 rk_status rk_bench_kernel_latency(rk_runtime *rt, const rk_bench_kernel_opts *opts,
                                   rk_bench_kernel_result *out);

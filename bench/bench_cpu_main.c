@@ -3,7 +3,8 @@
  * `bench_cpu rtt [N]` runs only N persistent round trips (default 200 k),
  * the message path alone, for a profiler; `bench_cpu tput [N]` only the
  * persistent 64-byte throughput of rk bench (N messages, default 10 M;
- * `bench_cpu tput N 2`: a sending and a receiving host thread).
+ * `bench_cpu tput N 2`: a sending and a receiving host thread; `bench_cpu
+ * tput N T W`: W worker threads in the kernel).
  * Each is preceded by its floor (bench_floor.h), as in rk bench. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,7 @@ static int round_trips_only(uint64_t n) {
     return failed;
 }
 
-static int throughput_only(uint64_t n, uint32_t host_threads) {
+static int throughput_only(uint64_t n, uint32_t host_threads, uint32_t workers) {
     rk_runtime *rt = NULL;
     rk_runtime_desc rd = {.backend = "cpu"};
     if (report("runtime", rk_runtime_create(&rd, &rt))) return 1;
@@ -47,13 +48,15 @@ static int throughput_only(uint64_t n, uint32_t host_threads) {
     rk_bench_floor_result f;
     int failed = report("floor ring", rk_bench_floor_ring(&fo, &f));
     rk_bench_kernel_opts o = {
-        .mode = RK_MODE_PERSISTENT, .message_size = 64, .messages = n, .batch = 256, .host_threads = host_threads};
+        .mode = RK_MODE_PERSISTENT, .message_size = 64, .messages = n, .batch = 256, .host_threads = host_threads,
+        .workers = workers};
     rk_bench_kernel_result r;
     if (!failed) failed = report("kernel throughput", rk_bench_kernel_throughput(rt, &o, &r));
     if (!failed) {
-        printf("ring kernel persistent 64 B, batches of 256%s: %.2f M msg/s  (%llu msgs, errors %llu)"
+        printf("ring kernel persistent 64 B, batches of 256%s, %u worker%s: %.2f M msg/s  (%llu msgs, errors %llu)"
                "  floor %.2f M msg/s  ratio %.2f\n",
-               host_threads == 2 ? ", sender + receiver threads" : "", r.messages_per_second / 1e6, (unsigned long long)r.messages, (unsigned long long)r.errors,
+               host_threads == 2 ? ", sender + receiver threads" : "", workers ? workers : 1, workers > 1 ? "s" : "",
+               r.messages_per_second / 1e6, (unsigned long long)r.messages, (unsigned long long)r.errors,
                f.messages_per_second / 1e6, r.messages_per_second / f.messages_per_second);
         failed = r.errors != 0 || f.errors != 0;
     }
@@ -65,11 +68,12 @@ int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "tput") == 0) {
         unsigned long long n = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
         unsigned long threads = argc > 3 ? strtoul(argv[3], NULL, 10) : 1;
-        if (threads < 1 || threads > 2) {
-            fprintf(stderr, "bench_cpu tput [N] [1|2]: host threads must be 1 or 2\n");
+        unsigned long workers = argc > 4 ? strtoul(argv[4], NULL, 10) : 1;
+        if (threads < 1 || threads > 2 || workers < 1 || workers > 64) {
+            fprintf(stderr, "bench_cpu tput [N] [1|2] [WORKERS]: host threads must be 1 or 2, workers 1 to 64\n");
             return 2;
         }
-        return throughput_only(n ? n : 10000000u, (uint32_t)threads);
+        return throughput_only(n ? n : 10000000u, (uint32_t)threads, (uint32_t)workers);
     }
     if (argc > 1 && strcmp(argv[1], "rtt") == 0) {
         unsigned long long n = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;

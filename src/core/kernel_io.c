@@ -28,6 +28,21 @@ bool rk__kernel_wait(rk__kernel_core *c, rk__backoff *b) {
 
 /* ---- sending ------------------------------------------------------------------- */
 
+/* Every sender holds sender_busy (below), so these words have one writer at
+ * a time: plain stores, not locked read-modify-writes, which a one-message
+ * round trip would pay for in every send. */
+static void count_sent(rk_kernel *k, size_t n) {
+    uint64_t sent = atomic_load_explicit(&k->messages_sent, memory_order_relaxed);
+    atomic_store_explicit(&k->messages_sent, sent + n, memory_order_relaxed);
+}
+
+/* Leaving needs no fence against terminate, only the order of what came
+ * before (the entry, a fetch_add, is the Dekker side that needs one). */
+static void sender_out_of_flight(rk__kernel_core *c) {
+    unsigned n = atomic_load_explicit(&c->senders_in_flight, memory_order_relaxed);
+    atomic_store_explicit(&c->senders_in_flight, n - 1u, memory_order_release);
+}
+
 /* One non-blocking attempt, fenced against terminate (see senders_in_flight). */
 static rk_status try_send_once(rk__kernel_core *c, const char *fn, const unsigned char *messages, size_t stride,
                                size_t count, size_t *accepted) {
@@ -46,10 +61,10 @@ static rk_status try_send_once(rk__kernel_core *c, const char *fn, const unsigne
         if (*accepted) {
             rk__latency_on_send(&c->latency, k->next_id, *accepted);
             k->next_id += *accepted;
-            atomic_fetch_add(&k->messages_sent, *accepted);
+            count_sent(k, *accepted);
         }
     }
-    atomic_fetch_sub(&c->senders_in_flight, 1);
+    sender_out_of_flight(c);
     if (s != RK_OK && st != RK_KERNEL_FAILED) {
         /* The backend refused: if it failed, report that rather than its
          * own words about the queue. */
@@ -123,8 +138,8 @@ rk_status rk__kernel_relay_send(rk_kernel *k, const void *messages, size_t strid
     if (st == RK_KERNEL_FAILED) s = (rk_status)atomic_load(&c->failure);
     else if (st == RK_KERNEL_TERMINATING || st == RK_KERNEL_TERMINATED) s = RK_TERMINATED;
     else s = k->ring->try_send(k, messages, stride, count, first_id, accepted);
-    if (*accepted) atomic_fetch_add(&k->messages_sent, *accepted);
-    atomic_fetch_sub(&c->senders_in_flight, 1);
+    if (*accepted) count_sent(k, *accepted);
+    sender_out_of_flight(c);
     sender_leave(c);
     /* Relaunch backends make progress in poll; it also reports failures. */
     if (s == RK_OK && *accepted < count) {
@@ -251,8 +266,11 @@ rk_status rk__kernel_take_replies(rk__kernel_core *c, unsigned char *replies, si
         n += got;
         if (got < want) break;
     }
+    /* Under the lock: one writer, a plain store (not a locked add). */
+    if (n)
+        atomic_store_explicit(&k->replies_received, atomic_load_explicit(&k->replies_received, memory_order_relaxed) + n,
+                              memory_order_relaxed);
     pthread_mutex_unlock(&c->receive_lock);
-    if (n) atomic_fetch_add(&k->replies_received, n);
     *taken = n;
     return s;
 }

@@ -140,7 +140,7 @@ size_t rk__cpu_ring_push_requests(rk_queue *q, bool tagged, uint32_t message_siz
         unsigned char *slot = rk_queue_producer_slot(q, first + i);
         uint64_t id = first_id + i; /* the header's other bytes: reserved (zero from create) and the tag */
         memcpy(slot, &id, sizeof id);
-        rk__cpu_copy(slot + RK_CPU_SLOT_HEADER, messages + i * stride, message_size);
+        rk_queue_copy_(slot + RK_CPU_SLOT_HEADER, messages + i * stride, message_size);
     }
     if (n && tagged)
         rk__cpu_queue_commit_tagged(q, n);
@@ -159,7 +159,7 @@ size_t rk__cpu_ring_pop_replies(rk_queue *q, bool tagged, uint32_t reply_size, u
         rk__cpu_reply_header h;
         memcpy(&h, slot, sizeof h);
         infos[i] = (rk_reply_info){.id = h.id, .status = h.status};
-        rk__cpu_copy(replies + i * stride, slot + RK_CPU_SLOT_HEADER, reply_size);
+        rk_queue_copy_(replies + i * stride, slot + RK_CPU_SLOT_HEADER, reply_size);
     }
     if (n) rk_queue_release(q, n);
     return n;

@@ -45,6 +45,13 @@ int main(void) {
     CHECK_U64_EQ(r.messages, two.messages);
     CHECK_U64_EQ(r.errors, 0);
     printf("kernel persistent throughput, 64 B, 2 host threads: %.2f M msg/s\n", r.messages_per_second / 1e6);
+    /* ... and two workers: rk bench's pipelined row, which skips on few cores. */
+    two.workers = 2;
+    CHECK_OK(rk_bench_kernel_throughput(rt, &two, &r));
+    CHECK_U64_EQ(r.messages, two.messages);
+    CHECK_U64_EQ(r.errors, 0);
+    printf("kernel persistent throughput, 64 B, 2 host threads, 2 workers: %.2f M msg/s\n",
+           r.messages_per_second / 1e6);
     rk_bench_kernel_opts three = {.host_threads = 3};
     CHECK_STATUS(rk_bench_kernel_throughput(rt, &three, &r), RK_INVALID_ARGUMENT);
     CHECK_STATUS(rk_bench_kernel_throughput(NULL, NULL, &r), RK_NULL_ARGUMENT);

@@ -140,15 +140,23 @@ typedef struct kernel_case {
     rk_exec_mode mode;
     uint32_t message_size;
     bool latency;
+    uint32_t workers;      /* 0: one */
+    uint32_t host_threads; /* 2: a sending and a receiving thread (the floor's shape); else one does both */
 } kernel_case;
 
 static int run_kernel_case(const bench_config *cfg, bench_report *rep, rk_runtime *rt, const char *backend,
                            const kernel_case *c, const bench_row *floor) {
-    char name[64];
-    snprintf(name, sizeof name, "%s %s, %u B%s", c->latency ? "round trip" : "ring kernel",
-             rk_exec_mode_name(c->mode), c->message_size, c->latency ? ", one at a time" : ", batches of 256");
+    char name[112];
+    char shape[64] = "";
+    if (c->host_threads == 2) snprintf(shape, sizeof shape, ", sender + receiver threads, %u workers", c->workers);
+    snprintf(name, sizeof name, "%s %s, %u B%s%s", c->latency ? "round trip" : "ring kernel",
+             rk_exec_mode_name(c->mode), c->message_size, c->latency ? ", one at a time" : ", batches of 256", shape);
     bench_note(cfg, "kernel: %s", name);
-    rk_bench_kernel_opts o = {.message_size = c->message_size, .batch = 256, .mode = c->mode};
+    rk_bench_kernel_opts o = {.message_size = c->message_size,
+                              .batch = 256,
+                              .mode = c->mode,
+                              .workers = c->workers,
+                              .host_threads = c->host_threads};
     if (c->latency)
         o.messages = cfg->quick ? QUICK_LATENCY : 0;
     else
@@ -209,12 +217,18 @@ int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requeste
         return r;
     }
     const rk_exec_mode resident = info.persistent_kernels ? RK_MODE_PERSISTENT : RK_MODE_DEFAULT;
+    /* The pipelined row (the floor's shape: one thread sends, one receives,
+     * and two workers each read a request line and write a reply line, where
+     * one worker would move two lines for every one a floor thread moves)
+     * needs four busy threads: only where the process has the cores. */
+    const bool pipelined = strcmp(backend, "cpu") == 0 && info.persistent_kernels && rk_bench_process_cores() >= 6;
     const kernel_case cases[] = {
-        {resident, 64, false},
-        {resident, 16, false},
-        {RK_MODE_TRADITIONAL, 64, false},
-        {resident, 64, true},
-        {RK_MODE_TRADITIONAL, 64, true},
+        {resident, 64, false, 0, 0},
+        {resident, 64, false, 2, 2},
+        {resident, 16, false, 0, 0},
+        {RK_MODE_TRADITIONAL, 64, false, 0, 0},
+        {resident, 64, true, 0, 0},
+        {RK_MODE_TRADITIONAL, 64, true, 0, 0},
     };
     /* The floors, measured right before: the bare ring in batches of 256 for
      * throughput, the one-word ping-pong for round trips; on WebGPU a bare
@@ -233,6 +247,7 @@ int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requeste
         return rc;
     }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].host_threads == 2 && !pipelined) continue;
         int r = run_kernel_case(cfg, rep, rt, backend, &cases[i], cases[i].latency ? &pingpong_floor : &ring_floor);
         if (r != RK_EXIT_OK) rc = r;
     }

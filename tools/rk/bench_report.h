@@ -10,7 +10,7 @@
 
 typedef struct bench_row {
     char group[16];        /* "queue", "kernel", "cuda", "transpile" */
-    char name[64];         /* what was measured */
+    char name[96];         /* what was measured */
     char backend[32];      /* "cpu:0", "cuda:0", or "" for host-only */
     uint64_t messages;     /* items processed; 0 when not a message benchmark */
     double seconds;
@@ -25,7 +25,7 @@ typedef struct bench_row {
      * its rate as a fraction of the floor's (throughput rows, <= 1 is the
      * expectation) or its p50 as a multiple of the floor's (latency rows). */
     bool is_floor;
-    char floor[64];
+    char floor[96];
     double vs_floor;
 } bench_row;
 
