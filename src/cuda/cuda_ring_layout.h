@@ -85,7 +85,16 @@ typedef struct rk__cuda_ring_args {
     uint32_t turns; /* ordered: the worker warps (one block) take and publish in position order */
     uint32_t turn_wait_cycles; /* how long a begin turn is waited for, or 0: the template's default */
     uint32_t idle_nap_ns;      /* a worker's (and the control thread's) nap while idle, or 0 */
+    uint32_t k2k_solo;         /* RK__CUDA_SOLO_* bits: when one worker warp makes its next channel begin ready */
 } rk__cuda_ring_args;
+
+/* K2K with one worker warp (channel.cu, rk_solo_plan): the next channel
+ * pass's begin is made ready ahead, so a pass that fits runs its handlers
+ * with no lane-0 section. When the plan is made: */
+#define RK__CUDA_SOLO_AFTER_PASS 1u  /* after every channel pass (on the path of a stream) */
+#define RK__CUDA_SOLO_IDLE 2u        /* when a poll finds nothing (off the path of a stream) */
+#define RK__CUDA_SOLO_TAKEN_EARLY 4u /* a planned pass tells TAKEN before its handlers, not after */
+#define RK__CUDA_SOLO_DEFAULT RK__CUDA_SOLO_IDLE
 
 /* The full NVRTC source for a handler: layout defines, dsl.h, the handler,
  * the template. handler_name must be a C identifier. Free with free(). */

@@ -73,6 +73,11 @@ typedef unsigned int rk_u32;
 #define RK_CH_LOADS 8              /* 16-byte loads per lane in flight in one poll round */
 #define RK_CH_SKIP 0x80000000u /* in a word's tag: the slot holds no message */
 #define RK_CH_MIN_WINDOW 4         /* slots a poll reads while messages come one at a time */
+/* rk_links.solo (RK__CUDA_SOLO_* in cuda_ring_layout.h): when the only
+ * worker warp makes its next channel begin ready (rk_solo_plan). */
+#define RK_SOLO_AFTER_PASS 1u  /* after every channel pass */
+#define RK_SOLO_IDLE 2u        /* when a channel poll finds nothing */
+#define RK_SOLO_TAKEN_EARLY 4u /* a planned pass tells TAKEN before its handlers */
 
 struct rk_out_port {
     rk_u64 *ring, *ctl;
@@ -109,10 +114,11 @@ struct rk_links {
     rk_u64 cr_head, cr_promised, cr_received; /* the channel-reply queue: placed, promised, taken by the host */
     rk_u32 enabled, in_count, inputs_closed, lock, exited, warps;
     rk_u32 turn_wait; /* cycles a begin turn is waited for (rk_turn_wait) */
-    /* One worker warp: the next channel pass's begin, made ready after the
-     * last one (rk_solo_plan): the ports it gives positions on (their
-     * wp.base set), and how many messages it may take without a cut. */
-    rk_u32 plan_ok, plan_ports, plan_room;
+    /* One worker warp: the next channel pass's begin, made ready ahead
+     * (rk_solo_plan): whether it is, the ports it gives positions on (their
+     * wp.base set), and how many messages it may take without a cut; and
+     * when it is made (RK_SOLO_* bits). */
+    rk_u32 plan_ok, plan_ports, plan_room, solo;
     rk_u32 ports; /* the connected ports, a bit each */
     rk_out_port out[8];
     rk_in_port in[16];
@@ -194,9 +200,10 @@ __device__ __forceinline__ void rk_ch_store_max(rk_u64 *p, rk_u64 v) {
 }
 
 /* Thread 0 at kernel start: nothing linked until the table is read. */
-__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait) {
+__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo) {
     rk_ch.turn_wait = turn_wait;
     rk_ch.plan_ok = 0;
+    rk_ch.solo = warps == 1 ? solo : 0u; /* several warps: the turns' begin only */
     rk_ch.gen = 0;
     rk_ch.enabled = 0;
     rk_ch.in_count = 0;
@@ -490,9 +497,11 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
     return kept;
 }
 
-/* Lane 0 of the only worker warp (wi), after a channel pass has placed its
- * replies: the next channel pass's begin, made ready now, off the path from
- * a message to its emits. Every open port's next position goes to
+/* Lane 0 of the only worker warp (wi), when a channel poll found nothing
+ * (RK_SOLO_IDLE: the warp waits anyway, and a stream, whose polls find
+ * messages, pays nothing) or after a channel pass has placed its replies
+ * (RK_SOLO_AFTER_PASS): the next channel pass's begin, made ready now, off
+ * the path from a message to its emits. Every open port's next position goes to
  * wp.base[p] (its head, which nothing moves before that pass but a begin,
  * and a begin drops the plan), and plan_room is the fewest messages any
  * port or the reply queue has room for (TAKEN and the host's place are
@@ -530,7 +539,9 @@ __device__ void rk_solo_plan(rk_u32 wi, rk_u64 cr_cap, const rk_u64 *cr_word) {
     }
     rk_ch.plan_ports = ports;
     rk_ch.plan_room = (rk_u32)room;
-    rk_ch.plan_ok = room > 0;
+    /* Made even with no room (a pass then takes the general begin, which
+     * reloads TAKEN): an idle warp does not plan again at every poll. */
+    rk_ch.plan_ok = 1;
 }
 
 /* The tagged words of a message (or of a SKIP slot) at position pos of port o. */
