@@ -90,11 +90,14 @@ typedef struct rk__cuda_ring_args {
 
 /* K2K with one worker warp (channel.cu, rk_solo_plan): the next channel
  * pass's begin is made ready ahead, so a pass that fits runs its handlers
- * with no lane-0 section. When the plan is made: */
-#define RK__CUDA_SOLO_AFTER_PASS 1u  /* after every channel pass (on the path of a stream) */
-#define RK__CUDA_SOLO_IDLE 2u        /* when a poll finds nothing (off the path of a stream) */
+ * with no lane-0 section. RK_CUDA_K2K_SOLO (bits, for side-by-side runs):
+ * when the plan is made, and how a planned pass runs. */
+#define RK__CUDA_SOLO_AFTER_PASS 1u  /* at the end of every channel pass, after its replies */
+#define RK__CUDA_SOLO_IDLE 2u        /* when a channel poll finds nothing and there is no plan */
 #define RK__CUDA_SOLO_TAKEN_EARLY 4u /* a planned pass tells TAKEN before its handlers, not after */
-#define RK__CUDA_SOLO_DEFAULT RK__CUDA_SOLO_IDLE
+#define RK__CUDA_SOLO_LONE 8u        /* only a pass of one message takes the plan */
+#define RK__CUDA_SOLO_POLL_PLAIN 16u /* a channel poll's first position without shuffles */
+#define RK__CUDA_SOLO_DEFAULT (RK__CUDA_SOLO_AFTER_PASS | RK__CUDA_SOLO_IDLE)
 
 /* The full NVRTC source for a handler: layout defines, dsl.h, the handler,
  * the template. handler_name must be a C identifier. Free with free(). */

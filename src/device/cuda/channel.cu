@@ -78,6 +78,8 @@ typedef unsigned int rk_u32;
 #define RK_SOLO_AFTER_PASS 1u  /* after every channel pass */
 #define RK_SOLO_IDLE 2u        /* when a channel poll finds nothing */
 #define RK_SOLO_TAKEN_EARLY 4u /* a planned pass tells TAKEN before its handlers */
+#define RK_SOLO_LONE 8u        /* only a pass of one message takes the plan */
+#define RK_SOLO_POLL_PLAIN 16u /* a poll's first position without shuffles */
 
 struct rk_out_port {
     rk_u64 *ring, *ctl;
@@ -711,9 +713,16 @@ __device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 wi, rk_u32 max, unsigned c
     for (rk_u32 v = 0; v < n; v++, idx = idx + 1 < n ? idx + 1 : 0) {
         const rk_in_port &c = rk_ch.in[idx];
         if (!c.ring) continue;
-        rk_u64 end;
-        const rk_u64 start = __shfl_sync(0xffffffffu, rk_channel_start(c, wi, &end), 0);
-        end = __shfl_sync(0xffffffffu, end, 0);
+        rk_u64 start, end;
+        if (rk_ch.solo & RK_SOLO_POLL_PLAIN) {
+            /* One warp: the tail is its own, stored before the last pass
+             * ended (__syncwarp), so every lane reads the same value. */
+            start = rk_vload(&c.tail);
+            end = start + 32;
+        } else {
+            start = __shfl_sync(0xffffffffu, rk_channel_start(c, wi, &end), 0);
+            end = __shfl_sync(0xffffffffu, end, 0);
+        }
         const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - start);
         const rk_u32 units = m_max * RK_CH_UNITS;
         const rk_u32 want = m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u;

@@ -273,7 +273,8 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
      * waits a little longer for its credit). Every lane decides alike: the
      * plan changes only in lane 0 after the __syncwarp below (a general
      * begin drops it, but then every lane saw it refuse this pass). */
-    const bool solo = rk_ch.plan_ok && want <= rk_ch.plan_room && !rk_ch.in[input].report;
+    const bool solo = rk_ch.plan_ok && want <= rk_ch.plan_room && !rk_ch.in[input].report &&
+                      (want <= 1 || !(rk_ch.solo & RK_SOLO_LONE));
     const bool taken_early = (rk_ch.solo & RK_SOLO_TAKEN_EARLY) != 0;
     if (solo) {
         solo_ports = want ? rk_ch.plan_ports : 0u;
@@ -313,7 +314,6 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
             rk_ch.plan_ok = 0; /* the heads moved: planned again before the next one */
         }
         rk_reply_publish(input, wi, first, __popc(kept), __popc(run), reply);
-        if (rk_ch.solo & RK_SOLO_AFTER_PASS) rk_solo_plan(wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
     }
     __syncwarp();
     if ((reply >> lane) & 1u) {
@@ -328,6 +328,10 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
     }
     handled += __popc(run);
     errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
+    /* The next pass's begin, after this one's replies are on their way (a
+     * sink's reply waits for no plan; measured: 2.26 us a hop planned
+     * before the reply stores, 1.97 us planned at the next empty poll). */
+    if (lane == 0 && (rk_ch.solo & RK_SOLO_AFTER_PASS)) rk_solo_plan(wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
     __syncwarp();
     return __popc(kept);
 }
@@ -635,7 +639,7 @@ __device__ void rk_control(const rk_ring_args &a) {
     }
 }
 
-extern "C" __global__ void __launch_bounds__(32 * (RK_WARPS_PER_BLOCK + 1))
+extern "C" __global__ void __launch_bounds__(32 * (RK_WARPS_PER_BLOCK + 1), 1)
 rk_ring_persistent(rk_ring_args a) {
     const rk_u32 warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (threadIdx.x == 0) {
