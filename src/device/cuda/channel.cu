@@ -704,9 +704,10 @@ __device__ __forceinline__ void rk_ch_check(rk_u32 u, rk_u64 x, rk_u64 y, rk_u64
  * over the lanes and all loaded before any is checked (one L2 round trip per
  * poll, not one per word). Returns the slots found, a prefix (*skip: those
  * of them that hold no message); *input says which input, *first where
- * they start. */
-__device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 wi, rk_u32 max, unsigned char *stage, rk_u32 *input,
-                                  rk_u64 *first, rk_u32 *skip) {
+ * they start. plain (one warp, RK_SOLO_POLL_PLAIN): every lane reads the
+ * tail itself, no shuffles. */
+__device__ __forceinline__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 wi, rk_u32 max, unsigned char *stage,
+                                                  rk_u32 *input, rk_u64 *first, rk_u32 *skip, bool plain) {
     const rk_u32 n = rk_ch.in_count;
     rk_warp_pass &wp = rk_ch.w[wi];
     rk_u32 idx = wp.cursor < n ? wp.cursor : 0;
@@ -714,7 +715,7 @@ __device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 wi, rk_u32 max, unsigned c
         const rk_in_port &c = rk_ch.in[idx];
         if (!c.ring) continue;
         rk_u64 start, end;
-        if (rk_ch.solo & RK_SOLO_POLL_PLAIN) {
+        if (plain) {
             /* One warp: the tail is its own, stored before the last pass
              * ended (__syncwarp), so every lane reads the same value. */
             start = rk_vload(&c.tail);

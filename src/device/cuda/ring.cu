@@ -235,6 +235,10 @@ struct rk_ch_poll {
     rk_u32 window, empty; /* slots per poll; polls in a row that found nothing */
 };
 
+/* SOLO: this kernel's one worker warp plans its begins (rk_links.solo not
+ * 0); the other instance is main's pass with none of the plan's checks
+ * (eight warps, or RK_CUDA_K2K_SOLO=0). */
+template <bool SOLO>
 __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, unsigned char *stage_in,
                                   unsigned char *stage_out, rk_u32 max, rk_ch_poll &cp, rk_u64 &handled,
                                   rk_u64 &errors, bool idle_host) {
@@ -242,7 +246,8 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
     if (max > cp.window) max = cp.window;
     rk_u32 input = 0, skip = 0;
     rk_u64 first = 0;
-    const rk_u32 lanes = rk_channel_load(lane, wi, max, stage_in, &input, &first, &skip);
+    const rk_u32 lanes = rk_channel_load(lane, wi, max, stage_in, &input, &first, &skip,
+                                         SOLO && (rk_ch.solo & RK_SOLO_POLL_PLAIN) != 0);
     const rk_u32 found = __popc(lanes);
     if (found && found == max) {
         cp.window = min(32u, 2 * cp.window);
@@ -257,9 +262,10 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
          * come here, so it keeps the general begin (TAKEN told before its
          * handlers, no planning on its path). Not while the host queue has
          * messages (idle_host false): its passes' begins drop the plan. */
-        if (lane == 0 && idle_host && (rk_ch.solo & RK_SOLO_IDLE) && !rk_ch.plan_ok)
-            rk_solo_plan(wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
-        __syncwarp();
+        if (SOLO && (rk_ch.solo & RK_SOLO_IDLE)) {
+            if (lane == 0 && idle_host && !rk_ch.plan_ok) rk_solo_plan(wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
+            __syncwarp();
+        }
         return 0;
     }
     rk_u32 kept = 0, solo_ports = 0;
@@ -273,9 +279,9 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
      * waits a little longer for its credit). Every lane decides alike: the
      * plan changes only in lane 0 after the __syncwarp below (a general
      * begin drops it, but then every lane saw it refuse this pass). */
-    const bool solo = rk_ch.plan_ok && want <= rk_ch.plan_room && !rk_ch.in[input].report &&
+    const bool solo = SOLO && rk_ch.plan_ok && want <= rk_ch.plan_room && !rk_ch.in[input].report &&
                       (want <= 1 || !(rk_ch.solo & RK_SOLO_LONE));
-    const bool taken_early = (rk_ch.solo & RK_SOLO_TAKEN_EARLY) != 0;
+    const bool taken_early = SOLO && (rk_ch.solo & RK_SOLO_TAKEN_EARLY) != 0;
     if (solo) {
         solo_ports = want ? rk_ch.plan_ports : 0u;
         if (lane < 8 && ((solo_ports >> lane) & 1u)) rk_ch.w[wi].allow[lane] = lanes & ~skip;
@@ -331,7 +337,7 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
     /* The next pass's begin, after this one's replies are on their way (a
      * sink's reply waits for no plan; measured: 2.26 us a hop planned
      * before the reply stores, 1.97 us planned at the next empty poll). */
-    if (lane == 0 && (rk_ch.solo & RK_SOLO_AFTER_PASS)) rk_solo_plan(wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
+    if (SOLO && lane == 0 && (rk_ch.solo & RK_SOLO_AFTER_PASS)) rk_solo_plan(wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
     __syncwarp();
     return __popc(kept);
 }
@@ -450,7 +456,10 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             rk_u32 got = 0;
             const int polls = poll_host ? RK_CHANNEL_POLLS : RK_CHANNEL_SPIN_POLLS;
             for (int poll = 0; poll < polls && !(poll_host && got); poll++)
-                got += rk_channel_pass(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled, errors, !poll_host);
+                got += rk_ch.solo ? rk_channel_pass<true>(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled,
+                                                          errors, !poll_host)
+                                  : rk_channel_pass<false>(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled,
+                                                           errors, !poll_host);
             if (got) idle = 0;
             if (got && lane == 0) {
                 rk_store(saved + 1, errors);
