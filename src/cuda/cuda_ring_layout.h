@@ -85,7 +85,19 @@ typedef struct rk__cuda_ring_args {
     uint32_t turns; /* ordered: the worker warps (one block) take and publish in position order */
     uint32_t turn_wait_cycles; /* how long a begin turn is waited for, or 0: the template's default */
     uint32_t idle_nap_ns;      /* a worker's (and the control thread's) nap while idle, or 0 */
+    uint32_t k2k_solo;         /* RK__CUDA_SOLO_* bits: when one worker warp makes its next channel begin ready */
 } rk__cuda_ring_args;
+
+/* K2K with one worker warp (channel.cu, rk_solo_plan): the next channel
+ * pass's begin is made ready ahead, so a pass that fits runs its handlers
+ * with no lane-0 section. RK_CUDA_K2K_SOLO (bits, for side-by-side runs):
+ * when the plan is made, and how a planned pass runs. */
+#define RK__CUDA_SOLO_AFTER_PASS 1u  /* at the end of every channel pass, after its replies */
+#define RK__CUDA_SOLO_IDLE 2u        /* when a channel poll finds nothing and there is no plan */
+#define RK__CUDA_SOLO_TAKEN_EARLY 4u /* a planned pass tells TAKEN before its handlers, not after */
+#define RK__CUDA_SOLO_LONE 8u        /* only a pass of one message takes the plan */
+#define RK__CUDA_SOLO_POLL_PLAIN 16u /* a channel poll's first position without shuffles */
+#define RK__CUDA_SOLO_DEFAULT (RK__CUDA_SOLO_AFTER_PASS | RK__CUDA_SOLO_IDLE)
 
 /* The full NVRTC source for a handler: layout defines, dsl.h, the handler,
  * the template. handler_name must be a C identifier. Free with free(). */

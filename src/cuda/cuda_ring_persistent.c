@@ -193,6 +193,8 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
          * again (0: the template's default), and a nap for idle warps. */
         .turn_wait_cycles = env_u32("RK_CUDA_TURN_WAIT_CYCLES", 0),
         .idle_nap_ns = env_u32("RK_CUDA_IDLE_NAP_NS", 0),
+        /* When a lone worker warp plans its next channel begin (0: never). */
+        .k2k_solo = env_u32("RK_CUDA_K2K_SOLO", RK__CUDA_SOLO_DEFAULT),
     };
     r->threads = threads;
     r->smem = smem;

@@ -73,6 +73,13 @@ typedef unsigned int rk_u32;
 #define RK_CH_LOADS 8              /* 16-byte loads per lane in flight in one poll round */
 #define RK_CH_SKIP 0x80000000u /* in a word's tag: the slot holds no message */
 #define RK_CH_MIN_WINDOW 4         /* slots a poll reads while messages come one at a time */
+/* rk_links.solo (RK__CUDA_SOLO_* in cuda_ring_layout.h): when the only
+ * worker warp makes its next channel begin ready (rk_solo_plan). */
+#define RK_SOLO_AFTER_PASS 1u  /* after every channel pass */
+#define RK_SOLO_IDLE 2u        /* when a channel poll finds nothing */
+#define RK_SOLO_TAKEN_EARLY 4u /* a planned pass tells TAKEN before its handlers */
+#define RK_SOLO_LONE 8u        /* only a pass of one message takes the plan */
+#define RK_SOLO_POLL_PLAIN 16u /* a poll's first position without shuffles */
 
 struct rk_out_port {
     rk_u64 *ring, *ctl;
@@ -109,6 +116,11 @@ struct rk_links {
     rk_u64 cr_head, cr_promised, cr_received; /* the channel-reply queue: placed, promised, taken by the host */
     rk_u32 enabled, in_count, inputs_closed, lock, exited, warps;
     rk_u32 turn_wait; /* cycles a begin turn is waited for (rk_turn_wait) */
+    /* One worker warp: the next channel pass's begin, made ready ahead
+     * (rk_solo_plan): whether it is, the ports it gives positions on (their
+     * wp.base set), and how many messages it may take without a cut; and
+     * when it is made (RK_SOLO_* bits). */
+    rk_u32 plan_ok, plan_ports, plan_room, solo;
     rk_u32 ports; /* the connected ports, a bit each */
     rk_out_port out[8];
     rk_in_port in[16];
@@ -190,8 +202,10 @@ __device__ __forceinline__ void rk_ch_store_max(rk_u64 *p, rk_u64 v) {
 }
 
 /* Thread 0 at kernel start: nothing linked until the table is read. */
-__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait) {
+__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo) {
     rk_ch.turn_wait = turn_wait;
+    rk_ch.plan_ok = 0;
+    rk_ch.solo = warps == 1 ? solo : 0u; /* several warps: the turns' begin only */
     rk_ch.gen = 0;
     rk_ch.enabled = 0;
     rk_ch.in_count = 0;
@@ -281,6 +295,7 @@ __device__ void rk_links_refresh(const rk_u64 *hctl, rk_u64 gen, rk_u32 lane) {
             __threadfence_block();
             rk_ch.in_count = n < 16 ? n : 16;
             rk_ch.enabled = 1;
+            rk_ch.plan_ok = 0; /* new ports: the next begin is the general one */
             rk_ch.gen = gen;
         }
         rk_ch_unlock();
@@ -306,6 +321,7 @@ __device__ void rk_ports_closed_apply(rk_u64 closed, rk_u32 lane) {
     for (int p = 0; p < 8; p++) status[p] = (rk_u32)__shfl_sync(0xffffffffu, closed, p);
     if (lane == 0) {
         rk_ch_lock();
+        rk_ch.plan_ok = 0; /* closed ports: the next begin is the general one */
         for (int p = 0; p < 8; p++) {
             rk_out_port &o = rk_ch.out[p];
             if (!((ports >> p) & 1u) || o.status) continue;
@@ -324,6 +340,7 @@ __device__ void rk_ports_leave(rk_u32 lane, bool for_good) {
     __syncwarp();
     if (lane == 0 && rk_ch.enabled) {
         rk_ch_lock();
+        rk_ch.plan_ok = 0;
         const bool last = for_good && ++rk_ch.exited >= rk_ch.warps;
         for (int p = 0; p < 8; p++) {
             rk_out_port &o = rk_ch.out[p];
@@ -430,6 +447,7 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
     const rk_u32 real = lanes & ~skip;
     const rk_u32 want = __popc(real);
     rk_ch_lock();
+    rk_ch.plan_ok = 0; /* heads move: a plan made before is stale */
     bool cut = false;
     rk_u32 fresh = 0;
     if (cr_cap && want) {
@@ -479,6 +497,53 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
     }
     rk_ch_unlock();
     return kept;
+}
+
+/* Lane 0 of the only worker warp (wi), when a channel poll found nothing
+ * (RK_SOLO_IDLE: the warp waits anyway, and a stream, whose polls find
+ * messages, pays nothing) or after a channel pass has placed its replies
+ * (RK_SOLO_AFTER_PASS): the next channel pass's begin, made ready now, off
+ * the path from a message to its emits. Every open port's next position goes to
+ * wp.base[p] (its head, which nothing moves before that pass but a begin,
+ * and a begin drops the plan), and plan_room is the fewest messages any
+ * port or the reply queue has room for (TAKEN and the host's place are
+ * reloaded only when the cached room is short of a whole pass). A pass of
+ * up to plan_room messages then takes them all without the lock, the turn
+ * or any load in lane 0 (rk_channel_pass); a larger one, or a REPORT input,
+ * takes the general begin. REPORT output ports: the room used is the
+ * cached one, never more than the true room, so the plan never refuses an
+ * emit the general begin would allow, and never allows one it would refuse. */
+__device__ void rk_solo_plan(rk_u32 wi, rk_u64 cr_cap, const rk_u64 *cr_word) {
+    rk_ch.plan_ok = 0;
+    if (rk_ch.warps != 1) return;
+    rk_u64 room = 32;
+    if (cr_cap - (rk_ch.cr_promised - rk_ch.cr_received) < room) {
+        const rk_u64 r = *(const volatile rk_u64 *)cr_word;
+        if (r > rk_ch.cr_received) rk_ch.cr_received = r;
+    }
+    const rk_u64 cr_room = cr_cap - (rk_ch.cr_promised - rk_ch.cr_received);
+    if (cr_room < room) room = cr_room;
+    rk_warp_pass &wp = rk_ch.w[wi];
+    rk_u32 ports = 0;
+    RK_FOR_BITS(p, rk_ch.ports) {
+        rk_out_port &o = rk_ch.out[p];
+        if (o.status) continue;
+        const rk_u64 cap = 1ull << o.log2cap;
+        if (cap - (o.head - o.taken) < 32) {
+            if (o.flow == RK_FLOW_REPORT) __threadfence(); /* rk_emit_begin_cut says why */
+            const rk_u64 t = rk_ch_load(o.ctl + RK_CH_TAKEN);
+            if (t > o.taken) o.taken = t;
+        }
+        const rk_u64 port_room = cap - (o.head - o.taken);
+        if (port_room < room) room = port_room;
+        wp.base[p] = o.head;
+        ports |= 1u << p;
+    }
+    rk_ch.plan_ports = ports;
+    rk_ch.plan_room = (rk_u32)room;
+    /* Made even with no room (a pass then takes the general begin, which
+     * reloads TAKEN): an idle warp does not plan again at every poll. */
+    rk_ch.plan_ok = 1;
 }
 
 /* The tagged words of a message (or of a SKIP slot) at position pos of port o. */
@@ -639,18 +704,26 @@ __device__ __forceinline__ void rk_ch_check(rk_u32 u, rk_u64 x, rk_u64 y, rk_u64
  * over the lanes and all loaded before any is checked (one L2 round trip per
  * poll, not one per word). Returns the slots found, a prefix (*skip: those
  * of them that hold no message); *input says which input, *first where
- * they start. */
-__device__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 wi, rk_u32 max, unsigned char *stage, rk_u32 *input,
-                                  rk_u64 *first, rk_u32 *skip) {
+ * they start. plain (one warp, RK_SOLO_POLL_PLAIN): every lane reads the
+ * tail itself, no shuffles. */
+__device__ __forceinline__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 wi, rk_u32 max, unsigned char *stage,
+                                                  rk_u32 *input, rk_u64 *first, rk_u32 *skip, bool plain) {
     const rk_u32 n = rk_ch.in_count;
     rk_warp_pass &wp = rk_ch.w[wi];
     rk_u32 idx = wp.cursor < n ? wp.cursor : 0;
     for (rk_u32 v = 0; v < n; v++, idx = idx + 1 < n ? idx + 1 : 0) {
         const rk_in_port &c = rk_ch.in[idx];
         if (!c.ring) continue;
-        rk_u64 end;
-        const rk_u64 start = __shfl_sync(0xffffffffu, rk_channel_start(c, wi, &end), 0);
-        end = __shfl_sync(0xffffffffu, end, 0);
+        rk_u64 start, end;
+        if (plain) {
+            /* One warp: the tail is its own, stored before the last pass
+             * ended (__syncwarp), so every lane reads the same value. */
+            start = rk_vload(&c.tail);
+            end = start + 32;
+        } else {
+            start = __shfl_sync(0xffffffffu, rk_channel_start(c, wi, &end), 0);
+            end = __shfl_sync(0xffffffffu, end, 0);
+        }
         const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - start);
         const rk_u32 units = m_max * RK_CH_UNITS;
         const rk_u32 want = m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u;

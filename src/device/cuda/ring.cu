@@ -87,6 +87,7 @@ struct rk_ring_args {
     rk_u32 turns;          /* ordered: the worker warps (one block) take and publish in position order */
     rk_u32 turn_wait_cycles; /* how long a begin turn is waited for (channel.cu), or 0: the default */
     rk_u32 idle_nap_ns;      /* a worker's nap after many idle passes (sanitizer runs), or 0 */
+    rk_u32 k2k_solo;         /* RK_SOLO_* bits (channel.cu): when one worker warp plans its next channel begin */
 };
 
 /* Control word indices: see cuda_ring_layout.h. */
@@ -234,14 +235,19 @@ struct rk_ch_poll {
     rk_u32 window, empty; /* slots per poll; polls in a row that found nothing */
 };
 
+/* SOLO: this kernel's one worker warp plans its begins (rk_links.solo not
+ * 0); the other instance is main's pass with none of the plan's checks
+ * (eight warps, or RK_CUDA_K2K_SOLO=0). */
+template <bool SOLO>
 __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, unsigned char *stage_in,
                                   unsigned char *stage_out, rk_u32 max, rk_ch_poll &cp, rk_u64 &handled,
-                                  rk_u64 &errors) {
+                                  rk_u64 &errors, bool idle_host) {
     const rk_u64 cap = a.capacity_mask + 1;
     if (max > cp.window) max = cp.window;
     rk_u32 input = 0, skip = 0;
     rk_u64 first = 0;
-    const rk_u32 lanes = rk_channel_load(lane, wi, max, stage_in, &input, &first, &skip);
+    const rk_u32 lanes = rk_channel_load(lane, wi, max, stage_in, &input, &first, &skip,
+                                         SOLO && (rk_ch.solo & RK_SOLO_POLL_PLAIN) != 0);
     const rk_u32 found = __popc(lanes);
     if (found && found == max) {
         cp.window = min(32u, 2 * cp.window);
@@ -249,27 +255,72 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
     } else if (!found && ++cp.empty >= 16) {
         cp.window = RK_CH_MIN_WINDOW;
     }
-    if (!lanes) return 0;
-    /* The begin turn; HOLD ports and the reply queue's room cut the pass;
-     * what it keeps is taken at once (staged), before any handler emits
-     * (rk_channel_taken says why). */
-    rk_u32 kept = 0;
-    rk_u64 seq0 = 0;
-    if (lane == 0 && rk_turn_wait(&rk_ch.in[input].tail, first, true)) {
-        kept = rk_emit_begin(lanes, skip, wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
-        if (kept) seq0 = rk_channel_taken(input, first, __popc(kept), __popc(kept & ~skip));
+    if (!lanes) {
+        /* Nothing came: a lone warp makes its next begin ready while it
+         * waits (once: a begin drops the plan), so the next message runs
+         * its handler at once; a stream's polls find messages and never
+         * come here, so it keeps the general begin (TAKEN told before its
+         * handlers, no planning on its path). Not while the host queue has
+         * messages (idle_host false): its passes' begins drop the plan. */
+        if (SOLO && (rk_ch.solo & RK_SOLO_IDLE)) {
+            if (lane == 0 && idle_host && !rk_ch.plan_ok) rk_solo_plan(wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
+            __syncwarp();
+        }
+        return 0;
     }
-    kept = __shfl_sync(0xffffffffu, kept, 0);
-    seq0 = __shfl_sync(0xffffffffu, seq0, 0);
-    __syncwarp();
-    if (!kept) return 0;
+    rk_u32 kept = 0, solo_ports = 0;
+    rk_u64 seq0 = 0;
+    const rk_u32 want = __popc(lanes & ~skip);
+    /* One worker warp with its begin made ready (rk_solo_plan) and room for
+     * the whole pass: every lane knows the outcome (all slots taken, the
+     * planned ports' positions), so the handlers start without a lane-0
+     * section or a shuffle; the heads move after them, and TAKEN and the
+     * turn too unless RK_SOLO_TAKEN_EARLY (a HOLD input's producer only
+     * waits a little longer for its credit). Every lane decides alike: the
+     * plan changes only in lane 0 after the __syncwarp below (a general
+     * begin drops it, but then every lane saw it refuse this pass). */
+    const bool solo = SOLO && rk_ch.plan_ok && want <= rk_ch.plan_room && !rk_ch.in[input].report &&
+                      (want <= 1 || !(rk_ch.solo & RK_SOLO_LONE));
+    const bool taken_early = SOLO && (rk_ch.solo & RK_SOLO_TAKEN_EARLY) != 0;
+    if (solo) {
+        solo_ports = want ? rk_ch.plan_ports : 0u;
+        if (lane < 8 && ((solo_ports >> lane) & 1u)) rk_ch.w[wi].allow[lane] = lanes & ~skip;
+        if (lane == 0) rk_ch.w[wi].ports = solo_ports;
+        kept = lanes;
+        seq0 = rk_ch.in[input].delivered;
+        __syncwarp();
+        if (lane == 0 && taken_early) rk_channel_taken(input, first, __popc(kept), want);
+    } else {
+        /* The begin turn; HOLD ports and the reply queue's room cut the pass;
+         * what it keeps is taken at once (staged), before any handler emits
+         * (rk_channel_taken says why). */
+        if (lane == 0 && rk_turn_wait(&rk_ch.in[input].tail, first, true)) {
+            kept = rk_emit_begin(lanes, skip, wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
+            if (kept) seq0 = rk_channel_taken(input, first, __popc(kept), __popc(kept & ~skip));
+        }
+        kept = __shfl_sync(0xffffffffu, kept, 0);
+        seq0 = __shfl_sync(0xffffffffu, seq0, 0);
+        __syncwarp();
+        if (!kept) return 0;
+    }
     const rk_u32 run = kept & ~skip; /* SKIP slots: taken, no handler */
     int status = 0;
     if ((run >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
     rk_emit_finish(lane, wi);
     const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
     const rk_u32 reply = rk_ch.in[input].reply_all ? run : failed;
-    if (lane == 0) rk_reply_publish(input, wi, first, __popc(kept), __popc(run), reply);
+    if (lane == 0) {
+        if (solo) {
+            /* What the general begin does before the handlers (it promises
+             * the reply queue room for every message, rk_reply_publish
+             * gives back what was not used). */
+            RK_FOR_BITS(p, solo_ports) rk_ch.out[p].head += want;
+            if (want) rk_ch.cr_promised += want;
+            if (!taken_early) rk_channel_taken(input, first, __popc(kept), __popc(run));
+            rk_ch.plan_ok = 0; /* the heads moved: planned again before the next one */
+        }
+        rk_reply_publish(input, wi, first, __popc(kept), __popc(run), reply);
+    }
     __syncwarp();
     if ((reply >> lane) & 1u) {
         const rk_u64 pos = rk_ch.w[wi].cr_base + __popc(reply & ((1u << lane) - 1u));
@@ -283,6 +334,10 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
     }
     handled += __popc(run);
     errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
+    /* The next pass's begin, after this one's replies are on their way (a
+     * sink's reply waits for no plan; measured: 2.26 us a hop planned
+     * before the reply stores, 1.97 us planned at the next empty poll). */
+    if (SOLO && lane == 0 && (rk_ch.solo & RK_SOLO_AFTER_PASS)) rk_solo_plan(wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
     __syncwarp();
     return __popc(kept);
 }
@@ -401,7 +456,10 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             rk_u32 got = 0;
             const int polls = poll_host ? RK_CHANNEL_POLLS : RK_CHANNEL_SPIN_POLLS;
             for (int poll = 0; poll < polls && !(poll_host && got); poll++)
-                got += rk_channel_pass(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled, errors);
+                got += rk_ch.solo ? rk_channel_pass<true>(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled,
+                                                          errors, !poll_host)
+                                  : rk_channel_pass<false>(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled,
+                                                           errors, !poll_host);
             if (got) idle = 0;
             if (got && lane == 0) {
                 rk_store(saved + 1, errors);
@@ -590,11 +648,11 @@ __device__ void rk_control(const rk_ring_args &a) {
     }
 }
 
-extern "C" __global__ void __launch_bounds__(32 * (RK_WARPS_PER_BLOCK + 1))
+extern "C" __global__ void __launch_bounds__(32 * (RK_WARPS_PER_BLOCK + 1), 1)
 rk_ring_persistent(rk_ring_args a) {
     const rk_u32 warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (threadIdx.x == 0) {
-        rk_links_init(a.worker_warps, a.turn_wait_cycles ? a.turn_wait_cycles : RK_TURN_WAIT_CYCLES);
+        rk_links_init(a.worker_warps, a.turn_wait_cycles ? a.turn_wait_cycles : RK_TURN_WAIT_CYCLES, a.k2k_solo);
         if (a.resume && a.turns) {
             /* The turns where the warps stopped: every pass they began was
              * published before they left, so both are the lowest position
@@ -629,7 +687,7 @@ rk_ring_persistent(rk_ring_args a) {
 extern "C" __global__ void rk_ring_batch(const unsigned char *in, unsigned char *out, unsigned char *state) {
     const rk_u32 count = *(const rk_u32 *)in;
     const rk_u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0) rk_links_init(1, RK_TURN_WAIT_CYCLES); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
+    if (threadIdx.x == 0) rk_links_init(1, RK_TURN_WAIT_CYCLES, 0u); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
     __syncthreads();
     if (i >= count) return;
     unsigned char *resp = out + (size_t)i * RK_OUT_STAGE;
