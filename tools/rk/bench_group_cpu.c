@@ -21,6 +21,14 @@ static int add_or_fail(bench_report *rep, const bench_row *row) {
     return row->errors ? RK_EXIT_FAILURE : RK_EXIT_OK;
 }
 
+/* The figures every measured row has. */
+static void set_counts(bench_row *out, uint64_t messages, double seconds, double rate, uint64_t errors) {
+    out->messages = messages;
+    out->seconds = seconds;
+    out->rate = rate;
+    out->errors = errors;
+}
+
 /* The floors (bench_floor.h) and rows are measured into a bench_row; the
  * pair runner below reports them. */
 static int floor_ring_measure(const bench_config *cfg, const char *group, uint32_t batch, bench_row *out) {
@@ -38,11 +46,8 @@ static int floor_ring_measure(const bench_config *cfg, const char *group, uint32
     }
     *out = bench_row_make(group, name);
     out->is_floor = true;
-    out->messages = res.messages;
-    out->seconds = res.seconds;
-    out->rate = res.messages_per_second;
+    set_counts(out, res.messages, res.seconds, res.messages_per_second, res.errors);
     out->bytes_per_second = res.messages_per_second * 64;
-    out->errors = res.errors;
     return RK_EXIT_OK;
 }
 
@@ -57,12 +62,9 @@ static int floor_pingpong_measure(const bench_config *cfg, bench_row *out) {
     }
     *out = bench_row_make("kernel", name);
     out->is_floor = true;
-    out->messages = res.messages;
-    out->seconds = res.seconds;
-    out->rate = res.messages_per_second;
+    set_counts(out, res.messages, res.seconds, res.messages_per_second, res.errors);
     out->p50_us = res.p50_ns / 1e3;
     out->p99_us = res.p99_ns / 1e3;
-    out->errors = res.errors;
     return RK_EXIT_OK;
 }
 
@@ -85,15 +87,12 @@ static int floor_dispatch_measure(const bench_config *cfg, rk_runtime *rt, const
     *out = bench_row_make("kernel", name);
     snprintf(out->backend, sizeof out->backend, "%s", backend);
     out->is_floor = true;
-    out->messages = res.messages;
-    out->seconds = res.seconds;
-    out->rate = res.messages_per_second;
+    set_counts(out, res.messages, res.seconds, res.messages_per_second, res.errors);
     out->bytes_per_second = res.messages_per_second * 64;
     if (batch <= 1) {
         out->p50_us = res.p50_ns / 1e3;
         out->p99_us = res.p99_ns / 1e3;
     }
-    out->errors = res.errors;
     return RK_EXIT_OK;
 }
 
@@ -115,11 +114,8 @@ static int queue_measure(const bench_config *cfg, uint32_t slot, uint32_t batch,
         return RK_EXIT_FAILURE;
     }
     *out = bench_row_make("queue", name);
-    out->messages = res.messages;
-    out->seconds = res.seconds;
-    out->rate = res.messages_per_second;
+    set_counts(out, res.messages, res.seconds, res.messages_per_second, res.errors);
     out->bytes_per_second = res.bytes_per_second;
-    out->errors = res.errors;
     return RK_EXIT_OK;
 }
 
@@ -164,15 +160,12 @@ static int kernel_measure(const bench_config *cfg, rk_runtime *rt, const char *b
         cli_report_status("bench", name, s);
         return RK_EXIT_FAILURE;
     }
-    out->messages = res.messages;
-    out->seconds = res.seconds;
-    out->rate = res.messages_per_second;
+    set_counts(out, res.messages, res.seconds, res.messages_per_second, res.errors);
     if (!c->latency) out->bytes_per_second = res.messages_per_second * c->message_size;
     if (c->latency) {
         out->p50_us = res.p50_us;
         out->p99_us = res.p99_us;
     }
-    out->errors = res.errors;
     out->launches = res.launches;
     return RK_EXIT_OK;
 }
