@@ -97,7 +97,8 @@ typedef struct rk__cuda_ring_args {
 #define RK__CUDA_SOLO_TAKEN_EARLY 4u /* a planned pass tells TAKEN before its handlers, not after */
 #define RK__CUDA_SOLO_LONE 8u        /* only a pass of one message takes the plan */
 #define RK__CUDA_SOLO_POLL_PLAIN 16u /* a channel poll's first position without shuffles */
-#define RK__CUDA_SOLO_DEFAULT (RK__CUDA_SOLO_AFTER_PASS | RK__CUDA_SOLO_IDLE)
+#define RK__CUDA_SOLO_LEAN 32u       /* channel_solo.cu's lean loop while only channels have messages */
+#define RK__CUDA_SOLO_DEFAULT (RK__CUDA_SOLO_AFTER_PASS | RK__CUDA_SOLO_IDLE | RK__CUDA_SOLO_LEAN)
 
 /* The full NVRTC source for a handler: layout defines, dsl.h, the handler,
  * the template. handler_name must be a C identifier. Free with free(). */

@@ -80,6 +80,7 @@ typedef unsigned int rk_u32;
 #define RK_SOLO_TAKEN_EARLY 4u /* a planned pass tells TAKEN before its handlers */
 #define RK_SOLO_LONE 8u        /* only a pass of one message takes the plan */
 #define RK_SOLO_POLL_PLAIN 16u /* a poll's first position without shuffles */
+#define RK_SOLO_LEAN 32u       /* the lean loop of channel_solo.cu while only channels have messages */
 
 struct rk_out_port {
     rk_u64 *ring, *ctl;

@@ -342,6 +342,12 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
     return __popc(kept);
 }
 
+/* K2K, one worker warp: the lean loop (channel_solo.cu, assembled after this file). */
+__device__ __forceinline__ bool rk_lean_ready();
+__device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
+                              rk_u64 &errors, rk_u64 seen_active, rk_u64 host_next, rk_u64 *saved, rk_u32 &idle,
+                              bool &changed);
+
 __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 local_warp) {
     const rk_u32 P = a.chunk;
     const rk_u32 full = rk_bits(0, P);
@@ -454,7 +460,11 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
              * the control loads before it (they only change how the kernel
              * runs, within a few microseconds). */
             rk_u32 got = 0;
-            const int polls = poll_host ? RK_CHANNEL_POLLS : RK_CHANNEL_SPIN_POLLS;
+            bool changed = false; /* the lean loop stopped for a control word: to the top */
+            if (!poll_host && !term && rk_lean_ready())
+                got = rk_lean_run(a, lane, local_warp, cp, ch_handled, errors, seen_active, chunk_pos + first, saved,
+                                  idle, changed);
+            const int polls = changed ? 0 : poll_host ? RK_CHANNEL_POLLS : RK_CHANNEL_SPIN_POLLS;
             for (int poll = 0; poll < polls && !(poll_host && got); poll++)
                 got += rk_ch.solo ? rk_channel_pass<true>(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled,
                                                           errors, !poll_host)

@@ -1,0 +1,211 @@
+/* K2K, the lean loop of a stage with one worker warp (issue 14's hop
+ * latency). Compiled by NVRTC after ring.cu (src/cuda/cuda_ring_source.c),
+ * so it uses both channel.cu's link table and ring.cu's helpers; rk_worker
+ * calls rk_lean_run (declared in ring.cu) while the kernel waits for
+ * channel messages only.
+ *
+ * What the generic pass does per message and this loop does not:
+ *  - the channel poll goes through shared staging, warp reductions and a
+ *    lane-0 section; here each lane loads its whole slot (one L2 round
+ *    trip, every load in flight at once), checks its own tags and runs the
+ *    handler from the registers it loaded into;
+ *  - the control words (active, terminate, pause, link generation, the
+ *    host's published count, the ports' CLOSED) are looked at once per 32
+ *    polls with a control-word round trip in between; here one lane each
+ *    loads them beside every poll (the same L2 round trip), and any change
+ *    hands the warp back to rk_worker, which handles it as before;
+ *  - a pass's begin (turns, positions, room) is the plan rk_solo_plan made
+ *    ahead; replies to channel messages are placed from registers at
+ *    positions known before the handlers.
+ * Anything this loop does not cover it leaves to rk_worker's generic pass:
+ * several inputs, a REPORT input, a pass larger than the planned room (a
+ * HOLD port or the reply queue short, or any REPORT port), messages larger
+ * than 64 bytes. Every rule of docs/channels.md is kept because the state
+ * this loop moves (port heads, TAKEN, DELIVERED, the input's turns, the
+ * reply queue's place) is the generic pass's own, moved the same way. */
+
+/* The messages a lean poll keeps in registers: up to 64 bytes (16 tagged
+ * words, 8 16-byte loads per lane); larger ones take the generic pass. */
+#if RK_REGISTER_STAGING && RK_IN_LL <= 16
+#define RK_LEAN_BUILT 1
+#else
+#define RK_LEAN_BUILT 0
+#endif
+#define RK_LEAN_MAX_POLLS 4096 /* empty polls before rk_worker's loop runs once (~1 ms) */
+
+/* Whether the lean loop can serve this kernel now (every lane alike: the
+ * link table changes only in lane 0 between two __syncwarp). */
+__device__ __forceinline__ bool rk_lean_ready() {
+    return RK_LEAN_BUILT && rk_ch.warps == 1 && (rk_ch.solo & RK_SOLO_LEAN) && rk_ch.enabled &&
+           rk_ch.in_count == 1 && rk_ch.in[0].ring && !rk_ch.in[0].report && !rk_ch.inputs_closed;
+}
+
+/* The whole warp of the only worker (wi), when rk_worker has nothing from
+ * the host and is active and not terminating: polls the one input channel
+ * and handles its messages until a control word changes (or a pass the
+ * plan cannot take comes), then returns the slots it took; changed: it
+ * stopped for a control word (else rk_worker's generic passes run next,
+ * e.g. to cut a pass the plan has no room for). seen_active: the
+ * ACTIVE value rk_worker goes by; host_next: the host position it would
+ * poll next (a published count above it means a host message waits). */
+__device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
+                              rk_u64 &errors, rk_u64 seen_active, rk_u64 host_next, rk_u64 *saved, rk_u32 &idle,
+                              bool &changed) {
+    changed = false;
+#if RK_LEAN_BUILT
+    rk_in_port &c = rk_ch.in[0];
+    rk_warp_pass &wp = rk_ch.w[wi];
+    const rk_u64 cap = a.capacity_mask + 1;
+    const rk_u64 *cr_word = a.dctl + RK_DCTL_CR_RECEIVED;
+    const rk_u64 mask = (1ull << c.log2cap) - 1;
+    const rk_u32 log2cap = c.log2cap;
+    const rk_u64 *ring = c.ring;
+    const rk_u32 wmax = a.chunk < 32 ? a.chunk : 32; /* a kernel with state: one message a pass */
+
+    /* One control word per lane, loaded beside every poll; [lo, hi] is the
+     * range in which nothing changed for this loop. */
+    const rk_u64 *cw = 0;
+    rk_u64 lo = 0, hi = 0;
+    if (lane == 0) {
+        cw = a.dctl + RK_DCTL_ACTIVE;
+        lo = hi = seen_active;
+    } else if (lane == 1) {
+        cw = a.dctl + RK_DCTL_TERMINATE;
+    } else if (lane == 2) {
+        cw = a.dctl + RK_DCTL_PAUSE;
+    } else if (lane == 3) {
+        cw = a.dctl + RK_DCTL_LINK_GEN;
+        hi = rk_ch.gen;
+    } else if (lane == 4) {
+        cw = a.dctl + RK_DCTL_HOST_PUBLISHED;
+        hi = host_next;
+    } else if (lane >= 8 && lane < 16) {
+        const rk_out_port &o = rk_ch.out[lane - 8];
+        if (o.ring && !o.status) cw = o.ctl + RK_CH_CLOSED;
+    }
+
+    if (!rk_ch.plan_ok) {
+        if (lane == 0) rk_solo_plan(wi, cap, cr_word);
+        __syncwarp();
+    }
+    rk_u32 got = 0, empty = 0;
+    for (;;) {
+        if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
+        const rk_u64 tail = rk_vload(&c.tail); /* this warp's own (stored before the last __syncwarp) */
+        const rk_u32 window = cp.window < wmax ? cp.window : wmax;
+        const rk_u64 pos = tail + lane;
+        const bool mine = lane < window;
+        rk_u64 x[RK_CH_UNITS], y[RK_CH_UNITS];
+        const rk_u64 *slot = ring + (pos & mask) * RK_IN_LL;
+#pragma unroll
+        for (int u = 0; u < RK_CH_UNITS; u++) {
+            x[u] = y[u] = 0;
+            if (mine) rk_ch_load2(slot + 2 * u, x[u], y[u]);
+        }
+        const rk_u64 cv = cw ? rk_ch_load(cw) : 0;
+        const rk_u32 tag = (rk_u32)(pos >> log2cap) + 1u;
+        bool full = mine;
+#pragma unroll
+        for (int u = 0; u < RK_CH_UNITS; u++) full = full && (rk_u32)(x[u] >> 32) == tag && (rk_u32)(y[u] >> 32) == tag;
+        const bool skip = mine && (rk_u32)(x[0] >> 32) == (tag | RK_CH_SKIP);
+        const rk_u32 ok = __ballot_sync(0xffffffffu, full || skip);
+        if (__any_sync(0xffffffffu, cw && (cv < lo || cv > hi))) {
+            changed = true; /* rk_worker handles it at the top of its loop */
+            break;
+        }
+        const rk_u32 lanes = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
+        if (!lanes) {
+            if (++cp.empty >= 16) cp.window = RK_CH_MIN_WINDOW;
+            if (++empty >= RK_LEAN_MAX_POLLS) break;
+            continue;
+        }
+        const rk_u32 skips = __ballot_sync(0xffffffffu, skip) & lanes;
+        const rk_u32 run = lanes & ~skips; /* SKIP slots: taken, no handler */
+        const rk_u32 want = __popc(run);
+        if (want > rk_ch.plan_room) {
+            /* Short of room by the plan: plan again (TAKEN and the host's
+             * place reloaded); still short, the generic pass cuts it. */
+            if (lane == 0) rk_solo_plan(wi, cap, cr_word);
+            __syncwarp();
+            if (want > rk_ch.plan_room) break;
+        }
+        const rk_u32 n = __popc(lanes);
+        if (n == window) {
+            cp.window = min(32u, 2 * cp.window);
+            cp.empty = 0;
+        }
+        empty = 0;
+        idle = 0;
+        /* The begin, from the plan: each planned port gives the pass's
+         * messages its next positions (lane order), as rk_channel_pass's
+         * solo branch does; read by rk__emit after the __syncwarp. */
+        const rk_u32 ports = want ? rk_ch.plan_ports : 0u;
+        if (lane < 8 && ((ports >> lane) & 1u)) wp.allow[lane] = run;
+        if (lane == 0) wp.ports = ports;
+        const rk_u64 seq0 = c.delivered, cr0 = rk_ch.cr_head;
+        __syncwarp();
+
+        /* The handler, from the words this lane loaded (payload halves). */
+        int status = 0;
+        uint4 r[RK_OUT_STAGE / 16];
+        if ((run >> lane) & 1u) {
+            uint4 q[RK_IN_STAGE / 16];
+            rk_u32 *qw = (rk_u32 *)q;
+#pragma unroll
+            for (int i = 0; i < RK_IN_STAGE / 4; i++) qw[i] = 0;
+#pragma unroll
+            for (int u = 0; u < RK_CH_UNITS; u++) {
+                qw[2 * u] = (rk_u32)x[u];
+                qw[2 * u + 1] = (rk_u32)y[u];
+            }
+#pragma unroll
+            for (int i = 0; i < RK_OUT_STAGE / 16; i++) r[i] = make_uint4(0, 0, 0, 0);
+            status = rk_call_handler((const unsigned char *)q, (unsigned char *)r, a.state);
+            ((int *)r)[(RK_REPLY_BYTES + 3) / 4] = status;
+        }
+        /* Replies to the host (a failed handler, or every message of a
+         * REPLY_ALL channel) first: the sink's reply is its hop. The plan
+         * promised the reply queue room for every message. */
+        const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
+        const rk_u32 reply = c.reply_all ? run : failed;
+        const rk_u32 below = (1u << lane) - 1u;
+        if ((reply >> lane) & 1u) {
+            const rk_u64 rpos = cr0 + __popc(reply & below);
+            const rk_u64 rtag = (rk_u64)rk_tag(rpos, a.log2_capacity) << 32;
+            rk_u64 *rslot = a.crq + (rpos & a.capacity_mask) * RK_CRQ_LL;
+            const rk_u32 *src = (const rk_u32 *)r;
+#pragma unroll
+            for (int w = 0; w < RK_OUT_LL; w += 2) rk_store2(rslot + w, rtag | src[w], rtag | src[w + 1]);
+            const rk_u64 seq = (seq0 + __popc(run & below)) & ((1ull << 40) - 1);
+            const rk_u64 id = (1ull << 63) | ((rk_u64)c.id << 40) | seq;
+            rk_store2(rslot + RK_OUT_LL, rtag | (rk_u32)id, rtag | (rk_u32)(id >> 32));
+        }
+        rk_emit_finish(lane, wi); /* SKIP words for slots given and not emitted into, HEAD */
+        handled += want;
+        errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
+        got += n;
+        if (lane == 0) {
+            /* What the general begin and publish do, in one place: heads,
+             * the reply queue's place, TAKEN, DELIVERED and both turns. */
+            RK_FOR_BITS(p, ports) rk_ch.out[p].head += want;
+            const rk_u32 nrep = __popc(reply);
+            rk_ch.cr_head += nrep;
+            rk_ch.cr_promised += nrep;
+            rk_channel_taken(0, tail, n, want);
+            c.pub = tail + n;
+            rk_ch.plan_ok = 0;
+            rk_solo_plan(wi, cap, cr_word); /* the next pass's begin, off its path */
+            rk_store(saved + 1, errors);
+            rk_store(saved + 5, handled);
+        }
+        __syncwarp();
+    }
+    __syncwarp();
+    return got;
+#else
+    (void)a, (void)lane, (void)wi, (void)cp, (void)handled, (void)errors, (void)seen_active, (void)host_next;
+    (void)saved, (void)idle;
+    changed = false;
+    return 0;
+#endif
+}
