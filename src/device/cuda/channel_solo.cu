@@ -209,3 +209,42 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     return 0;
 #endif
 }
+
+/* Host messages of a kernel with one worker warp and output ports (a
+ * pipeline's source): the same plan serves their begin, so a pass that
+ * fits runs its handlers without the turn, rk_emit_begin's lane-0 section
+ * or the shuffles after it. The whole warp; true when the plan took the
+ * pass (`ready`, lane = order; every lane decides alike). Host messages
+ * need no room in the reply queue (their replies go to the host queue):
+ * the plan's room counts it anyway, which only sends a pass to the
+ * general begin sooner. */
+__device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane) {
+    if (!RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || !rk_ch.plan_ok) return false;
+    if ((rk_u32)__popc(ready) > rk_ch.plan_room || rk_vload(&rk_ch.host_tail) != hfirst) return false;
+    const rk_u32 ports = rk_ch.plan_ports;
+    if (lane < 8 && ((ports >> lane) & 1u)) rk_ch.w[wi].allow[lane] = ready;
+    if (lane == 0) rk_ch.w[wi].ports = ports;
+    __syncwarp();
+    return true;
+}
+
+/* After a planned host pass's handlers and replies: what the begin would
+ * have moved (the ports' heads, the host queue's turn), then the next plan. */
+__device__ __forceinline__ void rk_lean_host_done(rk_u64 hfirst, rk_u32 n, rk_u32 wi, rk_u32 lane,
+                                                  const rk_ring_args &a) {
+    if (lane == 0) {
+        RK_FOR_BITS(p, rk_ch.plan_ports) rk_ch.out[p].head += n;
+        rk_vstore(&rk_ch.host_tail, hfirst + n);
+        rk_ch.plan_ok = 0;
+        rk_solo_plan(wi, a.capacity_mask + 1, a.dctl + RK_DCTL_CR_RECEIVED);
+    }
+    __syncwarp();
+}
+
+/* A host poll that found nothing: the plan made now if there is none (a
+ * begin, a link change or a closed port dropped it). */
+__device__ __forceinline__ void rk_lean_host_idle(rk_u32 wi, rk_u32 lane, const rk_ring_args &a) {
+    if (!RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || rk_ch.plan_ok) return;
+    if (lane == 0) rk_solo_plan(wi, a.capacity_mask + 1, a.dctl + RK_DCTL_CR_RECEIVED);
+    __syncwarp();
+}

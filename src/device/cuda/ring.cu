@@ -347,6 +347,10 @@ __device__ __forceinline__ bool rk_lean_ready();
 __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
                               rk_u64 &errors, rk_u64 seen_active, rk_u64 host_next, rk_u64 *saved, rk_u32 &idle,
                               bool &changed);
+__device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane);
+__device__ __forceinline__ void rk_lean_host_done(rk_u64 hfirst, rk_u32 n, rk_u32 wi, rk_u32 lane,
+                                                  const rk_ring_args &a);
+__device__ __forceinline__ void rk_lean_host_idle(rk_u32 wi, rk_u32 lane, const rk_ring_args &a);
 
 __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 local_warp) {
     const rk_u32 P = a.chunk;
@@ -489,6 +493,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         const rk_u64 hfirst = chunk_pos + first;
         const bool emits = a.turns && ready;
         bool waiting = false; /* ready, but the warps before have not taken theirs yet */
+        bool host_planned = false;
         if (emits) {
             /* In order: a run of ready positions from the first not done, so
              * lanes (and so emits) follow the host's order; the pass begins
@@ -497,14 +502,18 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
              * pass to their room (the rest stays for later). */
             const rk_u32 run = ~(ready >> first);
             ready &= run ? ((1u << (__ffs(run) - 1)) - 1u) << first : ready;
-            rk_u32 kept = 0;
-            if (lane == 0 && rk_turn_wait(&rk_ch.host_tail, hfirst, true)) {
-                kept = rk_ch.enabled ? rk_emit_begin(ready, 0, local_warp, 0, 0) : ready;
-                if (kept) rk_vstore(&rk_ch.host_tail, hfirst + __popc(kept));
+            if (rk_lean_host_plan(ready, hfirst, local_warp, lane)) {
+                host_planned = true; /* K2K, one warp: the begin made ahead (channel_solo.cu) */
+            } else {
+                rk_u32 kept = 0;
+                if (lane == 0 && rk_turn_wait(&rk_ch.host_tail, hfirst, true)) {
+                    kept = rk_ch.enabled ? rk_emit_begin(ready, 0, local_warp, 0, 0) : ready;
+                    if (kept) rk_vstore(&rk_ch.host_tail, hfirst + __popc(kept));
+                }
+                waiting = !__shfl_sync(0xffffffffu, kept, 0);
+                ready = __shfl_sync(0xffffffffu, kept, 0);
+                __syncwarp();
             }
-            waiting = !__shfl_sync(0xffffffffu, kept, 0);
-            ready = __shfl_sync(0xffffffffu, kept, 0);
-            __syncwarp();
         }
         /* The window: one slot while messages come one at a time (a wider
          * poll only takes longer), doubling while every polled slot keeps
@@ -512,6 +521,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
          * few empty polls, so idle warps cost the bus little. */
         const rk_u32 n_ready = __popc(ready);
         if (!ready) {
+            rk_lean_host_idle(local_warp, lane, a); /* K2K, one warp: the next begin made ahead */
             /* A pass that waited for its turn keeps its window: its messages are there. */
             if (!waiting) {
                 full_polls = 0;
@@ -546,6 +556,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             const rk_u32 *src = (const rk_u32 *)(stage_out + off * RK_OUT_STAGE) + 2 * w;
             rk_store2(a.out + (pos & a.capacity_mask) * RK_OUT_LL + 2 * w, tag | src[0], tag | src[1]);
         }
+        if (host_planned) rk_lean_host_done(hfirst, n_ready, local_warp, lane, a);
         done |= ready;
         processed += n_ready;
         errors += __popc(failed & ready);
