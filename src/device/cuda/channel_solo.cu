@@ -33,6 +33,25 @@
 #endif
 #define RK_LEAN_MAX_POLLS 4096 /* empty polls before rk_worker's loop runs once (~1 ms) */
 
+/* *p's 16 bytes as two words when `on`, else both 0; a predicated load,
+ * not a branch around it. */
+__device__ __forceinline__ void rk_lean_load2(const rk_u64 *p, bool on, rk_u64 &a, rk_u64 &b) {
+    a = b = 0;
+    asm volatile("{\n\t.reg .pred on;\n\tsetp.ne.u32 on, %3, 0;\n\t"
+                 "@on ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];\n\t}"
+                 : "+l"(a), "+l"(b)
+                 : "l"(p), "r"((rk_u32)on));
+}
+
+__device__ __forceinline__ rk_u64 rk_lean_load1(const rk_u64 *p, bool on) {
+    rk_u64 v = 0;
+    asm volatile("{\n\t.reg .pred on;\n\tsetp.ne.u32 on, %2, 0;\n\t"
+                 "@on ld.relaxed.gpu.global.u64 %0, [%1];\n\t}"
+                 : "+l"(v)
+                 : "l"(p), "r"((rk_u32)on));
+    return v;
+}
+
 /* Whether the lean loop can serve this kernel now (every lane alike: the
  * link table changes only in lane 0 between two __syncwarp). */
 __device__ __forceinline__ bool rk_lean_ready() {
@@ -98,15 +117,13 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         rk_u64 x[RK_CH_UNITS], y[RK_CH_UNITS];
         const rk_u64 *slot = ring + (pos & mask) * RK_IN_LL;
 #pragma unroll
-        for (int u = 0; u < RK_CH_UNITS; u++) {
-            x[u] = y[u] = 0;
-            if (mine) rk_ch_load2(slot + 2 * u, x[u], y[u]);
-        }
-        const rk_u64 cv = cw ? rk_ch_load(cw) : 0;
+        for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x[u], y[u]);
+        const rk_u64 cv = rk_lean_load1(cw, cw != 0);
         const rk_u32 tag = (rk_u32)(pos >> log2cap) + 1u;
-        bool full = mine;
+        rk_u32 stale = 0; /* no branches: a lone warp pays for every one in series */
 #pragma unroll
-        for (int u = 0; u < RK_CH_UNITS; u++) full = full && (rk_u32)(x[u] >> 32) == tag && (rk_u32)(y[u] >> 32) == tag;
+        for (int u = 0; u < RK_CH_UNITS; u++) stale |= ((rk_u32)(x[u] >> 32) ^ tag) | ((rk_u32)(y[u] >> 32) ^ tag);
+        const bool full = mine && !stale;
         const bool skip = mine && (rk_u32)(x[0] >> 32) == (tag | RK_CH_SKIP);
         const rk_u32 ok = __ballot_sync(0xffffffffu, full || skip);
         if (__any_sync(0xffffffffu, cw && (cv < lo || cv > hi))) {
