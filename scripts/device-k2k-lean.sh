@@ -1,0 +1,36 @@
+#!/bin/bash
+# Issue 14's hop latency with one warp a stage (the lean loop of
+# src/device/cuda/channel_solo.cu), on the GPU machine, in one call of about
+# three minutes: a gate (the 4-stage chain test with the new build), then
+# `rk bench k2k` alternated between a base build and the new one at one and
+# at eight warps a stage (and the new build with the lean loop off,
+# RK_CUDA_K2K_SOLO=3: session 11's solo path), then the CUDA K2K tests of
+# the new build.
+#   (here)   cmake -S <main's sources> -B build-base -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-base rk
+#            cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release
+#            ninja -C build-rel rk test_k2k_chain test_k2k_loop test_k2k_stream test_k2k_terminate \
+#                test_k2k_errors test_k2k_relay test_k2k_nvrtc
+#   (device) scripts/device-k2k-lean.sh [BASE_DIR [NEW_DIR]]      carry: build-base build-rel
+# Success: the gate and every test pass; the summary's "lean" rows show the
+# per hop p50 (issue 14: <= 1 us) beside "base" from the same card.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+base=${1:-build-base}
+new=${2:-build-rel}
+export CUDA_MODULE_LOADING=EAGER RK_CACHE_DIR=${RK_CACHE_DIR:-/tmp/rk-k2k-cache}
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null
+echo "=== commit $(git log --oneline -1 2>/dev/null)"
+echo "=== gate: $new/tests/k2k/test_k2k_chain cuda"
+timeout -k 5 45 "$new/tests/k2k/test_k2k_chain" cuda 2>&1 | tail -5
+gate=${PIPESTATUS[0]}
+echo "=== gate: exit $gate"
+if [ "$gate" -eq 0 ]; then
+    K2K_BENCH_LIMIT_S=${K2K_BENCH_LIMIT_S:-30} scripts/device-k2k-ab.sh base="$base" lean="$new" \
+        solo="$new",RK_CUDA_K2K_SOLO=3 base8="$base",RK_CUDA_ORDERED_WARPS=8 lean8="$new",RK_CUDA_ORDERED_WARPS=8 \
+        base="$base" lean="$new"
+else
+    K2K_BENCH_LIMIT_S=30 scripts/device-k2k-ab.sh base="$base" solo="$new",RK_CUDA_K2K_SOLO=3
+fi
+echo "=== ctest -L cuda -R k2k ($new)"
+(cd "$new" && timeout -k 5 ${K2K_CTEST_LIMIT_S:-100} ctest -L cuda -R k2k --timeout 45 --output-on-failure 2>&1 | tail -40)
