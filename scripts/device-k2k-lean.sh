@@ -10,7 +10,9 @@
 #            cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release
 #            ninja -C build-rel rk test_k2k_chain test_k2k_loop test_k2k_stream test_k2k_terminate \
 #                test_k2k_errors test_k2k_relay test_k2k_nvrtc
-#   (device) scripts/device-k2k-lean.sh [BASE_DIR [NEW_DIR]]      carry: build-base build-rel
+#   (device) scripts/device-k2k-lean.sh [BASE_DIR [NEW_DIR [TRACE_DIR]]]   carry: build-base build-rel
+# TRACE_DIR (optional): a build of a trace branch (stamps in the bench
+# message, printed as "trace" lines), run once after the first pair.
 # Success: the gate and every test pass; the summary's "lean" rows show the
 # per hop p50 (issue 14: <= 1 us) beside "base" from the same card.
 set -u
@@ -18,6 +20,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 base=${1:-build-base}
 new=${2:-build-rel}
+trace=()
+[ -n "${3:-}" ] && [ -x "$3/tools/rk/rk" ] && trace=(trace="$3")
 export CUDA_MODULE_LOADING=EAGER RK_CACHE_DIR=${RK_CACHE_DIR:-/tmp/rk-k2k-cache}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null
 echo "=== commit $(git log --oneline -1 2>/dev/null)"
@@ -26,7 +30,7 @@ timeout -k 5 45 "$new/tests/k2k/test_k2k_chain" cuda 2>&1 | tail -5
 gate=${PIPESTATUS[0]}
 echo "=== gate: exit $gate"
 if [ "$gate" -eq 0 ]; then
-    K2K_BENCH_LIMIT_S=${K2K_BENCH_LIMIT_S:-30} scripts/device-k2k-ab.sh base="$base" lean="$new" \
+    K2K_BENCH_LIMIT_S=${K2K_BENCH_LIMIT_S:-30} scripts/device-k2k-ab.sh base="$base" lean="$new" "${trace[@]}" \
         solo="$new",RK_CUDA_K2K_SOLO=3 base8="$base",RK_CUDA_ORDERED_WARPS=8 lean8="$new",RK_CUDA_ORDERED_WARPS=8 \
         base="$base" lean="$new"
 else
