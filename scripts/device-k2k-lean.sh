@@ -4,8 +4,8 @@
 # three minutes: a gate (the 4-stage chain test with the new build), then
 # `rk bench k2k` alternated between a base build and the new one at one and
 # at eight warps a stage (and the new build with the lean loop off,
-# RK_CUDA_K2K_SOLO=3: session 11's solo path), then the CUDA K2K tests of
-# the new build.
+# RK_CUDA_K2K_SOLO=3: session 11's solo path; and with the lean emit on,
+# RK_CUDA_K2K_SOLO=99), then the CUDA K2K tests of the new build.
 #   (here)   cmake -S <main's sources> -B build-base -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-base rk
 #            cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release
 #            ninja -C build-rel rk test_k2k_chain test_k2k_loop test_k2k_stream test_k2k_terminate \
@@ -31,7 +31,7 @@ gate=${PIPESTATUS[0]}
 echo "=== gate: exit $gate"
 if [ "$gate" -eq 0 ]; then
     K2K_BENCH_LIMIT_S=${K2K_BENCH_LIMIT_S:-30} scripts/device-k2k-ab.sh base="$base" lean="$new" "${trace[@]}" \
-        solo="$new",RK_CUDA_K2K_SOLO=3 base8="$base",RK_CUDA_ORDERED_WARPS=8 lean8="$new",RK_CUDA_ORDERED_WARPS=8 \
+        lean-emit="$new",RK_CUDA_K2K_SOLO=99 solo="$new",RK_CUDA_K2K_SOLO=3 base8="$base",RK_CUDA_ORDERED_WARPS=8 lean8="$new",RK_CUDA_ORDERED_WARPS=8 \
         base="$base" lean="$new"
 else
     K2K_BENCH_LIMIT_S=30 scripts/device-k2k-ab.sh base="$base" solo="$new",RK_CUDA_K2K_SOLO=3

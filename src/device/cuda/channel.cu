@@ -81,6 +81,7 @@ typedef unsigned int rk_u32;
 #define RK_SOLO_LONE 8u        /* only a pass of one message takes the plan */
 #define RK_SOLO_POLL_PLAIN 16u /* a poll's first position without shuffles */
 #define RK_SOLO_LEAN 32u       /* the lean loop of channel_solo.cu while only channels have messages */
+#define RK_SOLO_LEAN_EMIT 64u  /* its emits go to slots found before the handlers (rk_lean_emit) */
 
 struct rk_out_port {
     rk_u64 *ring, *ctl;
@@ -202,8 +203,11 @@ __device__ __forceinline__ void rk_ch_store_max(rk_u64 *p, rk_u64 v) {
     asm volatile("red.relaxed.gpu.global.max.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
+__device__ void rk_lean_init(); /* channel_solo.cu */
+
 /* Thread 0 at kernel start: nothing linked until the table is read. */
 __device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo) {
+    rk_lean_init();
     rk_ch.turn_wait = turn_wait;
     rk_ch.plan_ok = 0;
     rk_ch.solo = warps == 1 ? solo : 0u; /* several warps: the turns' begin only */
@@ -555,7 +559,13 @@ __device__ __forceinline__ rk_u64 *rk_port_slot(const rk_out_port &o, rk_u64 pos
 
 /* rk_emit (dsl.h): the lane running a handler writes its message straight
  * into the slot its pass was given, as tagged words (8 bytes each, whole). */
+/* channel_solo.cu (assembled after ring.cu): the lean loop's emit, where
+ * its pass set one up (true: done, *rc what rk_emit returns). */
+__device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc);
+
 __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
+    int lean_rc;
+    if (rk_lean_emit(port, msg, size, lean_rc)) return lean_rc;
     if (!rk_ch.enabled || port >= 8 || !rk_ch.out[port].ring) return RK_EMIT_NO_PORT;
     rk_out_port &o = rk_ch.out[port];
     const rk_u32 wi = threadIdx.x >> 5, lane = threadIdx.x & 31;

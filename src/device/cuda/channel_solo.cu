@@ -33,6 +33,67 @@
 #endif
 #define RK_LEAN_MAX_POLLS 4096 /* empty polls before rk_worker's loop runs once (~1 ms) */
 
+/* The lean loop's emit (RK_SOLO_LEAN_EMIT): after each plan the warp finds
+ * where each lane's message would go on the plan's first port (position
+ * base + lane, its tag), off any message's path; a pass with no SKIP slot
+ * (lane = position) turns it on for its handlers, so rk__emit's common
+ * case is a few independent shared loads, not a chain of them. Anything
+ * else (another port, another size, a second emit, a pass with SKIP
+ * slots) takes rk__emit's general path, which the pass also set up. */
+struct rk_lean_emit_rec {
+    rk_u32 on, port, bytes, spare;
+    rk_u64 *slot[32];
+    rk_u64 hi[32];
+};
+__shared__ rk_lean_emit_rec rk_le;
+static_assert(sizeof(rk_links) + sizeof(rk_lean_emit_rec) <= 6144,
+              "the channel code's shared memory must fit RK_CUDA_CHANNEL_SHARED (cuda_ring_layout.h)");
+
+__device__ void rk_lean_init() { rk_le.on = 0; }
+
+__device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc) {
+#if RK_LEAN_BUILT
+    const rk_u32 lane = threadIdx.x & 31;
+    /* Every load first (none depends on another), then one branch. */
+    const rk_u32 on = rk_le.on, lport = rk_le.port, bytes = rk_le.bytes;
+    rk_u64 *slot = rk_le.slot[lane];
+    const rk_u64 hi = rk_le.hi[lane];
+    unsigned char &emitted = rk_ch.w[threadIdx.x >> 5].emitted[port & 7u][lane];
+    const unsigned char again = emitted;
+    if (!on || port != lport || size != bytes || again || (((unsigned)(unsigned long long)msg) & 3u) || (size & 3u))
+        return false;
+    emitted = 1;
+    const rk_u32 *src = (const rk_u32 *)msg;
+    const rk_u32 n = size / 4;
+    rk_u32 w = 0;
+    for (; w + 2 <= n; w += 2) rk_ch_store2(slot + w, hi | src[w], hi | src[w + 1]);
+    if (w < n) rk_ch_store2(slot + w, hi | src[w], hi);
+    rc = RK_EMIT_OK;
+    return true;
+#else
+    (void)port, (void)msg, (void)size, (void)rc;
+    return false;
+#endif
+}
+
+/* The whole warp, right after a plan (rk_solo_plan) in the lean loop:
+ * each lane's slot on the plan's first port, for rk_lean_emit. */
+__device__ __forceinline__ void rk_lean_emit_prepare(rk_u32 lane, rk_u32 wi) {
+    const rk_u32 ports = rk_ch.plan_ports;
+    if (!(rk_ch.solo & RK_SOLO_LEAN_EMIT) || !ports) return;
+    const rk_u32 p = __ffs(ports) - 1;
+    const rk_out_port &o = rk_ch.out[p];
+    const rk_u64 pos = rk_ch.w[wi].base[p] + lane;
+    rk_u64 hi;
+    rk_le.slot[lane] = rk_port_slot(o, pos, hi);
+    rk_le.hi[lane] = hi;
+    if (lane == 0) {
+        rk_le.port = p;
+        rk_le.bytes = o.msg_bytes;
+    }
+    __syncwarp();
+}
+
 /* *p's 16 bytes as two words when `on`, else both 0; a predicated load,
  * not a branch around it. */
 __device__ __forceinline__ void rk_lean_load2(const rk_u64 *p, bool on, rk_u64 &a, rk_u64 &b) {
@@ -107,6 +168,8 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         if (lane == 0) rk_solo_plan(wi, cap, cr_word);
         __syncwarp();
     }
+    rk_lean_emit_prepare(lane, wi);
+    const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
     rk_u32 got = 0, empty = 0;
     for (;;) {
         if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
@@ -144,6 +207,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
              * place reloaded); still short, the generic pass cuts it. */
             if (lane == 0) rk_solo_plan(wi, cap, cr_word);
             __syncwarp();
+            rk_lean_emit_prepare(lane, wi);
             if (want > rk_ch.plan_room) break;
         }
         const rk_u32 n = __popc(lanes);
@@ -158,7 +222,10 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
          * solo branch does; read by rk__emit after the __syncwarp. */
         const rk_u32 ports = want ? rk_ch.plan_ports : 0u;
         if (lane < 8 && ((ports >> lane) & 1u)) wp.allow[lane] = run;
-        if (lane == 0) wp.ports = ports;
+        if (lane == 0) {
+            wp.ports = ports;
+            if (lean_emit && want && !skips) rk_le.on = 1; /* lane = position: the slots found after the plan */
+        }
         const rk_u64 seq0 = c.delivered, cr0 = rk_ch.cr_head;
         __syncwarp();
 
@@ -202,6 +269,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
         got += n;
         if (lane == 0) {
+            rk_le.on = 0;
             /* What the general begin and publish do, in one place: heads,
              * the reply queue's place, TAKEN, DELIVERED and both turns. */
             RK_FOR_BITS(p, ports) rk_ch.out[p].head += want;
@@ -216,6 +284,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             rk_store(saved + 5, handled);
         }
         __syncwarp();
+        rk_lean_emit_prepare(lane, wi);
     }
     __syncwarp();
     return got;
