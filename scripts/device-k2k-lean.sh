@@ -36,5 +36,10 @@ if [ "$gate" -eq 0 ]; then
 else
     K2K_BENCH_LIMIT_S=30 scripts/device-k2k-ab.sh base="$base" solo="$new",RK_CUDA_K2K_SOLO=3
 fi
+echo "=== the chain and stream tests with the lean emit on (RK_CUDA_K2K_SOLO=99)"
+RK_CUDA_K2K_SOLO=99 timeout -k 5 45 "$new/tests/k2k/test_k2k_chain" cuda 2>&1 | tail -3
+echo "=== chain, lean emit: exit ${PIPESTATUS[0]}"
+RK_CUDA_K2K_SOLO=99 timeout -k 5 45 "$new/tests/k2k/test_k2k_stream" cuda 2000000 2>&1 | tail -3
+echo "=== stream, lean emit: exit ${PIPESTATUS[0]}"
 echo "=== ctest -L cuda -R k2k ($new)"
 (cd "$new" && timeout -k 5 ${K2K_CTEST_LIMIT_S:-100} ctest -L cuda -R k2k --timeout 45 --output-on-failure 2>&1 | tail -40)
