@@ -123,9 +123,10 @@ __device__ __forceinline__ bool rk_lean_ready() {
 /* The whole warp of the only worker (wi), when rk_worker has nothing from
  * the host and is active and not terminating: polls the one input channel
  * and handles its messages until a control word changes (or a pass the
- * plan cannot take comes), then returns the slots it took; changed: it
- * stopped for a control word (else rk_worker's generic passes run next,
- * e.g. to cut a pass the plan has no room for). seen_active: the
+ * plan cannot take comes), then returns the slots it took; changed: back
+ * to the top of rk_worker's loop (a control word changed, or a long idle
+ * spell ended), else rk_worker's generic passes run next (to cut a pass
+ * the plan has no room for). seen_active: the
  * ACTIVE value rk_worker goes by; host_next: the host position it would
  * poll next (a published count above it means a host message waits). */
 __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
@@ -196,7 +197,10 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         const rk_u32 lanes = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
         if (!lanes) {
             if (++cp.empty >= 16) cp.window = RK_CH_MIN_WINDOW;
-            if (++empty >= RK_LEAN_MAX_POLLS) break;
+            if (++empty >= RK_LEAN_MAX_POLLS) {
+                changed = true; /* to the top of rk_worker's loop, not through its generic polls */
+                break;
+            }
             continue;
         }
         const rk_u32 skips = __ballot_sync(0xffffffffu, skip) & lanes;
