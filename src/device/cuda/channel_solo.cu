@@ -309,11 +309,27 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
  * the plan's room counts it anyway, which only sends a pass to the
  * general begin sooner. */
 __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane) {
-    if (!RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || !rk_ch.plan_ok) return false;
+    if (!ready || !RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || !rk_ch.plan_ok) return false;
     if ((rk_u32)__popc(ready) > rk_ch.plan_room || rk_vload(&rk_ch.host_tail) != hfirst) return false;
     const rk_u32 ports = rk_ch.plan_ports;
     if (lane < 8 && ((ports >> lane) & 1u)) rk_ch.w[wi].allow[lane] = ready;
     if (lane == 0) rk_ch.w[wi].ports = ports;
+    if ((rk_ch.solo & RK_SOLO_LEAN_EMIT) && ports) {
+        /* rk_lean_emit's slots for this pass: `ready` is one run of
+         * positions from its first lane, so a lane's place is lane - first. */
+        const rk_u32 p = __ffs(ports) - 1, first = __ffs(ready) - 1;
+        const rk_out_port &o = rk_ch.out[p];
+        if ((ready >> lane) & 1u) {
+            rk_u64 hi;
+            rk_le.slot[lane] = rk_port_slot(o, rk_ch.w[wi].base[p] + (lane - first), hi);
+            rk_le.hi[lane] = hi;
+        }
+        if (lane == 0) {
+            rk_le.port = p;
+            rk_le.bytes = o.msg_bytes;
+            rk_le.on = 1;
+        }
+    }
     __syncwarp();
     return true;
 }
@@ -323,6 +339,7 @@ __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, r
 __device__ __forceinline__ void rk_lean_host_done(rk_u64 hfirst, rk_u32 n, rk_u32 wi, rk_u32 lane,
                                                   const rk_ring_args &a) {
     if (lane == 0) {
+        rk_le.on = 0;
         RK_FOR_BITS(p, rk_ch.plan_ports) rk_ch.out[p].head += n;
         rk_vstore(&rk_ch.host_tail, hfirst + n);
         rk_ch.plan_ok = 0;
