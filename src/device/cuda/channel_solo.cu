@@ -165,6 +165,10 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         if (o.ring && !o.status) cw = o.ctl + RK_CH_CLOSED;
     }
 
+    /* An open REPORT output: a pass short of room goes to the general begin. */
+    const rk_out_port &my_port = rk_ch.out[lane & 7u];
+    const bool report_out =
+        __any_sync(0xffffffffu, lane < 8 && my_port.ring && !my_port.status && my_port.flow == RK_FLOW_REPORT);
     if (!rk_ch.plan_ok) {
         if (lane == 0) rk_solo_plan(wi, cap, cr_word);
         __syncwarp();
@@ -203,18 +207,31 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             }
             continue;
         }
-        const rk_u32 skips = __ballot_sync(0xffffffffu, skip) & lanes;
-        const rk_u32 run = lanes & ~skips; /* SKIP slots: taken, no handler */
-        const rk_u32 want = __popc(run);
+        rk_u32 lanes_kept = lanes;
+        rk_u32 skips = __ballot_sync(0xffffffffu, skip) & lanes;
+        rk_u32 run = lanes & ~skips; /* SKIP slots: taken, no handler */
+        rk_u32 want = __popc(run);
         if (want > rk_ch.plan_room) {
             /* Short of room by the plan: plan again (TAKEN and the host's
-             * place reloaded); still short, the generic pass cuts it. */
+             * place reloaded). Still short: with a REPORT output the
+             * general begin decides (it refuses emits, never waits);
+             * else the pass is cut before its first message without room
+             * (as the general begin cuts), or waits for room. */
             if (lane == 0) rk_solo_plan(wi, cap, cr_word);
             __syncwarp();
             rk_lean_emit_prepare(lane, wi);
-            if (want > rk_ch.plan_room) break;
+            const rk_u32 room = rk_ch.plan_room;
+            if (want > room) {
+                if (report_out) break;
+                if (!room) continue;
+                const rk_u32 kept_real = rk_first_bits(run, room);
+                lanes_kept = lanes & ((1u << (__ffs(run & ~kept_real) - 1)) - 1u);
+                skips &= lanes_kept;
+                run = kept_real;
+                want = room;
+            }
         }
-        const rk_u32 n = __popc(lanes);
+        const rk_u32 n = __popc(lanes_kept);
         if (n == window) {
             cp.window = min(32u, 2 * cp.window);
             cp.empty = 0;
