@@ -17,10 +17,12 @@
  *  - a pass's begin (turns, positions, room) is the plan rk_solo_plan made
  *    ahead; replies to channel messages are placed from registers at
  *    positions known before the handlers.
- * Anything this loop does not cover it leaves to rk_worker's generic pass:
- * several inputs, a REPORT input, a pass larger than the planned room (a
- * HOLD port or the reply queue short, or any REPORT port), messages larger
- * than 64 bytes. Every rule of docs/channels.md is kept because the state
+ * A pass larger than the planned room is cut as the general begin cuts it
+ * (HOLD outputs, the reply queue), or waits here for room. Anything this
+ * loop does not cover it leaves to rk_worker's generic pass: several
+ * inputs, a REPORT input, a pass short of room with a REPORT output open
+ * (the general begin refuses its emits), messages larger than 64 bytes.
+ * Every rule of docs/channels.md is kept because the state
  * this loop moves (port heads, TAKEN, DELIVERED, the input's turns, the
  * reply queue's place) is the generic pass's own, moved the same way. */
 
