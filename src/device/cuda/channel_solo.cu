@@ -55,14 +55,16 @@ __device__ void rk_lean_init() { rk_le.on = 0; }
 
 __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc) {
 #if RK_LEAN_BUILT
+    /* Off (several warps, the generic passes): one shared load and a branch. */
+    if (!rk_le.on) return false;
     const rk_u32 lane = threadIdx.x & 31;
-    /* Every load first (none depends on another), then one branch. */
-    const rk_u32 on = rk_le.on, lport = rk_le.port, bytes = rk_le.bytes;
+    /* The rest loaded together (none depends on another), then one branch. */
+    const rk_u32 lport = rk_le.port, bytes = rk_le.bytes;
     rk_u64 *slot = rk_le.slot[lane];
     const rk_u64 hi = rk_le.hi[lane];
     unsigned char &emitted = rk_ch.w[threadIdx.x >> 5].emitted[port & 7u][lane];
     const unsigned char again = emitted;
-    if (!on || port != lport || size != bytes || again || (((unsigned)(unsigned long long)msg) & 3u) || (size & 3u))
+    if (port != lport || size != bytes || again || (((unsigned)(unsigned long long)msg) & 3u) || (size & 3u))
         return false;
     emitted = 1;
     const rk_u32 *src = (const rk_u32 *)msg;
