@@ -3,10 +3,12 @@
 # src/device/cuda/channel_solo.cu), on the GPU machine, in one call of about
 # three minutes: a gate (the 4-stage chain test with the new build), then
 # `rk bench k2k` alternated between a base build and the new one at one and
-# at eight warps a stage (and the new build with the lean loop off,
-# RK_CUDA_K2K_SOLO=3: session 11's solo path; and with the lean emit on,
-# RK_CUDA_K2K_SOLO=99), then the CUDA K2K tests of the new build.
-#   (here)   cmake -S <main's sources> -B build-base -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-base rk
+# at eight warps a stage (and the new build with the lean emit on,
+# RK_CUDA_K2K_SOLO=99), then tests of the new build:
+# the chain and a stream with the lean emit, the conformance suite's channel
+# checks, test_k2k_nvrtc of both builds, and the other CUDA K2K tests.
+#   (here)   cmake -S <main's sources> -B build-base -G Ninja -DCMAKE_BUILD_TYPE=Release
+#            ninja -C build-base rk test_k2k_nvrtc
 #            cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release
 #            ninja -C build-rel rk test_k2k_chain test_k2k_loop test_k2k_stream test_k2k_terminate \
 #                test_k2k_errors test_k2k_relay test_k2k_nvrtc
@@ -30,16 +32,30 @@ timeout -k 5 45 "$new/tests/k2k/test_k2k_chain" cuda 2>&1 | tail -5
 gate=${PIPESTATUS[0]}
 echo "=== gate: exit $gate"
 if [ "$gate" -eq 0 ]; then
-    K2K_BENCH_LIMIT_S=${K2K_BENCH_LIMIT_S:-30} scripts/device-k2k-ab.sh base="$base" lean="$new" "${trace[@]}" \
-        lean-emit="$new",RK_CUDA_K2K_SOLO=99 solo="$new",RK_CUDA_K2K_SOLO=3 base8="$base",RK_CUDA_ORDERED_WARPS=8 lean8="$new",RK_CUDA_ORDERED_WARPS=8 \
-        base="$base" lean="$new"
+    # Three rounds of base / lean / lean with its emit (bit 64), the trace
+    # build once, eight warps twice: bench runs take 1-2 s once compiled.
+    K2K_BENCH_LIMIT_S=${K2K_BENCH_LIMIT_S:-30} scripts/device-k2k-ab.sh \
+        base="$base" lean="$new" lean-emit="$new",RK_CUDA_K2K_SOLO=99 "${trace[@]}" \
+        base8="$base",RK_CUDA_ORDERED_WARPS=8 lean8="$new",RK_CUDA_ORDERED_WARPS=8 \
+        base="$base" lean="$new" lean-emit="$new",RK_CUDA_K2K_SOLO=99 \
+        base8="$base",RK_CUDA_ORDERED_WARPS=8 lean8="$new",RK_CUDA_ORDERED_WARPS=8 \
+        base="$base" lean="$new" lean-emit="$new",RK_CUDA_K2K_SOLO=99
 else
     K2K_BENCH_LIMIT_S=30 scripts/device-k2k-ab.sh base="$base" solo="$new",RK_CUDA_K2K_SOLO=3
 fi
-echo "=== the chain and stream tests with the lean emit on (RK_CUDA_K2K_SOLO=99)"
-RK_CUDA_K2K_SOLO=99 timeout -k 5 45 "$new/tests/k2k/test_k2k_chain" cuda 2>&1 | tail -3
-echo "=== chain, lean emit: exit ${PIPESTATUS[0]}"
-RK_CUDA_K2K_SOLO=99 timeout -k 5 45 "$new/tests/k2k/test_k2k_stream" cuda 2000000 2>&1 | tail -3
-echo "=== stream, lean emit: exit ${PIPESTATUS[0]}"
-echo "=== ctest -L cuda -R k2k ($new)"
-(cd "$new" && timeout -k 5 ${K2K_CTEST_LIMIT_S:-100} ctest -L cuda -R k2k --timeout 45 --output-on-failure 2>&1 | tail -40)
+run() { # run LABEL LIMIT COMMAND...
+    local label=$1 limit=$2
+    shift 2
+    echo "=== $label: $*"
+    timeout -k 5 "$limit" "$@" 2>&1 | tail -${RUN_TAIL:-4}
+    echo "=== $label: exit ${PIPESTATUS[0]}"
+}
+run "chain, lean emit" 45 env RK_CUDA_K2K_SOLO=99 "$new/tests/k2k/test_k2k_chain" cuda
+run "stream 2 M, lean emit" 45 env RK_CUDA_K2K_SOLO=99 "$new/tests/k2k/test_k2k_stream" cuda 2000000
+RUN_TAIL=16 run "conformance channel checks, one warp" 60 env LD_LIBRARY_PATH="$new" "$new/tools/rk/rk" conformance \
+    --backend cuda --check channel --timeout 20
+for b in "$base" "$new"; do
+    [ -x "$b/tests/k2k/test_k2k_nvrtc" ] && RUN_TAIL=12 run "test_k2k_nvrtc ($b)" 60 "$b/tests/k2k/test_k2k_nvrtc"
+done
+echo "=== ctest -L cuda -R k2k -E nvrtc ($new)"
+(cd "$new" && timeout -k 5 ${K2K_CTEST_LIMIT_S:-80} ctest -L cuda -R k2k -E nvrtc --timeout 45 --output-on-failure 2>&1 | tail -30)
