@@ -180,9 +180,9 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     rk_lean_emit_prepare(lane, wi);
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
     rk_u32 got = 0, empty = 0;
+    rk_u64 tail = rk_vload(&c.tail); /* this warp's own: moved only by this loop's passes below */
     for (;;) {
         if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
-        const rk_u64 tail = rk_vload(&c.tail); /* this warp's own (stored before the last __syncwarp) */
         const rk_u32 window = cp.window < wmax ? cp.window : wmax;
         const rk_u64 pos = tail + lane;
         const bool mine = lane < window;
@@ -301,7 +301,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             const rk_u32 nrep = __popc(reply);
             rk_ch.cr_head += nrep;
             rk_ch.cr_promised += nrep;
-            rk_channel_taken(0, tail, n, want);
+            rk_channel_taken(0, tail, n, want); /* c.tail = tail + n */
             c.pub = tail + n;
             rk_ch.plan_ok = 0;
             rk_solo_plan(wi, cap, cr_word); /* the next pass's begin, off its path */
@@ -310,6 +310,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         }
         __syncwarp();
         rk_lean_emit_prepare(lane, wi);
+        tail += n;
     }
     __syncwarp();
     return got;
