@@ -40,6 +40,14 @@ echo "=== gate: $new/tests/k2k/test_k2k_chain cuda"
 timeout -k 5 45 "$new/tests/k2k/test_k2k_chain" cuda 2>&1 | tail -5
 gate=${PIPESTATUS[0]}
 echo "=== gate: exit $gate"
+if [ ${#dev[@]} -gt 0 ]; then
+    # The candidate runs in the rounds only if its own chain test passes.
+    echo "=== gate ($4): test_k2k_chain cuda"
+    timeout -k 5 45 "$4/tests/k2k/test_k2k_chain" cuda 2>&1 | tail -3
+    dgate=${PIPESTATUS[0]}
+    echo "=== gate ($4): exit $dgate"
+    [ "$dgate" -eq 0 ] || dev=()
+fi
 if [ "$gate" -eq 0 ]; then
     # Three rounds of base / lean / lean with its emit (bit 64), the trace
     # build once, eight warps twice: bench runs take 1-2 s once compiled.
@@ -49,7 +57,6 @@ if [ "$gate" -eq 0 ]; then
         base="$base" lean="$new" lean-emit="$new",RK_CUDA_K2K_SOLO=99 "${dev[@]}" \
         base8="$base",RK_CUDA_ORDERED_WARPS=8 lean8="$new",RK_CUDA_ORDERED_WARPS=8 \
         base="$base" lean="$new" lean-emit="$new",RK_CUDA_K2K_SOLO=99 "${dev[@]}"
-    [ ${#dev[@]} -gt 0 ] && run "chain ($4)" 45 "$4/tests/k2k/test_k2k_chain" cuda
 else
     K2K_BENCH_LIMIT_S=30 scripts/device-k2k-ab.sh base="$base" solo="$new",RK_CUDA_K2K_SOLO=3
 fi
