@@ -29,7 +29,8 @@ for spec in "$@"; do
     echo "$out" | grep -E '^(k2k)[ /]|^  trace '
     [ $rc -ne 0 ] && echo "$out" | tail -5
     row() { echo "$out" | grep -E "^k2k +$1 " | head -1; }
-    hop=$(row '4-stage chain, K2K channels \(per hop\)' | awk '{for(i=1;i<=NF;i++) if($i=="us"){print $(i-1)"/"$(i+1); exit}}')
+    # p50 and p99, each printed in us or ns (a p50 under 1 us is printed in ns): both in us.
+    hop=$(row '4-stage chain, K2K channels \(per hop\)' | awk '{n=0; for(i=2;i<=NF&&n<2;i++) if($i=="us"||$i=="ns"){v[n++]=($i=="ns"?$(i-1)/1000:$(i-1))} if(n==2) printf "%.3f/%.3f", v[0], v[1]}')
     rate=$(row '4-stage chain, K2K channels \(per hop\)' | awk '{print $(NF-7) $(NF-6)}')
     relay=$(row '4-stage chain, host relay \(per hop\)' | awk '{for(i=1;i<=NF;i++) if($i=="us"){print $(i-1); exit}}')
     burst=$(row '4-stage chain, K2K channels, parked burst' | awk '{print $(NF-5) $(NF-4)}')
