@@ -24,6 +24,67 @@ uint32_t rk_bench_process_cores(void) {
     return 1;
 }
 
+/* ---- CPU placement ------------------------------------------------------------ */
+
+/* A topology number of cpu from sysfs ("core_id", "physical_package_id"); -1
+ * when the system does not say. */
+static int cpu_topology(int cpu, const char *what) {
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, what);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int v = -1;
+    if (fscanf(f, "%d", &v) != 1) v = -1;
+    fclose(f);
+    return v;
+}
+
+bool rk_bench_pick_cpu_pair(rk_bench_cpu_pair *out) {
+    cpu_set_t set;
+    if (!out || sched_getaffinity(0, sizeof set, &set) != 0) return false;
+    int cpus[CPU_SETSIZE], n = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set)) cpus[n++] = c;
+    if (n < 2) return false;
+    int first = n >= 3 ? 1 : 0; /* leave the lowest to interrupts and the main thread where there are spares */
+    int a = cpus[first], pkg = cpu_topology(a, "physical_package_id"), core = cpu_topology(a, "core_id");
+    int b = -1, other_socket = -1;
+    for (int i = first + 1; i < n && b < 0; i++) {
+        int p = cpu_topology(cpus[i], "physical_package_id"), c = cpu_topology(cpus[i], "core_id");
+        if (p == pkg && (c != core || c < 0)) b = cpus[i];
+        else if (p != pkg && other_socket < 0) other_socket = cpus[i];
+    }
+    if (b < 0) b = other_socket;
+    if (b < 0) b = cpus[first + 1 < n ? first + 1 : 0]; /* only hardware threads of one core */
+    out->first = a;
+    out->second = b;
+    return true;
+}
+
+bool rk_bench_pin_self(int cpu) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return false;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+_Static_assert(sizeof(cpu_set_t) <= sizeof(((rk_bench_affinity *)0)->mask), "cpu_set_t fits rk_bench_affinity");
+
+bool rk_bench_pin_self_saving(int cpu, rk_bench_affinity *saved) {
+    cpu_set_t mask;
+    saved->saved = pthread_getaffinity_np(pthread_self(), sizeof mask, &mask) == 0;
+    if (saved->saved) memcpy(saved->mask, &mask, sizeof mask);
+    return rk_bench_pin_self(cpu);
+}
+
+void rk_bench_restore_self(const rk_bench_affinity *saved) {
+    if (!saved->saved) return;
+    cpu_set_t mask;
+    memcpy(&mask, saved->mask, sizeof mask);
+    pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
+}
+
 /* ---- SPSC queue --------------------------------------------------------------- */
 
 /* A side that finds the queue full (or empty) pauses, and after a while
@@ -45,12 +106,14 @@ typedef struct queue_run {
     uint64_t messages;
     uint32_t slot_size, batch;
     uint64_t errors;
+    int producer_cpu, consumer_cpu; /* -1: not pinned; each read only by its own thread */
 } queue_run;
 
 /* Each message is slot_size bytes with its sequence number in the first 8;
  * the producer copies it in and the consumer copies it out, as real users do. */
 static void *queue_producer(void *arg) {
     queue_run *r = arg;
+    if (r->producer_cpu >= 0) rk_bench_pin_self(r->producer_cpu);
     size_t n = r->batch > 1 ? r->batch : 1;
     unsigned char *staging = calloc(n, r->slot_size);
     if (!staging) return NULL;
@@ -82,6 +145,7 @@ static void *queue_producer(void *arg) {
 
 static void *queue_consumer(void *arg) {
     queue_run *r = arg;
+    if (r->consumer_cpu >= 0) rk_bench_pin_self(r->consumer_cpu);
     size_t n = r->batch > 1 ? r->batch : 1;
     unsigned char *staging = calloc(n, r->slot_size);
     if (!staging) {
@@ -121,7 +185,8 @@ rk_status rk_bench_queue_spsc(const rk_bench_queue_opts *opts, rk_bench_queue_re
     if (!o.slot_size) o.slot_size = 64;
     if (!o.capacity) o.capacity = 4096;
     if (o.slot_size < sizeof(uint64_t)) return RK_INVALID_ARGUMENT;
-    queue_run r = {.messages = o.messages, .slot_size = o.slot_size, .batch = o.batch};
+    queue_run r = {.messages = o.messages, .slot_size = o.slot_size, .batch = o.batch,
+                   .producer_cpu = o.pin ? o.pin->first : -1, .consumer_cpu = o.pin ? o.pin->second : -1};
     rk_status s = rk_queue_create(o.capacity, o.slot_size, &r.q);
     if (s != RK_OK) return s;
     pthread_t producer, consumer;
@@ -131,7 +196,8 @@ rk_status rk_bench_queue_spsc(const rk_bench_queue_opts *opts, rk_bench_queue_re
         return RK_IO_ERROR;
     }
     if (pthread_create(&producer, NULL, queue_producer, &r) != 0) {
-        /* Let the consumer finish by producing here instead. */
+        /* Let the consumer finish by producing here instead (unpinned). */
+        r.producer_cpu = -1;
         queue_producer(&r);
     } else {
         pthread_join(producer, NULL);
@@ -171,7 +237,23 @@ static const char bench_handler_source[] =
     "    return 0;\n"
     "}\n";
 
-static rk_status launch_bench_kernel(rk_runtime *rt, const rk_bench_kernel_opts *o, rk_kernel **k) {
+static rk_status launch_bench_kernel_here(rk_runtime *rt, const rk_bench_kernel_opts *o, rk_kernel **k);
+
+/* Pinned (o->pin, one worker): the workers start while this thread runs on
+ * pin->second, so they inherit that CPU; this thread then moves to
+ * pin->first until the caller restores *saved. */
+static rk_status launch_bench_kernel(rk_runtime *rt, const rk_bench_kernel_opts *o, rk_kernel **k,
+                                     rk_bench_affinity *saved) {
+    saved->saved = false;
+    bool pinned = o->pin && o->workers <= 1 && o->host_threads <= 1;
+    if (pinned) rk_bench_pin_self_saving(o->pin->second, saved);
+    rk_status s = launch_bench_kernel_here(rt, o, k);
+    if (pinned) rk_bench_pin_self(o->pin->first);
+    if (s != RK_OK) rk_bench_restore_self(saved);
+    return s;
+}
+
+static rk_status launch_bench_kernel_here(rk_runtime *rt, const rk_bench_kernel_opts *o, rk_kernel **k) {
     char words[32];
     snprintf(words, sizeof words, "RK_BENCH_WORDS=%u", o->message_size / 8u);
     const char *defines[] = {words};
@@ -206,7 +288,9 @@ static void kernel_defaults(rk_bench_kernel_opts *o, uint64_t messages) {
 }
 
 /* Stops the kernel, fills in launches and returns the first failure. */
-static rk_status finish_kernel(rk_kernel *k, rk_status s, rk_bench_kernel_result *out) {
+static rk_status finish_kernel(rk_kernel *k, rk_status s, rk_bench_kernel_result *out,
+                               const rk_bench_affinity *saved) {
+    rk_bench_restore_self(saved);
     rk_status t = rk_kernel_terminate(k, 10ull * 1000000000u);
     rk_kernel_stats st;
     if (rk_kernel_stats_get(k, &st) == RK_OK) out->launches = st.launches;
@@ -293,7 +377,8 @@ rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts 
     unsigned char *replies = calloc(batch, o.message_size);
     rk_reply_info *infos = calloc(batch, sizeof *infos);
     rk_kernel *k = NULL;
-    rk_status s = requests && replies && infos ? launch_bench_kernel(rt, &o, &k) : RK_OUT_OF_MEMORY;
+    rk_bench_affinity saved = {.saved = false};
+    rk_status s = requests && replies && infos ? launch_bench_kernel(rt, &o, &k, &saved) : RK_OUT_OF_MEMORY;
     if (s != RK_OK) {
         free(requests), free(replies), free(infos);
         return s;
@@ -340,7 +425,7 @@ rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts 
     out->seconds = t1 - t0;
     out->messages_per_second = out->seconds > 0 ? (double)received / out->seconds : 0;
     out->errors = errors;
-    return finish_kernel(k, s, out);
+    return finish_kernel(k, s, out, &saved);
 }
 
 static int compare_u64(const void *a, const void *b) {
@@ -358,7 +443,8 @@ rk_status rk_bench_kernel_latency(rk_runtime *rt, const rk_bench_kernel_opts *op
     uint64_t *samples = calloc(o.messages, sizeof *samples);
     unsigned char *request = calloc(1, o.message_size), *reply = calloc(1, o.message_size);
     rk_kernel *k = NULL;
-    rk_status s = samples && request && reply ? launch_bench_kernel(rt, &o, &k) : RK_OUT_OF_MEMORY;
+    rk_bench_affinity saved = {.saved = false};
+    rk_status s = samples && request && reply ? launch_bench_kernel(rt, &o, &k, &saved) : RK_OUT_OF_MEMORY;
     if (s != RK_OK) {
         free(samples), free(request), free(reply);
         return s;
@@ -397,5 +483,5 @@ rk_status rk_bench_kernel_latency(rk_runtime *rt, const rk_bench_kernel_opts *op
     out->messages = done;
     out->errors = errors;
     free(samples), free(request), free(reply);
-    return finish_kernel(k, s, out);
+    return finish_kernel(k, s, out, &saved);
 }
