@@ -87,18 +87,37 @@ void rk_bench_restore_self(const rk_bench_affinity *saved) {
 
 /* ---- SPSC queue --------------------------------------------------------------- */
 
-/* A side that finds the queue full (or empty) pauses, and after a while
- * yields: on a machine with fewer free cores than threads, pure spinning
- * would burn the other side's time slice. */
-static void queue_wait(unsigned *misses) {
-    if (++*misses < 256) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    } else {
-        *misses = 0;
-        sched_yield();
+/* The SPSC benchmarks' wait (bench_cpu.h). One pause between looks left
+ * the one-at-a-time rows bimodal on the 16-core Xeon host: a consumer that
+ * keeps pace reads the producer's index line after every message, so each
+ * publish waits for that line to come back (~10-20 M msg/s), while one that
+ * falls behind streams whole lines (60-100 M msg/s), and which of the two a
+ * run got decided the ratio (0.10-0.91 within one run of five pairs). A
+ * side that finds nothing waits a few pauses before it looks again, so
+ * both the bare ring and the queue stream. */
+static unsigned ring_pauses(void) {
+    static _Atomic unsigned pauses; /* 0: not read yet */
+    unsigned p = atomic_load_explicit(&pauses, memory_order_relaxed);
+    if (!p) {
+        const char *env = getenv("RK_BENCH_RING_PAUSES");
+        long v = env && *env ? strtol(env, NULL, 10) : RK_BENCH_RING_PAUSES;
+        p = v >= 1 && v <= 4096 ? (unsigned)v : RK_BENCH_RING_PAUSES;
+        atomic_store_explicit(&pauses, p, memory_order_relaxed);
     }
+    return p;
+}
+
+void rk_bench_ring_wait(unsigned *looks) {
+    if (++*looks < 256) {
+        for (unsigned i = ring_pauses(); i; i--) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+        return;
+    }
+    *looks = 0;
+    sched_yield();
 }
 
 typedef struct queue_run {
@@ -144,11 +163,11 @@ static void *queue_producer(void *arg) {
         if (n > 1) {
             while (pushed < want) {
                 size_t got = rk_queue_push_batch(q, staging + pushed * slot, slot, want - pushed, slot);
-                if (got == 0) queue_wait(&misses);
+                if (got == 0) rk_bench_ring_wait(&misses);
                 pushed += got;
             }
         } else {
-            while (rk_queue_try_push(q, staging, slot) != RK_OK) queue_wait(&misses);
+            while (rk_queue_try_push(q, staging, slot) != RK_OK) rk_bench_ring_wait(&misses);
             pushed = 1;
         }
         seq += pushed;
@@ -181,7 +200,7 @@ static void *queue_consumer(void *arg) {
         /* Count misses per wait, as the floor does: a count kept across
          * messages made every 256th empty look a sched_yield. */
         if (got == 0)
-            queue_wait(&misses);
+            rk_bench_ring_wait(&misses);
         else
             misses = 0;
         for (size_t k = 0; k < got; k++) {

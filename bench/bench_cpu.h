@@ -38,6 +38,15 @@ bool rk_bench_pin_self_saving(int cpu, rk_bench_affinity *saved);
 /* Puts back what rk_bench_pin_self_saving saved (nothing if it saved nothing). */
 void rk_bench_restore_self(const rk_bench_affinity *saved);
 
+/* How a side of the SPSC throughput benchmarks (the bare ring floor and
+ * the library's queue alike) waits when it finds the ring empty or full:
+ * RK_BENCH_RING_PAUSES pauses before its next look ($RK_BENCH_RING_PAUSES
+ * overrides it, 1-4096), a yield after 256 looks (a machine with fewer free
+ * cores than threads). looks counts one wait's looks; reset it to 0 when
+ * the wait ends. */
+#define RK_BENCH_RING_PAUSES 16u
+void rk_bench_ring_wait(unsigned *looks);
+
 typedef struct rk_bench_queue_opts {
     uint64_t messages;   /* 0 = 20 M */
     uint32_t slot_size;  /* bytes per message; 0 = 64 */

@@ -17,7 +17,7 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One step of a wait: spin a while (the peer is running on another core),
+/* One step of the ping-pong's wait: spin a while (the peer is running on another core),
  * then yield (it is not: on a machine with fewer free cores than threads, a
  * pure spin would wait out whole time slices and be no floor at all). */
 static inline void wait_step(unsigned *spins) {
@@ -60,7 +60,8 @@ static inline uint64_t consume_sized(bare_ring *r, uint32_t size) {
     while (head < messages) {
         if (cached_tail == head) {
             unsigned spins = 0;
-            while ((cached_tail = atomic_load_explicit(&r->tail, memory_order_acquire)) == head) wait_step(&spins);
+            while ((cached_tail = atomic_load_explicit(&r->tail, memory_order_acquire)) == head)
+                rk_bench_ring_wait(&spins);
         }
         uint64_t end = cached_tail - head > batch ? head + batch : cached_tail;
         for (; head < end; head++) {
@@ -93,7 +94,7 @@ static inline void produce_sized(bare_ring *r, uint32_t size) {
         if (end - cached_head > RING_SLOTS) {
             unsigned spins = 0;
             while (end - (cached_head = atomic_load_explicit(&r->head, memory_order_acquire)) > RING_SLOTS)
-                wait_step(&spins);
+                rk_bench_ring_wait(&spins);
         }
         for (; tail < end; tail++) {
             uint64_t last = ~tail;

@@ -1,18 +1,20 @@
 #!/bin/sh
-# The CPU queue rows beside their floors with both threads pinned to chosen
-# CPU pairs and unpinned, on the GPU machine's host (issue 17): how much of
-# the one-at-a-time ratio is where the scheduler put the threads.
-# Usage: scripts/device-cpu-pin.sh BUILD_DIR [MESSAGES] [ROUNDS]
+# The CPU queue rows beside their floors on the GPU machine's host (issue
+# 17): pinned to chosen CPU pairs or not, and with each number of pauses a
+# waiting side makes between looks ($RK_BENCH_RING_PAUSES, bench_cpu.h).
+# Usage: scripts/device-cpu-pin.sh BUILD_DIR [MESSAGES] [ROUNDS] [PAIRS] [PAUSES]
+#   PAIRS:  e.g. "none auto 1,2 1,9" (default "none auto")
+#   PAUSES: e.g. "1 4 16 64" (default: the build's own)
 set -u
-b=${1:?build dir}; n=${2:-5000000}; r=${3:-3}
+b=${1:?build dir}; n=${2:-5000000}; r=${3:-3}; pairs=${4:-none auto}; pauses=${5:-default}
 lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Core|Socket|NUMA node'
-lscpu -e=CPU,CORE,SOCKET,NODE | head -20
-for pair in none auto "1 2" "2 3" "1 9" "3 11" "1 15"; do
-    echo "== qpin $pair"
-    "$b/bench/bench_cpu" qpin $pair "$n" "$r"
-done
-# rk bench's own rows with its default pinning (--cpus auto) and without.
-for cpus in auto none; do
-    echo "== rk bench queue kernel --pairs 3 --cpus $cpus"
-    "$b/tools/rk/rk" bench queue kernel --pairs 3 --cpus $cpus 2>&1 | grep -v "rk_kernel_call\|raw send"
+for p in $pauses; do
+    for pair in $pairs; do
+        echo "== pauses $p, qpin $pair"
+        if [ "$p" = default ]; then
+            "$b/bench/bench_cpu" qpin $(echo "$pair" | tr , ' ') "$n" "$r"
+        else
+            RK_BENCH_RING_PAUSES=$p "$b/bench/bench_cpu" qpin $(echo "$pair" | tr , ' ') "$n" "$r"
+        fi
+    done
 done
