@@ -91,25 +91,28 @@ void rk_bench_restore_self(const rk_bench_affinity *saved) {
  * the one-at-a-time rows bimodal on the 16-core Xeon host: a consumer that
  * keeps pace reads the producer's index line after every message, so each
  * publish waits for that line to come back (~10-20 M msg/s), while one that
- * falls behind streams whole lines (60-100 M msg/s), and which of the two a
- * run got decided the ratio (0.10-0.91 within one run of five pairs). A
- * side that finds nothing waits a few pauses before it looks again, so
- * both the bare ring and the queue stream. */
-static unsigned ring_pauses(void) {
-    static _Atomic unsigned pauses; /* 0: not read yet */
-    unsigned p = atomic_load_explicit(&pauses, memory_order_relaxed);
-    if (!p) {
+ * falls behind streams whole lines (40-100 M msg/s), and which of the two a
+ * run got decided the ratio (0.10-0.91 within one run of five pairs). With
+ * 64 pauses between looks both the bare ring and the queue stream; in
+ * batches, where the index moves once per batch, one pause gives the bare
+ * ring its best (113 against 88 M msg/s with 16). Each mode gets the count
+ * that makes its floor fastest (scripts/device-cpu-pin.sh measures them). */
+unsigned rk_bench_ring_pauses(uint32_t batch) {
+    static _Atomic long forced; /* 0: not read yet; -1: none */
+    long f = atomic_load_explicit(&forced, memory_order_relaxed);
+    if (!f) {
         const char *env = getenv("RK_BENCH_RING_PAUSES");
-        long v = env && *env ? strtol(env, NULL, 10) : RK_BENCH_RING_PAUSES;
-        p = v >= 1 && v <= 4096 ? (unsigned)v : RK_BENCH_RING_PAUSES;
-        atomic_store_explicit(&pauses, p, memory_order_relaxed);
+        f = env && *env ? strtol(env, NULL, 10) : -1;
+        if (f < 1 || f > 4096) f = -1;
+        atomic_store_explicit(&forced, f, memory_order_relaxed);
     }
-    return p;
+    if (f > 0) return (unsigned)f;
+    return batch > 1 ? RK_BENCH_RING_PAUSES_BATCH : RK_BENCH_RING_PAUSES_ONE;
 }
 
-void rk_bench_ring_wait(unsigned *looks) {
+void rk_bench_ring_wait(unsigned *looks, unsigned pauses) {
     if (++*looks < 256) {
-        for (unsigned i = ring_pauses(); i; i--) {
+        for (unsigned i = pauses; i; i--) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
 #endif
@@ -149,6 +152,7 @@ static void *queue_producer(void *arg) {
     const uint64_t messages = r->messages;
     const uint32_t slot = r->slot_size;
     const size_t n = r->batch > 1 ? r->batch : 1;
+    const unsigned pauses = rk_bench_ring_pauses(r->batch);
     unsigned char *staging = staging_alloc(n, slot);
     if (!staging) return NULL;
     for (uint64_t seq = 0; seq < messages;) {
@@ -163,11 +167,11 @@ static void *queue_producer(void *arg) {
         if (n > 1) {
             while (pushed < want) {
                 size_t got = rk_queue_push_batch(q, staging + pushed * slot, slot, want - pushed, slot);
-                if (got == 0) rk_bench_ring_wait(&misses);
+                if (got == 0) rk_bench_ring_wait(&misses, pauses);
                 pushed += got;
             }
         } else {
-            while (rk_queue_try_push(q, staging, slot) != RK_OK) rk_bench_ring_wait(&misses);
+            while (rk_queue_try_push(q, staging, slot) != RK_OK) rk_bench_ring_wait(&misses, pauses);
             pushed = 1;
         }
         seq += pushed;
@@ -183,6 +187,7 @@ static void *queue_consumer(void *arg) {
     const uint64_t messages = r->messages;
     const uint32_t slot = r->slot_size;
     const size_t n = r->batch > 1 ? r->batch : 1;
+    const unsigned pauses = rk_bench_ring_pauses(r->batch);
     unsigned char *staging = staging_alloc(n, slot);
     if (!staging) {
         r->errors = messages;
@@ -200,7 +205,7 @@ static void *queue_consumer(void *arg) {
         /* Count misses per wait, as the floor does: a count kept across
          * messages made every 256th empty look a sched_yield. */
         if (got == 0)
-            rk_bench_ring_wait(&misses);
+            rk_bench_ring_wait(&misses, pauses);
         else
             misses = 0;
         for (size_t k = 0; k < got; k++) {

@@ -40,12 +40,15 @@ void rk_bench_restore_self(const rk_bench_affinity *saved);
 
 /* How a side of the SPSC throughput benchmarks (the bare ring floor and
  * the library's queue alike) waits when it finds the ring empty or full:
- * RK_BENCH_RING_PAUSES pauses before its next look ($RK_BENCH_RING_PAUSES
- * overrides it, 1-4096), a yield after 256 looks (a machine with fewer free
- * cores than threads). looks counts one wait's looks; reset it to 0 when
- * the wait ends. */
-#define RK_BENCH_RING_PAUSES 16u
-void rk_bench_ring_wait(unsigned *looks);
+ * pauses between looks (rk_bench_ring_pauses: the count that makes the
+ * floor of that mode fastest; $RK_BENCH_RING_PAUSES, 1-4096, forces one
+ * for every mode), a yield after 256 looks (a machine with fewer free cores
+ * than threads). looks counts one wait's looks; reset it to 0 when the wait
+ * ends. */
+#define RK_BENCH_RING_PAUSES_ONE 64u  /* one message a publish */
+#define RK_BENCH_RING_PAUSES_BATCH 1u /* batches */
+unsigned rk_bench_ring_pauses(uint32_t batch);
+void rk_bench_ring_wait(unsigned *looks, unsigned pauses);
 
 typedef struct rk_bench_queue_opts {
     uint64_t messages;   /* 0 = 20 M */

@@ -55,13 +55,14 @@ static inline uint64_t consume_sized(bare_ring *r, uint32_t size) {
      * fields of *r would be reloaded after each. */
     const unsigned char *slots = r->slots;
     const uint64_t messages = r->messages, batch = r->batch;
+    const unsigned pauses = rk_bench_ring_pauses(r->batch);
     uint64_t head = 0, cached_tail = 0, errors = 0;
     _Alignas(LINE) unsigned char msg[MAX_SLOT];
     while (head < messages) {
         if (cached_tail == head) {
             unsigned spins = 0;
             while ((cached_tail = atomic_load_explicit(&r->tail, memory_order_acquire)) == head)
-                rk_bench_ring_wait(&spins);
+                rk_bench_ring_wait(&spins, pauses);
         }
         uint64_t end = cached_tail - head > batch ? head + batch : cached_tail;
         for (; head < end; head++) {
@@ -88,13 +89,14 @@ static inline void produce_sized(bare_ring *r, uint32_t size) {
     memset(msg, 0xab, sizeof msg);
     unsigned char *slots = r->slots;
     const uint64_t messages = r->messages, batch = r->batch;
+    const unsigned pauses = rk_bench_ring_pauses(r->batch);
     uint64_t tail = 0, cached_head = 0;
     while (tail < messages) {
         uint64_t end = tail + batch < messages ? tail + batch : messages;
         if (end - cached_head > RING_SLOTS) {
             unsigned spins = 0;
             while (end - (cached_head = atomic_load_explicit(&r->head, memory_order_acquire)) > RING_SLOTS)
-                rk_bench_ring_wait(&spins);
+                rk_bench_ring_wait(&spins, pauses);
         }
         for (; tail < end; tail++) {
             uint64_t last = ~tail;
