@@ -145,78 +145,83 @@ static void *staging_alloc(size_t count, uint32_t slot_size) {
     return p;
 }
 
+/* One side's copy of the run's settings, taken once before its loop. */
+typedef struct queue_side {
+    rk_queue *q;
+    uint64_t messages;
+    uint32_t slot;
+    size_t n; /* messages a push or pop */
+    unsigned pauses;
+    unsigned char *staging; /* NULL: out of memory */
+} queue_side;
+
+static queue_side side_begin(const queue_run *r, int cpu) {
+    if (cpu >= 0) rk_bench_pin_self(cpu);
+    queue_side s = {.q = r->q, .messages = r->messages, .slot = r->slot_size, .n = r->batch > 1 ? r->batch : 1,
+                    .pauses = rk_bench_ring_pauses(r->batch)};
+    s.staging = staging_alloc(s.n, s.slot);
+    return s;
+}
+
 static void *queue_producer(void *arg) {
-    queue_run *r = arg;
-    if (r->producer_cpu >= 0) rk_bench_pin_self(r->producer_cpu);
-    rk_queue *q = r->q;
-    const uint64_t messages = r->messages;
-    const uint32_t slot = r->slot_size;
-    const size_t n = r->batch > 1 ? r->batch : 1;
-    const unsigned pauses = rk_bench_ring_pauses(r->batch);
-    unsigned char *staging = staging_alloc(n, slot);
-    if (!staging) return NULL;
-    for (uint64_t seq = 0; seq < messages;) {
-        uint64_t left = messages - seq;
-        size_t want = left < n ? (size_t)left : n;
+    queue_side sd = side_begin(arg, ((queue_run *)arg)->producer_cpu);
+    if (!sd.staging) return NULL;
+    for (uint64_t seq = 0; seq < sd.messages;) {
+        uint64_t left = sd.messages - seq;
+        size_t want = left < sd.n ? (size_t)left : sd.n;
         for (size_t k = 0; k < want; k++) {
             uint64_t s = seq + k;
-            memcpy(staging + k * slot, &s, sizeof s);
+            memcpy(sd.staging + k * sd.slot, &s, sizeof s);
         }
         size_t pushed = 0;
         unsigned misses = 0;
-        if (n > 1) {
+        if (sd.n > 1) {
             while (pushed < want) {
-                size_t got = rk_queue_push_batch(q, staging + pushed * slot, slot, want - pushed, slot);
-                if (got == 0) rk_bench_ring_wait(&misses, pauses);
+                size_t got = rk_queue_push_batch(sd.q, sd.staging + pushed * sd.slot, sd.slot, want - pushed, sd.slot);
+                if (got == 0) rk_bench_ring_wait(&misses, sd.pauses);
                 pushed += got;
             }
         } else {
-            while (rk_queue_try_push(q, staging, slot) != RK_OK) rk_bench_ring_wait(&misses, pauses);
+            while (rk_queue_try_push(sd.q, sd.staging, sd.slot) != RK_OK) rk_bench_ring_wait(&misses, sd.pauses);
             pushed = 1;
         }
         seq += pushed;
     }
-    free(staging);
+    free(sd.staging);
     return NULL;
 }
 
 static void *queue_consumer(void *arg) {
     queue_run *r = arg;
-    if (r->consumer_cpu >= 0) rk_bench_pin_self(r->consumer_cpu);
-    rk_queue *q = r->q;
-    const uint64_t messages = r->messages;
-    const uint32_t slot = r->slot_size;
-    const size_t n = r->batch > 1 ? r->batch : 1;
-    const unsigned pauses = rk_bench_ring_pauses(r->batch);
-    unsigned char *staging = staging_alloc(n, slot);
-    if (!staging) {
-        r->errors = messages;
+    queue_side sd = side_begin(r, r->consumer_cpu);
+    if (!sd.staging) {
+        r->errors = sd.messages;
         return NULL;
     }
     unsigned misses = 0;
     uint64_t errors = 0;
-    for (uint64_t seq = 0; seq < messages;) {
+    for (uint64_t seq = 0; seq < sd.messages;) {
         size_t got;
-        if (n > 1) {
-            got = rk_queue_pop_batch(q, staging, slot, n);
+        if (sd.n > 1) {
+            got = rk_queue_pop_batch(sd.q, sd.staging, sd.slot, sd.n);
         } else {
-            got = rk_queue_try_pop(q, staging, slot) == RK_OK;
+            got = rk_queue_try_pop(sd.q, sd.staging, sd.slot) == RK_OK;
         }
         /* Count misses per wait, as the floor does: a count kept across
          * messages made every 256th empty look a sched_yield. */
         if (got == 0)
-            rk_bench_ring_wait(&misses, pauses);
+            rk_bench_ring_wait(&misses, sd.pauses);
         else
             misses = 0;
         for (size_t k = 0; k < got; k++) {
             uint64_t s;
-            memcpy(&s, staging + k * slot, sizeof s);
+            memcpy(&s, sd.staging + k * sd.slot, sizeof s);
             errors += s != seq + k;
         }
         seq += got;
     }
     r->errors = errors;
-    free(staging);
+    free(sd.staging);
     return NULL;
 }
 
