@@ -24,20 +24,103 @@ uint32_t rk_bench_process_cores(void) {
     return 1;
 }
 
+/* ---- CPU placement ------------------------------------------------------------ */
+
+/* A topology number of cpu from sysfs ("core_id", "physical_package_id"); -1
+ * when the system does not say. */
+static int cpu_topology(int cpu, const char *what) {
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, what);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int v = -1;
+    if (fscanf(f, "%d", &v) != 1) v = -1;
+    fclose(f);
+    return v;
+}
+
+bool rk_bench_pick_cpu_pair(rk_bench_cpu_pair *out) {
+    cpu_set_t set;
+    if (!out || sched_getaffinity(0, sizeof set, &set) != 0) return false;
+    int cpus[CPU_SETSIZE], n = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set)) cpus[n++] = c;
+    if (n < 2) return false;
+    int first = n >= 3 ? 1 : 0; /* leave the lowest to interrupts and the main thread where there are spares */
+    int a = cpus[first], pkg = cpu_topology(a, "physical_package_id"), core = cpu_topology(a, "core_id");
+    int b = -1, other_socket = -1;
+    for (int i = first + 1; i < n && b < 0; i++) {
+        int p = cpu_topology(cpus[i], "physical_package_id"), c = cpu_topology(cpus[i], "core_id");
+        if (p == pkg && (c != core || c < 0)) b = cpus[i];
+        else if (p != pkg && other_socket < 0) other_socket = cpus[i];
+    }
+    if (b < 0) b = other_socket;
+    if (b < 0) b = cpus[first + 1 < n ? first + 1 : 0]; /* only hardware threads of one core */
+    out->first = a;
+    out->second = b;
+    return true;
+}
+
+bool rk_bench_pin_self(int cpu) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return false;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+_Static_assert(sizeof(cpu_set_t) <= sizeof(((rk_bench_affinity *)0)->mask), "cpu_set_t fits rk_bench_affinity");
+
+bool rk_bench_pin_self_saving(int cpu, rk_bench_affinity *saved) {
+    cpu_set_t mask;
+    saved->saved = pthread_getaffinity_np(pthread_self(), sizeof mask, &mask) == 0;
+    if (saved->saved) memcpy(saved->mask, &mask, sizeof mask);
+    return rk_bench_pin_self(cpu);
+}
+
+void rk_bench_restore_self(const rk_bench_affinity *saved) {
+    if (!saved->saved) return;
+    cpu_set_t mask;
+    memcpy(&mask, saved->mask, sizeof mask);
+    pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
+}
+
 /* ---- SPSC queue --------------------------------------------------------------- */
 
-/* A side that finds the queue full (or empty) pauses, and after a while
- * yields: on a machine with fewer free cores than threads, pure spinning
- * would burn the other side's time slice. */
-static void queue_wait(unsigned *misses) {
-    if (++*misses < 256) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    } else {
-        *misses = 0;
-        sched_yield();
+/* The SPSC benchmarks' wait (bench_cpu.h). One pause between looks left
+ * the one-at-a-time rows bimodal on the 16-core Xeon host: a consumer that
+ * keeps pace reads the producer's index line after every message, so each
+ * publish waits for that line to come back (~10-20 M msg/s), while one that
+ * falls behind streams whole lines (40-100 M msg/s), and which of the two a
+ * run got decided the ratio (0.10-0.91 within one run of five pairs). With
+ * 64 pauses between looks both the bare ring and the queue stream; in
+ * batches, where the index moves once per batch, one pause gives the bare
+ * ring its best (113 against 88 M msg/s with 16). Each mode gets the count
+ * that makes its floor fastest (scripts/device-cpu-pin.sh measures them). */
+unsigned rk_bench_ring_pauses(uint32_t batch) {
+    static _Atomic long forced; /* 0: not read yet; -1: none */
+    long f = atomic_load_explicit(&forced, memory_order_relaxed);
+    if (!f) {
+        const char *env = getenv("RK_BENCH_RING_PAUSES");
+        f = env && *env ? strtol(env, NULL, 10) : -1;
+        if (f < 1 || f > 4096) f = -1;
+        atomic_store_explicit(&forced, f, memory_order_relaxed);
     }
+    if (f > 0) return (unsigned)f;
+    return batch > 1 ? RK_BENCH_RING_PAUSES_BATCH : RK_BENCH_RING_PAUSES_ONE;
+}
+
+void rk_bench_ring_wait(unsigned *looks, unsigned pauses) {
+    if (++*looks < 256) {
+        for (unsigned i = pauses; i; i--) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+        return;
+    }
+    *looks = 0;
+    sched_yield();
 }
 
 typedef struct queue_run {
@@ -45,71 +128,100 @@ typedef struct queue_run {
     uint64_t messages;
     uint32_t slot_size, batch;
     uint64_t errors;
+    int producer_cpu, consumer_cpu; /* -1: not pinned; each read only by its own thread */
 } queue_run;
 
 /* Each message is slot_size bytes with its sequence number in the first 8;
- * the producer copies it in and the consumer copies it out, as real users do. */
+ * the producer copies it in and the consumer copies it out, as real users do.
+ * Each side works from locals and its own line-aligned staging buffer: the
+ * consumer once added each message's check to r->errors, on the line the
+ * producer read r->messages and r->q from at every message, and that false
+ * sharing cost the one-at-a-time row a line transfer per message (~10 M
+ * msg/s on the 16-core Xeon host, whatever the floor did). */
+static void *staging_alloc(size_t count, uint32_t slot_size) {
+    size_t bytes = (count * slot_size + 63u) & ~(size_t)63u;
+    void *p = aligned_alloc(64, bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
+/* One side's copy of the run's settings, taken once before its loop. */
+typedef struct queue_side {
+    rk_queue *q;
+    uint64_t messages;
+    uint32_t slot;
+    size_t n; /* messages a push or pop */
+    unsigned pauses;
+    unsigned char *staging; /* NULL: out of memory */
+} queue_side;
+
+static queue_side side_begin(const queue_run *r, int cpu) {
+    if (cpu >= 0) rk_bench_pin_self(cpu);
+    queue_side s = {.q = r->q, .messages = r->messages, .slot = r->slot_size, .n = r->batch > 1 ? r->batch : 1,
+                    .pauses = rk_bench_ring_pauses(r->batch)};
+    s.staging = staging_alloc(s.n, s.slot);
+    return s;
+}
+
 static void *queue_producer(void *arg) {
-    queue_run *r = arg;
-    size_t n = r->batch > 1 ? r->batch : 1;
-    unsigned char *staging = calloc(n, r->slot_size);
-    if (!staging) return NULL;
-    for (uint64_t seq = 0; seq < r->messages;) {
-        uint64_t left = r->messages - seq;
-        size_t want = left < n ? (size_t)left : n;
+    queue_side sd = side_begin(arg, ((queue_run *)arg)->producer_cpu);
+    if (!sd.staging) return NULL;
+    for (uint64_t seq = 0; seq < sd.messages;) {
+        uint64_t left = sd.messages - seq;
+        size_t want = left < sd.n ? (size_t)left : sd.n;
         for (size_t k = 0; k < want; k++) {
             uint64_t s = seq + k;
-            memcpy(staging + k * r->slot_size, &s, sizeof s);
+            memcpy(sd.staging + k * sd.slot, &s, sizeof s);
         }
         size_t pushed = 0;
         unsigned misses = 0;
-        if (r->batch > 1) {
+        if (sd.n > 1) {
             while (pushed < want) {
-                size_t n = rk_queue_push_batch(r->q, staging + pushed * r->slot_size, r->slot_size, want - pushed,
-                                               r->slot_size);
-                if (n == 0) queue_wait(&misses);
-                pushed += n;
+                size_t got = rk_queue_push_batch(sd.q, sd.staging + pushed * sd.slot, sd.slot, want - pushed, sd.slot);
+                if (got == 0) rk_bench_ring_wait(&misses, sd.pauses);
+                pushed += got;
             }
         } else {
-            while (rk_queue_try_push(r->q, staging, r->slot_size) != RK_OK) queue_wait(&misses);
+            while (rk_queue_try_push(sd.q, sd.staging, sd.slot) != RK_OK) rk_bench_ring_wait(&misses, sd.pauses);
             pushed = 1;
         }
         seq += pushed;
     }
-    free(staging);
+    free(sd.staging);
     return NULL;
 }
 
 static void *queue_consumer(void *arg) {
     queue_run *r = arg;
-    size_t n = r->batch > 1 ? r->batch : 1;
-    unsigned char *staging = calloc(n, r->slot_size);
-    if (!staging) {
-        r->errors = r->messages;
+    queue_side sd = side_begin(r, r->consumer_cpu);
+    if (!sd.staging) {
+        r->errors = sd.messages;
         return NULL;
     }
     unsigned misses = 0;
-    for (uint64_t seq = 0; seq < r->messages;) {
+    uint64_t errors = 0;
+    for (uint64_t seq = 0; seq < sd.messages;) {
         size_t got;
-        if (r->batch > 1) {
-            got = rk_queue_pop_batch(r->q, staging, r->slot_size, n);
+        if (sd.n > 1) {
+            got = rk_queue_pop_batch(sd.q, sd.staging, sd.slot, sd.n);
         } else {
-            got = rk_queue_try_pop(r->q, staging, r->slot_size) == RK_OK;
+            got = rk_queue_try_pop(sd.q, sd.staging, sd.slot) == RK_OK;
         }
         /* Count misses per wait, as the floor does: a count kept across
          * messages made every 256th empty look a sched_yield. */
         if (got == 0)
-            queue_wait(&misses);
+            rk_bench_ring_wait(&misses, sd.pauses);
         else
             misses = 0;
         for (size_t k = 0; k < got; k++) {
             uint64_t s;
-            memcpy(&s, staging + k * r->slot_size, sizeof s);
-            r->errors += s != seq + k;
+            memcpy(&s, sd.staging + k * sd.slot, sizeof s);
+            errors += s != seq + k;
         }
         seq += got;
     }
-    free(staging);
+    r->errors = errors;
+    free(sd.staging);
     return NULL;
 }
 
@@ -121,7 +233,8 @@ rk_status rk_bench_queue_spsc(const rk_bench_queue_opts *opts, rk_bench_queue_re
     if (!o.slot_size) o.slot_size = 64;
     if (!o.capacity) o.capacity = 4096;
     if (o.slot_size < sizeof(uint64_t)) return RK_INVALID_ARGUMENT;
-    queue_run r = {.messages = o.messages, .slot_size = o.slot_size, .batch = o.batch};
+    queue_run r = {.messages = o.messages, .slot_size = o.slot_size, .batch = o.batch,
+                   .producer_cpu = o.pin ? o.pin->first : -1, .consumer_cpu = o.pin ? o.pin->second : -1};
     rk_status s = rk_queue_create(o.capacity, o.slot_size, &r.q);
     if (s != RK_OK) return s;
     pthread_t producer, consumer;
@@ -131,7 +244,8 @@ rk_status rk_bench_queue_spsc(const rk_bench_queue_opts *opts, rk_bench_queue_re
         return RK_IO_ERROR;
     }
     if (pthread_create(&producer, NULL, queue_producer, &r) != 0) {
-        /* Let the consumer finish by producing here instead. */
+        /* Let the consumer finish by producing here instead (unpinned). */
+        r.producer_cpu = -1;
         queue_producer(&r);
     } else {
         pthread_join(producer, NULL);
@@ -171,7 +285,23 @@ static const char bench_handler_source[] =
     "    return 0;\n"
     "}\n";
 
-static rk_status launch_bench_kernel(rk_runtime *rt, const rk_bench_kernel_opts *o, rk_kernel **k) {
+static rk_status launch_bench_kernel_here(rk_runtime *rt, const rk_bench_kernel_opts *o, rk_kernel **k);
+
+/* Pinned (o->pin, one worker): the workers start while this thread runs on
+ * pin->second, so they inherit that CPU; this thread then moves to
+ * pin->first until the caller restores *saved. */
+static rk_status launch_bench_kernel(rk_runtime *rt, const rk_bench_kernel_opts *o, rk_kernel **k,
+                                     rk_bench_affinity *saved) {
+    saved->saved = false;
+    bool pinned = o->pin && o->workers <= 1 && o->host_threads <= 1;
+    if (pinned) rk_bench_pin_self_saving(o->pin->second, saved);
+    rk_status s = launch_bench_kernel_here(rt, o, k);
+    if (pinned) rk_bench_pin_self(o->pin->first);
+    if (s != RK_OK) rk_bench_restore_self(saved);
+    return s;
+}
+
+static rk_status launch_bench_kernel_here(rk_runtime *rt, const rk_bench_kernel_opts *o, rk_kernel **k) {
     char words[32];
     snprintf(words, sizeof words, "RK_BENCH_WORDS=%u", o->message_size / 8u);
     const char *defines[] = {words};
@@ -206,7 +336,9 @@ static void kernel_defaults(rk_bench_kernel_opts *o, uint64_t messages) {
 }
 
 /* Stops the kernel, fills in launches and returns the first failure. */
-static rk_status finish_kernel(rk_kernel *k, rk_status s, rk_bench_kernel_result *out) {
+static rk_status finish_kernel(rk_kernel *k, rk_status s, rk_bench_kernel_result *out,
+                               const rk_bench_affinity *saved) {
+    rk_bench_restore_self(saved);
     rk_status t = rk_kernel_terminate(k, 10ull * 1000000000u);
     rk_kernel_stats st;
     if (rk_kernel_stats_get(k, &st) == RK_OK) out->launches = st.launches;
@@ -235,8 +367,10 @@ static uint64_t check_replies(const unsigned char *replies, uint32_t message_siz
 }
 
 /* host_threads 2: the sending side, on a thread of its own. */
+/* Line-aligned (and so line-sized): it sits on the receiving thread's
+ * stack, whose busy locals must not share the sender's line. */
 typedef struct sender_run {
-    rk_kernel *k;
+    _Alignas(64) rk_kernel *k;
     uint64_t messages;
     uint32_t message_size;
     size_t batch;
@@ -293,7 +427,8 @@ rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts 
     unsigned char *replies = calloc(batch, o.message_size);
     rk_reply_info *infos = calloc(batch, sizeof *infos);
     rk_kernel *k = NULL;
-    rk_status s = requests && replies && infos ? launch_bench_kernel(rt, &o, &k) : RK_OUT_OF_MEMORY;
+    rk_bench_affinity saved = {.saved = false};
+    rk_status s = requests && replies && infos ? launch_bench_kernel(rt, &o, &k, &saved) : RK_OUT_OF_MEMORY;
     if (s != RK_OK) {
         free(requests), free(replies), free(infos);
         return s;
@@ -340,7 +475,7 @@ rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts 
     out->seconds = t1 - t0;
     out->messages_per_second = out->seconds > 0 ? (double)received / out->seconds : 0;
     out->errors = errors;
-    return finish_kernel(k, s, out);
+    return finish_kernel(k, s, out, &saved);
 }
 
 static int compare_u64(const void *a, const void *b) {
@@ -358,7 +493,8 @@ rk_status rk_bench_kernel_latency(rk_runtime *rt, const rk_bench_kernel_opts *op
     uint64_t *samples = calloc(o.messages, sizeof *samples);
     unsigned char *request = calloc(1, o.message_size), *reply = calloc(1, o.message_size);
     rk_kernel *k = NULL;
-    rk_status s = samples && request && reply ? launch_bench_kernel(rt, &o, &k) : RK_OUT_OF_MEMORY;
+    rk_bench_affinity saved = {.saved = false};
+    rk_status s = samples && request && reply ? launch_bench_kernel(rt, &o, &k, &saved) : RK_OUT_OF_MEMORY;
     if (s != RK_OK) {
         free(samples), free(request), free(reply);
         return s;
@@ -397,5 +533,5 @@ rk_status rk_bench_kernel_latency(rk_runtime *rt, const rk_bench_kernel_opts *op
     out->messages = done;
     out->errors = errors;
     free(samples), free(request), free(reply);
-    return finish_kernel(k, s, out);
+    return finish_kernel(k, s, out, &saved);
 }

@@ -5,16 +5,57 @@
 #define RK_BENCH_CPU_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ringkernel/ringkernel.h"
 
 /* SPSC queue between two threads. */
+/* Two CPUs for a benchmark's two threads (producer or sender first). A
+ * queue row and its floor run on the same pair, so both meet the same
+ * caches: on a many-core host where threads land is otherwise the
+ * scheduler's choice, and moving a cache line between two hardware threads
+ * of one core, two cores or two sockets changes a one-at-a-time rate 5x. */
+typedef struct rk_bench_cpu_pair {
+    int first, second;
+} rk_bench_cpu_pair;
+
+/* Two CPUs of this process's affinity mask on different physical cores
+ * (the lowest such pair after the first CPU, which the rest of the process
+ * tends to use). false when the mask has fewer than two CPUs. */
+bool rk_bench_pick_cpu_pair(rk_bench_cpu_pair *out);
+/* Pins the calling thread to cpu; false if the system refused. */
+bool rk_bench_pin_self(int cpu);
+
+/* The calling thread's CPU mask, kept while a benchmark pins it and put
+ * back after (a thread that stayed pinned would skew the next rows). */
+typedef struct rk_bench_affinity {
+    _Alignas(8) unsigned char mask[128];
+    bool saved;
+} rk_bench_affinity;
+/* Saves the calling thread's mask into *saved, then pins it to cpu. */
+bool rk_bench_pin_self_saving(int cpu, rk_bench_affinity *saved);
+/* Puts back what rk_bench_pin_self_saving saved (nothing if it saved nothing). */
+void rk_bench_restore_self(const rk_bench_affinity *saved);
+
+/* How a side of the SPSC throughput benchmarks (the bare ring floor and
+ * the library's queue alike) waits when it finds the ring empty or full:
+ * pauses between looks (rk_bench_ring_pauses: the count that makes the
+ * floor of that mode fastest; $RK_BENCH_RING_PAUSES, 1-4096, forces one
+ * for every mode), a yield after 256 looks (a machine with fewer free cores
+ * than threads). looks counts one wait's looks; reset it to 0 when the wait
+ * ends. */
+#define RK_BENCH_RING_PAUSES_ONE 64u  /* one message a publish */
+#define RK_BENCH_RING_PAUSES_BATCH 1u /* batches */
+unsigned rk_bench_ring_pauses(uint32_t batch);
+void rk_bench_ring_wait(unsigned *looks, unsigned pauses);
+
 typedef struct rk_bench_queue_opts {
     uint64_t messages;   /* 0 = 20 M */
     uint32_t slot_size;  /* bytes per message; 0 = 64 */
     uint32_t capacity;   /* slots; 0 = 4096 */
     uint32_t batch;      /* messages per reserve/commit and peek/release; 0 or 1 = one at a time */
+    const rk_bench_cpu_pair *pin; /* NULL: threads where the scheduler puts them */
 } rk_bench_queue_opts;
 
 typedef struct rk_bench_queue_result {
@@ -38,6 +79,9 @@ typedef struct rk_bench_kernel_opts {
     uint32_t workers;       /* 0 = backend default */
     uint32_t host_threads;  /* throughput: 0 or 1 = one host thread alternates sending and receiving;
                                2 = one thread sends, another receives (the floor's shape) */
+    const rk_bench_cpu_pair *pin; /* one host thread and one worker: the host thread on first, the
+                                     worker on second (it inherits the launching thread's mask); NULL
+                                     or another shape: where the scheduler puts them */
 } rk_bench_kernel_opts;
 
 typedef struct rk_bench_kernel_result {

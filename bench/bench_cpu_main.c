@@ -1,6 +1,6 @@
 /* bench_cpu: prints the CPU figures (SPSC queue, ring-kernel throughput and
  * latency in both modes). `bench_cpu quick` runs smaller counts;
- * `bench_cpu rtt [N]` runs only N persistent round trips (default 200 k),
+ * `bench_cpu rtt [N] [auto]` runs only N persistent round trips (default 200 k; auto: pinned as rk bench pins them),
  * the message path alone, for a profiler; `bench_cpu tput [N]` only the
  * persistent 64-byte throughput of rk bench (N messages, default 10 M;
  * `bench_cpu tput N 2`: a sending and a receiving host thread; `bench_cpu
@@ -19,14 +19,14 @@ static int report(const char *what, rk_status s) {
     return 1;
 }
 
-static int round_trips_only(uint64_t n) {
+static int round_trips_only(uint64_t n, const rk_bench_cpu_pair *pin) {
     rk_runtime *rt = NULL;
     rk_runtime_desc rd = {.backend = "cpu"};
     if (report("runtime", rk_runtime_create(&rd, &rt))) return 1;
     /* The floor right before, as rk bench measures it. */
     rk_bench_floor_result f;
-    int failed = report("floor ping-pong", rk_bench_floor_pingpong(0, &f));
-    rk_bench_kernel_opts l = {.mode = RK_MODE_PERSISTENT, .message_size = 64, .messages = n};
+    int failed = report("floor ping-pong", rk_bench_floor_pingpong(0, pin, &f));
+    rk_bench_kernel_opts l = {.mode = RK_MODE_PERSISTENT, .message_size = 64, .messages = n, .pin = pin};
     rk_bench_kernel_result r;
     if (!failed) failed = report("kernel latency", rk_bench_kernel_latency(rt, &l, &r));
     if (!failed) {
@@ -64,7 +64,55 @@ static int throughput_only(uint64_t n, uint32_t host_threads, uint32_t workers) 
     return failed;
 }
 
+/* The one-at-a-time and batched queue rows beside their floors, rounds
+ * times alternated, with both threads of each on the CPUs of pin (NULL:
+ * unpinned): how much of a ratio is where the threads ran. */
+static int queue_pairs(const rk_bench_cpu_pair *pin, uint64_t n, unsigned rounds) {
+    int failed = 0;
+    if (pin)
+        printf("threads on CPUs %d and %d\n", pin->first, pin->second);
+    else
+        printf("threads unpinned\n");
+    for (unsigned i = 0; i < rounds; i++) {
+        for (uint32_t batch = 1; batch <= 64; batch += 63) {
+            rk_bench_floor_ring_opts fo = {.messages = n, .slot_size = 64, .batch = batch, .pin = pin};
+            rk_bench_floor_result f;
+            rk_bench_queue_opts qo = {.messages = n, .slot_size = 64, .batch = batch, .pin = pin};
+            rk_bench_queue_result q;
+            if (report("floor ring", rk_bench_floor_ring(&fo, &f)) || report("queue", rk_bench_queue_spsc(&qo, &q)))
+                return 1;
+            printf("  batch %2u: floor %7.2f M msg/s  queue %7.2f M msg/s  ratio %.2f  (errors %llu/%llu)\n", batch,
+                   f.messages_per_second / 1e6, q.messages_per_second / 1e6,
+                   q.messages_per_second / f.messages_per_second, (unsigned long long)f.errors,
+                   (unsigned long long)q.errors);
+            failed |= f.errors != 0 || q.errors != 0;
+        }
+    }
+    return failed;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "qpin") == 0) {
+        /* bench_cpu qpin [A B|auto|none] [N] [ROUNDS] */
+        rk_bench_cpu_pair pair;
+        const rk_bench_cpu_pair *pin = NULL;
+        int arg = 2;
+        if (argc > 2 && strcmp(argv[2], "none") == 0) {
+            arg = 3;
+        } else if (argc > 2 && strcmp(argv[2], "auto") == 0) {
+            if (!rk_bench_pick_cpu_pair(&pair)) return 77;
+            pin = &pair;
+            arg = 3;
+        } else if (argc > 3) {
+            pair.first = atoi(argv[2]);
+            pair.second = atoi(argv[3]);
+            pin = &pair;
+            arg = 4;
+        }
+        unsigned long long n = argc > arg ? strtoull(argv[arg], NULL, 10) : 0;
+        unsigned long rounds = argc > arg + 1 ? strtoul(argv[arg + 1], NULL, 10) : 3;
+        return queue_pairs(pin, n ? n : 5000000u, rounds ? (unsigned)rounds : 3u);
+    }
     if (argc > 1 && strcmp(argv[1], "tput") == 0) {
         unsigned long long n = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
         unsigned long threads = argc > 3 ? strtoul(argv[3], NULL, 10) : 1;
@@ -76,8 +124,12 @@ int main(int argc, char **argv) {
         return throughput_only(n ? n : 10000000u, (uint32_t)threads, (uint32_t)workers);
     }
     if (argc > 1 && strcmp(argv[1], "rtt") == 0) {
+        /* bench_cpu rtt [N] [auto]: auto pins both sides as rk bench does */
         unsigned long long n = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
-        return round_trips_only(n ? n : 200000u);
+        rk_bench_cpu_pair pair;
+        bool pinned = argc > 3 && strcmp(argv[3], "auto") == 0 && rk_bench_pick_cpu_pair(&pair);
+        if (pinned) printf("threads on CPUs %d and %d\n", pair.first, pair.second);
+        return round_trips_only(n ? n : 200000u, pinned ? &pair : NULL);
     }
     int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
     int failed = 0;

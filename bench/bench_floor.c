@@ -17,7 +17,7 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One step of a wait: spin a while (the peer is running on another core),
+/* One step of the ping-pong's wait: spin a while (the peer is running on another core),
  * then yield (it is not: on a machine with fewer free cores than threads, a
  * pure spin would wait out whole time slices and be no floor at all). */
 static inline void wait_step(unsigned *spins) {
@@ -45,6 +45,7 @@ typedef struct bare_ring {
     _Alignas(LINE) unsigned char *slots;  /* read-only from here on */
     uint32_t slot_size, batch;
     uint64_t messages;
+    const rk_bench_cpu_pair *pin;
     _Alignas(LINE) uint64_t errors; /* consumer's, once at the end */
 } bare_ring;
 
@@ -54,12 +55,14 @@ static inline uint64_t consume_sized(bare_ring *r, uint32_t size) {
      * fields of *r would be reloaded after each. */
     const unsigned char *slots = r->slots;
     const uint64_t messages = r->messages, batch = r->batch;
+    const unsigned pauses = rk_bench_ring_pauses(r->batch);
     uint64_t head = 0, cached_tail = 0, errors = 0;
     _Alignas(LINE) unsigned char msg[MAX_SLOT];
     while (head < messages) {
         if (cached_tail == head) {
             unsigned spins = 0;
-            while ((cached_tail = atomic_load_explicit(&r->tail, memory_order_acquire)) == head) wait_step(&spins);
+            while ((cached_tail = atomic_load_explicit(&r->tail, memory_order_acquire)) == head)
+                rk_bench_ring_wait(&spins, pauses);
         }
         uint64_t end = cached_tail - head > batch ? head + batch : cached_tail;
         for (; head < end; head++) {
@@ -76,6 +79,7 @@ static inline uint64_t consume_sized(bare_ring *r, uint32_t size) {
 
 static void *consume(void *arg) {
     bare_ring *r = arg;
+    if (r->pin) rk_bench_pin_self(r->pin->second);
     r->errors = r->slot_size == 64 ? consume_sized(r, 64) : consume_sized(r, r->slot_size);
     return NULL;
 }
@@ -85,13 +89,14 @@ static inline void produce_sized(bare_ring *r, uint32_t size) {
     memset(msg, 0xab, sizeof msg);
     unsigned char *slots = r->slots;
     const uint64_t messages = r->messages, batch = r->batch;
+    const unsigned pauses = rk_bench_ring_pauses(r->batch);
     uint64_t tail = 0, cached_head = 0;
     while (tail < messages) {
         uint64_t end = tail + batch < messages ? tail + batch : messages;
         if (end - cached_head > RING_SLOTS) {
             unsigned spins = 0;
             while (end - (cached_head = atomic_load_explicit(&r->head, memory_order_acquire)) > RING_SLOTS)
-                wait_step(&spins);
+                rk_bench_ring_wait(&spins, pauses);
         }
         for (; tail < end; tail++) {
             uint64_t last = ~tail;
@@ -103,6 +108,18 @@ static inline void produce_sized(bare_ring *r, uint32_t size) {
     }
 }
 
+/* The producer is a thread of its own, as in the queue benchmark (a
+ * pinned main thread would stay pinned after the floor). */
+static void *produce(void *arg) {
+    bare_ring *r = arg;
+    if (r->pin) rk_bench_pin_self(r->pin->first);
+    if (r->slot_size == 64)
+        produce_sized(r, 64);
+    else
+        produce_sized(r, r->slot_size);
+    return NULL;
+}
+
 rk_status rk_bench_floor_ring(const rk_bench_floor_ring_opts *opts, rk_bench_floor_result *out) {
     if (!out) return RK_INVALID_ARGUMENT;
     bare_ring *r = aligned_alloc(LINE, sizeof *r);
@@ -111,6 +128,7 @@ rk_status rk_bench_floor_ring(const rk_bench_floor_ring_opts *opts, rk_bench_flo
     r->messages = opts && opts->messages ? opts->messages : 20000000u;
     r->slot_size = opts && opts->slot_size ? opts->slot_size : 64;
     r->batch = opts && opts->batch > 1 ? opts->batch : 1;
+    r->pin = opts ? opts->pin : NULL;
     if (r->slot_size < 16 || r->slot_size > MAX_SLOT || r->slot_size % 8 || r->batch > RING_SLOTS) {
         free(r);
         return RK_INVALID_ARGUMENT;
@@ -121,17 +139,22 @@ rk_status rk_bench_floor_ring(const rk_bench_floor_ring_opts *opts, rk_bench_flo
         return RK_OUT_OF_MEMORY;
     }
     memset(r->slots, 0, (size_t)RING_SLOTS * r->slot_size);
-    pthread_t consumer;
+    pthread_t consumer, producer;
     uint64_t start = now_ns();
     if (pthread_create(&consumer, NULL, consume, r) != 0) {
         free(r->slots);
         free(r);
         return RK_INTERNAL;
     }
-    if (r->slot_size == 64)
-        produce_sized(r, 64);
-    else
-        produce_sized(r, r->slot_size);
+    if (pthread_create(&producer, NULL, produce, r) != 0) {
+        /* Produce here, unpinned: the consumer is waiting for the messages. */
+        if (r->slot_size == 64)
+            produce_sized(r, 64);
+        else
+            produce_sized(r, r->slot_size);
+    } else {
+        pthread_join(producer, NULL);
+    }
     pthread_join(consumer, NULL);
     double seconds = (double)(now_ns() - start) / 1e9;
     memset(out, 0, sizeof *out);
@@ -157,6 +180,7 @@ typedef struct pp_word {
 typedef struct pingpong {
     pp_word ping, pong;
     uint64_t rounds;
+    const rk_bench_cpu_pair *pin;
     uint64_t errors; /* the answering thread's */
 } pingpong;
 
@@ -189,7 +213,13 @@ static int cmp_u64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-rk_status rk_bench_floor_pingpong(uint64_t rounds, rk_bench_floor_result *out) {
+static void *answer_pinned(void *arg) {
+    pingpong *p = arg;
+    if (p->pin) rk_bench_pin_self(p->pin->second);
+    return answer(p);
+}
+
+rk_status rk_bench_floor_pingpong(uint64_t rounds, const rk_bench_cpu_pair *pin, rk_bench_floor_result *out) {
     if (!out) return RK_INVALID_ARGUMENT;
     if (!rounds) rounds = 100000;
     if (rounds > UINT32_MAX - 1) return RK_INVALID_ARGUMENT; /* the words are 32-bit */
@@ -202,12 +232,15 @@ rk_status rk_bench_floor_pingpong(uint64_t rounds, rk_bench_floor_result *out) {
     }
     memset(p, 0, sizeof *p);
     p->rounds = rounds;
+    p->pin = pin;
     pthread_t peer;
-    if (pthread_create(&peer, NULL, answer, p) != 0) {
+    if (pthread_create(&peer, NULL, answer_pinned, p) != 0) {
         free(rtt);
         free(p);
         return RK_INTERNAL;
     }
+    rk_bench_affinity saved = {.saved = false};
+    if (pin) rk_bench_pin_self_saving(pin->first, &saved);
     uint64_t errors = 0, start = now_ns();
     for (uint64_t i = 1; i <= rounds; i++) {
         uint64_t t0 = now_ns();
@@ -216,6 +249,7 @@ rk_status rk_bench_floor_pingpong(uint64_t rounds, rk_bench_floor_result *out) {
         rtt[i - 1] = now_ns() - t0;
     }
     double seconds = (double)(now_ns() - start) / 1e9;
+    rk_bench_restore_self(&saved);
     pthread_join(peer, NULL);
     errors += p->errors;
     qsort(rtt, rounds, sizeof *rtt, cmp_u64);

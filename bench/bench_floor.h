@@ -18,12 +18,14 @@
 
 #include <stdint.h>
 
+#include "bench_cpu.h"
 #include "ringkernel/ringkernel.h"
 
 typedef struct rk_bench_floor_ring_opts {
     uint64_t messages;  /* 0 = 20 M */
     uint32_t slot_size; /* 8 .. 256 bytes; 0 = 64 */
     uint32_t batch;     /* slots per publish; 0 or 1 = one at a time */
+    const rk_bench_cpu_pair *pin; /* NULL: threads where the scheduler puts them */
 } rk_bench_floor_ring_opts;
 
 typedef struct rk_bench_floor_result {
@@ -35,8 +37,9 @@ typedef struct rk_bench_floor_result {
 } rk_bench_floor_result;
 
 rk_status rk_bench_floor_ring(const rk_bench_floor_ring_opts *opts, rk_bench_floor_result *out);
-/* rounds = 0: 100 k round trips (at most 2^32 - 2: the words are 32-bit). */
-rk_status rk_bench_floor_pingpong(uint64_t rounds, rk_bench_floor_result *out);
+/* rounds = 0: 100 k round trips (at most 2^32 - 2: the words are 32-bit).
+ * pin: the calling thread on first, its peer on second (NULL: unpinned). */
+rk_status rk_bench_floor_pingpong(uint64_t rounds, const rk_bench_cpu_pair *pin, rk_bench_floor_result *out);
 
 /* A bare dispatch + readback through the device layer (WGSL: the backend
  * must take WGSL, i.e. WebGPU). rounds = 0: 2 000 (after 100 warm-up);

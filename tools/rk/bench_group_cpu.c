@@ -1,5 +1,6 @@
 /* rk bench groups "queue" and "kernel": the functions of bench/bench_cpu.h,
  * run with the settings the figures in docs/benchmarks.md use. */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,13 +32,14 @@ static void set_counts(bench_row *out, uint64_t messages, double seconds, double
 
 /* The floors (bench_floor.h) and rows are measured into a bench_row; the
  * pair runner below reports them. */
-static int floor_ring_measure(const bench_config *cfg, const char *group, uint32_t batch, bench_row *out) {
+static int floor_ring_measure(const bench_config *cfg, const char *group, uint32_t batch,
+                              const rk_bench_cpu_pair *pin, bench_row *out) {
     char name[64];
     snprintf(name, sizeof name, "floor: bare spsc ring 64 B, %s", batch > 1 ? "batches" : "one at a time");
     if (batch > 1) snprintf(name, sizeof name, "floor: bare spsc ring 64 B, batches of %u", batch);
     bench_note(cfg, "%s: %s", group, name);
     rk_bench_floor_ring_opts o = {.messages = cfg->messages ? cfg->messages : cfg->quick ? QUICK_QUEUE : 0,
-                                  .slot_size = 64, .batch = batch};
+                                  .slot_size = 64, .batch = batch, .pin = pin};
     rk_bench_floor_result res;
     rk_status s = rk_bench_floor_ring(&o, &res);
     if (s != RK_OK) {
@@ -51,11 +53,11 @@ static int floor_ring_measure(const bench_config *cfg, const char *group, uint32
     return RK_EXIT_OK;
 }
 
-static int floor_pingpong_measure(const bench_config *cfg, bench_row *out) {
+static int floor_pingpong_measure(const bench_config *cfg, const rk_bench_cpu_pair *pin, bench_row *out) {
     const char *name = "floor: two-thread ping-pong, one word";
     bench_note(cfg, "kernel: %s", name);
     rk_bench_floor_result res;
-    rk_status s = rk_bench_floor_pingpong(cfg->quick ? QUICK_LATENCY : 0, &res);
+    rk_status s = rk_bench_floor_pingpong(cfg->quick ? QUICK_LATENCY : 0, pin, &res);
     if (s != RK_OK) {
         cli_report_status("bench", name, s);
         return RK_EXIT_FAILURE;
@@ -96,7 +98,8 @@ static int floor_dispatch_measure(const bench_config *cfg, rk_runtime *rt, const
     return RK_EXIT_OK;
 }
 
-static int queue_measure(const bench_config *cfg, uint32_t slot, uint32_t batch, bench_row *out) {
+static int queue_measure(const bench_config *cfg, uint32_t slot, uint32_t batch, const rk_bench_cpu_pair *pin,
+                         bench_row *out) {
     char name[64];
     if (batch > 1)
         snprintf(name, sizeof name, "spsc queue %u B, batches of %u", slot, batch);
@@ -105,7 +108,8 @@ static int queue_measure(const bench_config *cfg, uint32_t slot, uint32_t batch,
     bench_note(cfg, "queue: %s", name);
     rk_bench_queue_opts o = {.messages = cfg->messages ? cfg->messages : cfg->quick ? QUICK_QUEUE : 0,
                              .slot_size = slot,
-                             .batch = batch};
+                             .batch = batch,
+                             .pin = pin};
     rk_bench_queue_result res;
     memset(&res, 0, sizeof res);
     rk_status s = rk_bench_queue_spsc(&o, &res);
@@ -130,7 +134,7 @@ typedef struct kernel_case {
 /* Measures one kernel row; *unsupported when the backend has no such mode
  * (the row then carries only that note). */
 static int kernel_measure(const bench_config *cfg, rk_runtime *rt, const char *backend, const kernel_case *c,
-                          bench_row *out, bool *unsupported) {
+                          const rk_bench_cpu_pair *pin, bench_row *out, bool *unsupported) {
     char name[112];
     char shape[64] = "";
     if (c->host_threads == 2) snprintf(shape, sizeof shape, ", sender + receiver threads, %u workers", c->workers);
@@ -141,7 +145,8 @@ static int kernel_measure(const bench_config *cfg, rk_runtime *rt, const char *b
                               .batch = 256,
                               .mode = c->mode,
                               .workers = c->workers,
-                              .host_threads = c->host_threads};
+                              .host_threads = c->host_threads,
+                              .pin = pin};
     if (c->latency)
         o.messages = cfg->quick ? QUICK_LATENCY : 0;
     else
@@ -181,12 +186,13 @@ typedef struct bench_pair {
     uint32_t queue_batch;
     rk_runtime *rt;            /* kernel rows and the dispatch floor */
     const char *backend;
+    const rk_bench_cpu_pair *pin; /* the CPUs of the row's and the floor's two threads; NULL: unpinned */
 } bench_pair;
 
 static int measure_floor(const bench_config *cfg, const bench_pair *p, bench_row *out) {
     switch (p->floor) {
-    case FLOOR_RING: return floor_ring_measure(cfg, p->group, p->floor_batch, out);
-    case FLOOR_PINGPONG: return floor_pingpong_measure(cfg, out);
+    case FLOOR_RING: return floor_ring_measure(cfg, p->group, p->floor_batch, p->pin, out);
+    case FLOOR_PINGPONG: return floor_pingpong_measure(cfg, p->pin, out);
     default: return floor_dispatch_measure(cfg, p->rt, p->backend, p->floor_batch, out);
     }
 }
@@ -207,8 +213,8 @@ static int report_pair(const bench_config *cfg, bench_report *rep, const bench_p
         int r = measure_floor(cfg, p, &floors[i]);
         if (r != RK_EXIT_OK) return r;
         bool unsupported = false;
-        r = p->kernel ? kernel_measure(cfg, p->rt, p->backend, p->kernel, &rows[i], &unsupported)
-                      : queue_measure(cfg, 64, p->queue_batch, &rows[i]);
+        r = p->kernel ? kernel_measure(cfg, p->rt, p->backend, p->kernel, p->pin, &rows[i], &unsupported)
+                      : queue_measure(cfg, 64, p->queue_batch, p->pin, &rows[i]);
         if (r != RK_EXIT_OK) return r;
         if (unsupported) return bench_report_add(rep, &rows[i]) ? RK_EXIT_OK : RK_EXIT_FAILURE;
         bench_row_against(&rows[i], &floors[i]);
@@ -227,18 +233,64 @@ static int report_pair(const bench_config *cfg, bench_report *rep, const bench_p
         order[j] = i;
     }
     bench_row row = rows[order[n / 2]], floor = floors[order[n / 2]];
-    if (n > 1) snprintf(row.note, sizeof row.note, "median of %u alternated pairs; ratios %s", n, ratios);
+    char where[48] = "";
+    if (p->pin) snprintf(where, sizeof where, "threads on CPUs %d and %d", p->pin->first, p->pin->second);
+    if (n > 1)
+        snprintf(row.note, sizeof row.note, "median of %u alternated pairs; ratios %s%s%s", n, ratios,
+                 *where ? "; " : "", where);
+    else if (*where && !*row.note)
+        snprintf(row.note, sizeof row.note, "%s", where);
     row.errors = errors;
     int r = add_or_fail(rep, &floor);
     int t = add_or_fail(rep, &row);
     return r != RK_EXIT_OK ? r : t;
 }
 
+/* --cpus: "auto" (or unset) picks two CPUs of different cores, "none"
+ * leaves the threads to the scheduler, "A,B" names them. false (and a
+ * message) when the text is neither or names a CPU this process may not
+ * use. *pinned says whether out is set. */
+static bool cpus_from_option(const char *text, rk_bench_cpu_pair *out, bool *pinned) {
+    *pinned = false;
+    if (!text || strcmp(text, "auto") == 0) {
+        *pinned = rk_bench_pick_cpu_pair(out);
+        return true;
+    }
+    if (strcmp(text, "none") == 0) return true;
+    char *end = NULL;
+    long a = strtol(text, &end, 10), b = -1;
+    if (end != text && *end == ',') {
+        const char *second = end + 1;
+        b = strtol(second, &end, 10);
+        if (end == second) b = -1;
+    }
+    if (a < 0 || b < 0 || *end != '\0') {
+        fprintf(stderr, "rk bench: --cpus '%s': expected auto, none or two CPU numbers as A,B\n", text);
+        return false;
+    }
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        long bad = a >= CPU_SETSIZE || !CPU_ISSET(a, &set) ? a : b >= CPU_SETSIZE || !CPU_ISSET(b, &set) ? b : -1;
+        if (bad >= 0) {
+            fprintf(stderr, "rk bench: --cpus '%s': this process may not run on CPU %ld\n", text, bad);
+            return false;
+        }
+    }
+    out->first = (int)a;
+    out->second = (int)b;
+    *pinned = true;
+    return true;
+}
+
 int bench_group_queue(const bench_config *cfg, bench_report *rep, bool requested) {
     (void)requested;
+    rk_bench_cpu_pair pair;
+    bool pinned;
+    if (!cpus_from_option(cfg->cpus, &pair, &pinned)) return RK_EXIT_USAGE;
     int rc = RK_EXIT_OK;
     for (uint32_t batch = 1; batch <= 64; batch *= 64) {
-        bench_pair p = {.group = "queue", .floor = FLOOR_RING, .floor_batch = batch, .queue_batch = batch};
+        bench_pair p = {.group = "queue", .floor = FLOOR_RING, .floor_batch = batch, .queue_batch = batch,
+                        .pin = pinned ? &pair : NULL};
         int r = report_pair(cfg, rep, &p);
         if (r != RK_EXIT_OK) rc = r;
     }
@@ -249,6 +301,9 @@ int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requeste
     (void)requested;
     /* The figures we track are the CPU backend's; --backend or RK_BACKEND
      * point the same benchmarks at another. */
+    rk_bench_cpu_pair pair;
+    bool pinned;
+    if (!cpus_from_option(cfg->cpus, &pair, &pinned)) return RK_EXIT_USAGE;
     const char *spec = cfg->backend;
     const char *env = getenv("RK_BACKEND");
     if (!spec && !(env && *env)) spec = "cpu";
@@ -294,7 +349,13 @@ int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requeste
     int rc = RK_EXIT_OK;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (cases[i].host_threads == 2 && !pipelined) continue;
-        bench_pair p = {.group = "kernel", .kernel = &cases[i], .rt = rt, .backend = backend};
+        /* Pinned: the persistent rows of one host thread and one worker on
+         * the CPU backend (the pipelined row's four threads and the
+         * launches' pool threads stay the scheduler's). */
+        bool pin = pinned && strcmp(backend, "cpu") == 0 && cases[i].mode == RK_MODE_PERSISTENT &&
+                   cases[i].host_threads != 2;
+        bench_pair p = {.group = "kernel", .kernel = &cases[i], .rt = rt, .backend = backend,
+                        .pin = pin ? &pair : NULL};
         p.floor = webgpu ? FLOOR_DISPATCH : cases[i].latency ? FLOOR_PINGPONG : FLOOR_RING;
         p.floor_batch = cases[i].latency ? 1 : 256;
         int r = report_pair(cfg, rep, &p);

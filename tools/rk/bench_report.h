@@ -19,7 +19,7 @@ typedef struct bench_row {
     double p50_us, p99_us; /* NAN unless a latency benchmark */
     uint64_t errors;       /* wrong results: must be 0 */
     uint64_t launches;     /* device launches (ring kernels); 0 when not applicable */
-    char note[160];
+    char note[200];
     /* Judged against a floor measured in the same run (bench/bench_floor.h):
      * a floor row has is_floor; another row names its floor and vs_floor is
      * its rate as a fraction of the floor's (throughput rows, <= 1 is the
@@ -36,6 +36,8 @@ typedef struct bench_config {
     uint64_t messages;     /* 0 = each benchmark's default */
     uint64_t pairs;        /* queue and kernel groups: each row and its floor this many times, the median pair
                               reported (0 = once) */
+    const char *cpus;      /* queue and CPU kernel rows: "auto" (NULL), "none" or "A,B": the CPUs of a row's
+                              two threads and its floor's (bench_group_cpu.c) */
     /* kernel --handler: the user's DSL handler instead of the built-in one. */
     const char *handler_file, *handler_name, *requests_file;
 } bench_config;

@@ -49,6 +49,7 @@ int rk_cmd_bench(int argc, char **argv) {
         {"messages", 'n', CLI_UINT, &cfg.messages, "N", "messages per throughput benchmark (default: each one's own)", 0, 1e12},
         {"quick", 0, CLI_FLAG, &cfg.quick, NULL, "small counts: checks that everything runs; figures mean little", 0, 0},
         {"pairs", 0, CLI_UINT, &cfg.pairs, "N", "queue, kernel: measure each row and its floor N times in turn and report the median pair (default 1)", 1, 15},
+        {"cpus", 0, CLI_STRING, &cfg.cpus, "auto|none|A,B", "queue, kernel (cpu): the two CPUs each row's two threads and its floor's run on (default auto: two of different cores)", 0, 0},
         {"handler", 0, CLI_STRING, &cfg.handler_file, "FILE", "kernel group: measure this DSL handler file instead", 0, 0},
         {"handler-name", 0, CLI_STRING, &cfg.handler_name, "NAME", "with --handler: which RK_HANDLER (default: the first)", 0, 0},
         {"requests", 0, CLI_STRING, &cfg.requests_file, "FILE", "with --handler: raw requests to send in turn (default: a counter)", 0, 0},

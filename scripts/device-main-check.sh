@@ -1,0 +1,31 @@
+#!/bin/bash
+# The session's last check of main on the GPU machine, in one call of about
+# five minutes: every CUDA-labelled test (MPI aside), `rk bench k2k` with
+# one and with eight warps a stage, then issue 17's ratios
+# (scripts/device-ratios.sh, one run).
+#   (here)   cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-rel
+#   (device) scripts/device-main-check.sh BUILD_DIR      carry: BUILD_DIR (no object files)
+# Output: stdout (a summary) and $OUT/main-check.log.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:?build dir}" && pwd)
+out=${OUT:-/tmp/main-check}
+mkdir -p "$out"
+export CUDA_MODULE_LOADING=EAGER RK_CACHE_DIR=/tmp/rk-main-check-cache LD_LIBRARY_PATH=$build
+# Binaries and CTest files name the development machine's source path.
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+if [ -n "$src" ] && [ "$src" != "$root" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; fi
+bdir=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$build/CMakeCache.txt")
+if [ -n "$bdir" ] && [ "$bdir" != "$build" ] && [ ! -e "$bdir" ]; then ln -s "$build" "$bdir"; fi
+{
+    date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    echo "=== ctest -L cuda -E mpi"
+    (cd "$build" && timeout 260 ctest -L cuda -E mpi --timeout 120 2>&1 | grep -E "Test +#|tests passed|FAILED|Failed|Skipped" )
+    for w in 1 8; do
+        echo "=== rk bench k2k, $w warp(s) a stage"
+        RK_CUDA_ORDERED_WARPS=$w timeout 60 "$build/tools/rk/rk" bench k2k --backend cuda --messages 1000000 2>/dev/null |
+            grep -E "^k2k"
+    done
+    echo "=== ratios"
+    OUT=$out timeout 150 "$root/scripts/device-ratios.sh" "$build" 1
+} 2>&1 | tee "$out/main-check.log"
