@@ -557,12 +557,12 @@ __device__ __forceinline__ rk_u64 *rk_port_slot(const rk_out_port &o, rk_u64 pos
     return o.ring + (pos & ((1ull << o.log2cap) - 1)) * o.words;
 }
 
-/* rk_emit (dsl.h): the lane running a handler writes its message straight
- * into the slot its pass was given, as tagged words (8 bytes each, whole). */
 /* channel_solo.cu (assembled after ring.cu): the lean loop's emit, where
  * its pass set one up (true: done, *rc what rk_emit returns). */
 __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc);
 
+/* rk_emit (dsl.h): the lane running a handler writes its message straight
+ * into the slot its pass was given, as tagged words (8 bytes each, whole). */
 __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
     int lean_rc;
     if (rk_lean_emit(port, msg, size, lean_rc)) return lean_rc;
