@@ -26,7 +26,7 @@ const char *heat3d_source(void) {
 
 static const rk_sim_command commands[] = {
     {HEAT_ADD, "heat_add", "heat_cell_args", sizeof(heat_cell_args), RK_SIM_ROWWISE},
-    {HEAT_QUERY, "heat_query", "heat_cell_args", sizeof(heat_cell_args), RK_SIM_QUERY},
+    {HEAT_QUERY, "heat_query", "heat_cell_args", sizeof(heat_cell_args), RK_SIM_QUERY_NEXT},
     {HEAT_COUNT_HOT, "heat_count_hot", "heat_count_args", sizeof(heat_count_args), RK_SIM_QUERY},
     {HEAT_SET_ALPHA, "heat_set_alpha", "heat_alpha_args", sizeof(heat_alpha_args), RK_SIM_GLOBAL},
 };

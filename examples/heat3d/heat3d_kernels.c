@@ -48,7 +48,14 @@ RK_DEVICE uint64_t heat_add(const rk_sim_state *s, const rk_sim_region *r, const
     return 0;
 }
 
+/* The cell after r->step steps. Ahead (RK_SIM_QUERY_NEXT: the planes still
+ * hold step r->step - 1), the cell's update as heat_step makes it. */
 RK_DEVICE uint64_t heat_query(const rk_sim_state *s, const rk_sim_region *r, const heat_cell_args *a) {
+    if (r->ahead) {
+        const int nx = s->scalars->nx, ny = s->scalars->ny;
+        return rk_sim_answer_f32(heat_cell_next(s, heat_level(s, r->step - 1u), (a->z * ny + a->y) * nx + a->x, nx, ny,
+                                                s->rows, s->scalars->alpha));
+    }
     return rk_sim_answer_f32(s->t[heat_cell(s, r->step, a->x, a->y, a->z)]);
 }
 

@@ -20,6 +20,7 @@
  *         typedef struct rk_sim_region {
  *             int row_begin, row_end;       rows this call owns (row_end excluded)
  *             int tid, threads;             this thread and the threads sharing the rows
+ *             int ahead;                    1: answer one step ahead (RK_SIM_QUERY_NEXT)
  *             uint64_t step;                steps completed before this call
  *         } rk_sim_region;
  *
@@ -122,7 +123,7 @@ typedef struct rk_sim_scalar {
     double initial;   /* converted to the type */
 } rk_sim_scalar;
 
-/* A command's scope. Two kinds of region command say more of themselves,
+/* A command's scope. Some kinds of region command say more of themselves,
  * so that the persistent pattern on a GPU can answer them sooner:
  *   RK_SIM_QUERY    only reads the state (it writes nothing but its
  *                   answer): it waits for no band but its own, and one sent
@@ -134,15 +135,29 @@ typedef struct rk_sim_scalar {
  *                   barrier or shared memory, and its answers add up (a
  *                   count, or 0). It may be called on any split of its rows
  *                   -- per band, or (a small one) in one call by the relay's
- *                   block as soon as it is read, as an impulse is. */
-enum { RK_SIM_REGION = 0, RK_SIM_GLOBAL = 1, RK_SIM_QUERY = 2, RK_SIM_ROWWISE = 3 };
+ *                   block as soon as it is read, as an impulse is.
+ *   RK_SIM_QUERY_NEXT  an RK_SIM_QUERY whose handler can also give the
+ *                   answer the rows will have after one more step: called
+ *                   with r->ahead = 1 and r->step = the steps its answer
+ *                   is for, while the rows (and those within halo_rows)
+ *                   still hold step r->step - 1 and the levels the step
+ *                   function reads, it computes the step's result for
+ *                   what it reads, with the step function's arithmetic
+ *                   (the same bits). One sent right behind a step of one
+ *                   step is then answered as soon as its band has read
+ *                   both, before the band steps: the wave showcase's
+ *                   "answer ahead of the barrier". The early call may be
+ *                   made by one warp alone (r->threads 32): the handler
+ *                   uses no block barrier or shared memory. Otherwise
+ *                   (r->ahead 0) it is an RK_SIM_QUERY. */
+enum { RK_SIM_REGION = 0, RK_SIM_GLOBAL = 1, RK_SIM_QUERY = 2, RK_SIM_ROWWISE = 3, RK_SIM_QUERY_NEXT = 4 };
 
 typedef struct rk_sim_command {
     uint32_t id;              /* 1 .. RK_SIM_MAX_COMMAND_ID, unique */
     const char *handler;      /* the DSL function's name */
     const char *payload_type; /* the DSL type its payload points to; NULL = "void" */
     uint32_t payload_size;    /* bytes the host sends, <= RK_SIM_MAX_PAYLOAD */
-    int scope;                /* RK_SIM_REGION, RK_SIM_GLOBAL, RK_SIM_QUERY or RK_SIM_ROWWISE */
+    int scope;                /* RK_SIM_REGION, RK_SIM_GLOBAL, RK_SIM_QUERY, RK_SIM_ROWWISE or RK_SIM_QUERY_NEXT */
 } rk_sim_command;
 
 typedef struct rk_sim_desc {

@@ -330,7 +330,10 @@ rk_status rk_sim_send(rk_sim *sim, uint32_t id, const void *payload, size_t size
     if (row_count < 1 || first_row < 0 || first_row >= sim->rows || row_count > sim->rows - first_row)
         return rk__fail(RK_OUT_OF_RANGE, "rk_sim_send: rows %d .. %d+%d are not inside the %d rows of the simulation",
                         first_row, first_row, row_count, sim->rows);
-    const uint32_t arg = c->scope == RK_SIM_QUERY ? RK_SIM_ARG_QUERY : c->scope == RK_SIM_ROWWISE ? RK_SIM_ARG_ROWWISE : 0u;
+    const uint32_t arg = c->scope == RK_SIM_QUERY        ? RK_SIM_ARG_QUERY
+                         : c->scope == RK_SIM_QUERY_NEXT ? RK_SIM_ARG_QUERY | RK_SIM_ARG_NEXT
+                         : c->scope == RK_SIM_ROWWISE    ? RK_SIM_ARG_ROWWISE
+                                                         : 0u;
     return rk__sim_submit(sim, id, (uint32_t)first_row, (uint32_t)(first_row + row_count), arg, payload, size, ticket);
 }
 

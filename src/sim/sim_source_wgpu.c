@@ -51,7 +51,7 @@ static void declarations(text *t, const rk_sim_desc *d) {
            "    const uint32_t *rk_cmd;\n    uint32_t *rk_answer;\n");
     add(t, "} rk_sim_state;\n\n"
            "typedef struct rk_sim_region {\n    int row_begin, row_end;\n    int tid, threads;\n"
-           "    uint64_t step;\n} rk_sim_region;\n\n"
+           "    int ahead;\n    uint64_t step;\n} rk_sim_region;\n\n"
            "RK_DEVICE uint64_t rk_sim_answer_f32(float v) { return (uint64_t)float_as_uint(v); }\n"
            "RK_DEVICE uint64_t rk_sim_answer_i32(int v) { return (uint64_t)(uint32_t)v; }\n");
 }

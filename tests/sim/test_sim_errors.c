@@ -47,10 +47,10 @@ static void bad_descriptions(void) {
     d.commands = big;
     d.command_count = 1;
     CHECK_STATUS(rk_sim_create(&d, &sim), RK_MESSAGE_TOO_LARGE);
-    rk_sim_command unknown_scope[] = {{GET, "get", NULL, 0, RK_SIM_ROWWISE + 1}};
+    rk_sim_command unknown_scope[] = {{GET, "get", NULL, 0, RK_SIM_QUERY_NEXT + 1}};
     d.commands = unknown_scope;
     CHECK_STATUS(rk_sim_create(&d, &sim), RK_INVALID_ARGUMENT);
-    CHECK_STR_CONTAINS(rk_last_error(), "scope 4");
+    CHECK_STR_CONTAINS(rk_last_error(), "scope 5");
     d = base(RK_SIM_PERSISTENT);
     d.threads = 48;
     CHECK_STATUS(rk_sim_create(&d, &sim), RK_INVALID_ARGUMENT);

@@ -21,7 +21,9 @@ enum { ADD = 1, SUM = 2, FLIP = 3 };
  * column col over its rows (thread 0 of each band adds its share in 64
  * bits); FLIP (global) xors every cell with v, bumps add and answers cell 0. */
 static const char source[] =
-    "typedef struct add_args { uint32_t v, col; } add_args;\n"
+    /* col past the first 16 bytes of payload: a command's last eight words
+     * carry data too, in the host's ring, the relay's copy and the log. */
+    "typedef struct add_args { uint32_t v, unused0, unused1, unused2, unused3, col; } add_args;\n"
     "typedef struct col_args { uint32_t col; } col_args;\n"
     "typedef struct flip_args { uint32_t v; } flip_args;\n"
     "RK_DEVICE int cur_at(const rk_sim_state *s, uint64_t step) { return (int)(step & 1u) * s->rows * 4; }\n"
@@ -111,7 +113,7 @@ static rk_sim *open_mix(rk_sim_pattern pattern, uint32_t blocks, int halo) {
     static const rk_sim_field fields[] = {{"a", RK_SIM_U32, 2 * CELLS}};
     static const rk_sim_scalar scalars[] = {{"mul", RK_SIM_U32, 3}, {"add", RK_SIM_U32, 1}};
     static const rk_sim_command commands[] = {
-        {ADD, "mix_add", "add_args", 8, RK_SIM_ROWWISE},
+        {ADD, "mix_add", "add_args", 24, RK_SIM_ROWWISE},
         {SUM, "mix_sum", "col_args", 4, RK_SIM_QUERY},
         {FLIP, "mix_flip", "flip_args", 4, RK_SIM_GLOBAL},
     };
@@ -137,9 +139,10 @@ static void random_mix(rk_sim_pattern pattern, uint32_t blocks, int halo, int co
         expect e = {0};
         bool answered = true;
         if (kind < 350) {
-            uint32_t args[2] = {rnd(0xffffffffu), rnd(COLS)};
+            uint32_t args[6] = {rnd(0xffffffffu), 0, 0, 0, 0, 0};
+            args[5] = rnd(COLS);
             CHECK_OK(rk_sim_send(sim, ADD, args, sizeof args, first, rows, &e.ticket));
-            for (int row = first; row < first + rows; row++) model_cur(&m)[row * COLS + (int)args[1]] += args[0] + (uint32_t)row;
+            for (int row = first; row < first + rows; row++) model_cur(&m)[row * COLS + (int)args[5]] += args[0] + (uint32_t)row;
             e.value = (uint64_t)rows;
         } else if (kind < 650) {
             uint32_t col = rnd(COLS);

@@ -19,7 +19,7 @@ typedef struct bench_row {
     double p50_us, p99_us; /* NAN unless a latency benchmark */
     uint64_t errors;       /* wrong results: must be 0 */
     uint64_t launches;     /* device launches (ring kernels); 0 when not applicable */
-    char note[200];
+    char note[256];
     /* Judged against a floor measured in the same run (bench/bench_floor.h):
      * a floor row has is_floor; another row names its floor and vs_floor is
      * its rate as a fraction of the floor's (throughput rows, <= 1 is the

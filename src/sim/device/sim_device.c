@@ -38,7 +38,14 @@ RK_DEVICE uint64_t rk_sim_now_(void) {
     return 0;
 #endif
 }
+/* RK_SIM_TRACE_FROM (0: the last RK_SIM_TRACE_SLOTS commands): only the
+ * commands FROM .. FROM + RK_SIM_TRACE_SLOTS - 1 are stamped, e.g. the
+ * wave seed table's lone injects (from about 40) or single steps (5100). */
+#ifndef RK_SIM_TRACE_FROM
+#define RK_SIM_TRACE_FROM 0u
+#endif
 RK_DEVICE void rk_sim_stamp_(rk_sim_board *board, uint32_t seq, int event, uint64_t value) {
+    if (RK_SIM_TRACE_FROM != 0u && seq - RK_SIM_TRACE_FROM >= RK_SIM_TRACE_SLOTS) return;
     store_relaxed_u64(&board->trace[seq & (RK_SIM_TRACE_SLOTS - 1u)][event], value);
 }
 /* Nothing at all without RK_SIM_TRACE: not even the timer's read. */
@@ -51,21 +58,51 @@ RK_DEVICE void rk_sim_stamp_(rk_sim_board *board, uint32_t seq, int event, uint6
  * warp's next vote waits for it anyway, and on the CPU, where a lane is a
  * thread of its own, 32 lanes stepping aside would yield the core 32 times
  * a round (tests on a loaded machine slowed tenfold). */
+#ifndef RK_SIM_PAUSE_CLOCK
+#define RK_SIM_PAUSE_CLOCK 0 /* 1: a GPU's pause spins on the multiprocessor's own cycle counter, not the global timer */
+#endif
 RK_DEVICE void rk_sim_nap_(unsigned ns) {
 #if defined(__CUDACC_RTC__)
     /* __nanosleep may end microseconds after a short request (a traced relay
      * waited 1.5-2 us per 32 ns nap; spinning made an inject 5.1 -> 3.2 us on
-     * an H200), so the GPU spins on the global timer instead. */
+     * an H200), so the GPU spins on the global timer instead -- or, with
+     * RK_SIM_PAUSE_CLOCK, on %clock64, 2 cycles a nanosecond (2 GHz: at a
+     * lower clock the pause is longer), which every multiprocessor reads
+     * itself, where the global timer is one for the GPU, read by every
+     * polling warp of the grid (131 of them for the wave). */
     if (lane_id() == 0) {
         unsigned long long t0, t;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-        do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+        if (RK_SIM_PAUSE_CLOCK) {
+            asm volatile("mov.u64 %0, %%clock64;" : "=l"(t0));
+            do asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)); while (t - t0 < 2ull * ns);
+        } else {
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+            do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+        }
     }
 #else
     if (lane_id() == 0) sleep_ns(ns);
 #endif
 }
 RK_DEVICE void rk_sim_pause_(void) { rk_sim_nap_(RK_SIM_POLL_NS); }
+
+/* The bands' pause between two reads of the log or of their neighbours'
+ * progress. RK_SIM_BAND_SLEEP_NS 0: as the relay's (a spin on the timer);
+ * else __nanosleep of that many ns on a GPU (the showcase's bands), which
+ * ends later but leaves the L2 lines that every band polls, and the relay
+ * writes, less busy. */
+#ifndef RK_SIM_BAND_SLEEP_NS
+#define RK_SIM_BAND_SLEEP_NS 0u
+#endif
+RK_DEVICE void rk_sim_band_pause_(void) {
+#if defined(__CUDACC_RTC__)
+    if (RK_SIM_BAND_SLEEP_NS > 0u) {
+        sleep_ns(RK_SIM_BAND_SLEEP_NS);
+        return;
+    }
+#endif
+    rk_sim_pause_();
+}
 
 /* Ordering at GPU scope for the board: acquire and release is all these
  * protocols need, and cheaper than __threadfence's sequentially consistent
@@ -180,6 +217,7 @@ RK_DEVICE rk_sim_region rk_sim_clip_(int begin, int end, int rb, int re, uint64_
     r.row_end = end < re ? end : re;
     r.tid = thread_idx_x();
     r.threads = block_dim_x();
+    r.ahead = 0;
     r.step = step;
     return r;
 }
@@ -187,19 +225,24 @@ RK_DEVICE rk_sim_region rk_sim_clip_(int begin, int end, int rb, int re, uint64_
 /* The band's share of a region command's rows [begin, end): runs the
  * handler and adds thread 0's answer. */
 RK_DEVICE void rk_sim_region_command_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board,
-                                      const uint32_t *words, uint32_t seq, int band, int bands, uint64_t steps) {
+                                      const uint32_t *words, uint32_t seq, int bands, int rb, int re, uint64_t steps) {
     const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
-    const int b0 = rk_sim_band_of_row_(begin, bands, s->rows), b1 = rk_sim_band_of_row_(end - 1, bands, s->rows);
-    if (band < b0 || band > b1) return;
-    const rk_sim_region r = rk_sim_clip_(begin, end, rk_sim_band_first_(band, bands, s->rows),
-                                         rk_sim_band_first_(band + 1, bands, s->rows), steps);
+    /* The band's rows [rb, re): compared with the command's rows rather
+     * than worked out as bands, which takes divisions (a long dependent
+     * chain on a GPU, on the way of every command). */
+    if (begin >= re || end <= rb) return;
+    const int alone = begin >= rb && end <= re; /* the command lies in this band */
+    const rk_sim_region r = rk_sim_clip_(begin, end, rb, re, steps);
     const uint64_t a = rk_sim_dispatch_(s, &r, words[RK_SIM_W_OP], &words[RK_SIM_W_PAYLOAD]);
     /* The answer is thread 0's value and nothing written needs ordering
      * before it (rk_sim_gather_): a command of one band is answered before
      * the barrier, which waits for the block's slowest warp. */
-    if (b0 == b1 && r.tid == 0) rk_sim_answer_(mb, board, seq, a, 0);
+    if (alone && r.tid == 0) rk_sim_answer_(mb, board, seq, a, 0);
     sync_threads();
-    if (b0 != b1 && r.tid == 0) rk_sim_gather_(mb, board, seq, b1 - b0 + 1, a);
+    if (!alone && r.tid == 0) {
+        const int b0 = rk_sim_band_of_row_(begin, bands, s->rows), b1 = rk_sim_band_of_row_(end - 1, bands, s->rows);
+        rk_sim_gather_(mb, board, seq, b1 - b0 + 1, a);
+    }
 }
 
 /* A global command, run by one block over every row (the others wait at a
@@ -259,6 +302,14 @@ RK_DEVICE void rk_sim_reach_(int begin, int end, int halo, int bands, int rows, 
     *hi = rk_sim_band_of_row_(e - 1, bands, rows);
 }
 
+/* The rows [*b, *e) within halo rows of [begin, end) (every row for halo
+ * 0): a band is among those rk_sim_reach_ gives when its rows [rb, re)
+ * meet them, *b < re && *e > rb, which needs no division. */
+RK_DEVICE void rk_sim_reach_rows_(int begin, int end, int halo, int rows, int *b, int *e) {
+    *b = halo <= 0 || begin - halo < 0 ? 0 : begin - halo;
+    *e = halo <= 0 || end + halo > rows ? rows : end + halo;
+}
+
 /* A warp's loads of per-band words base .. last (at most RK_SIM_LOADS_AHEAD
  * a lane: lane l gets base + l, base + 32 + l, ...; past `last`, all ones),
  * every one issued before any is used, so that a look at 130 bands costs
@@ -275,12 +326,16 @@ RK_DEVICE void rk_sim_band_loads_(const uint64_t *words, int base, int last, uin
 
 /* The whole block: returns once bands lo .. hi have finished tick `tick`
  * (warp 0 polls, a lane per band; the fence makes their writes visible).
- * With `all`, also says whether every band had (block-uniform), so that a
- * band can skip the wait for the commands that follow until the next step. */
+ * Band `self` (the caller's; -1: none) counts as finished: its own work is
+ * ordered by its barriers, and it may not have said yet how far it is
+ * (rk_sim_band_loop_ says so lazily). With `all`, also says whether every
+ * band had (block-uniform), so that a band can skip the wait for the
+ * commands that follow until the next step. */
 #ifndef RK_SIM_AWAIT_ACQUIRE
 #define RK_SIM_AWAIT_ACQUIRE 1 /* 0: relaxed loads and a fence after, for any number of bands */
 #endif
-RK_DEVICE int rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uint64_t tick, int bands, int all) {
+RK_DEVICE int rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uint64_t tick, int bands, int all,
+                                  int self) {
     RK_SHARED int every_band_done;
     if (RK_SIM_AWAIT_ACQUIRE && !all && hi - lo < 32) {
         /* A few bands (a step's neighbours): an acquire load a lane, which
@@ -289,7 +344,7 @@ RK_DEVICE int rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uin
          * what the lanes acquired on to the block. */
         if (thread_idx_x() < 32) {
             const int b = lo + lane_id();
-            while (!warp_all(b > hi || load_acquire_gpu_u64(&board->band_done[b]) >= tick)) rk_sim_pause_();
+            while (!warp_all(b > hi || b == self || load_acquire_gpu_u64(&board->band_done[b]) >= tick)) rk_sim_band_pause_();
             if (thread_idx_x() == 0) every_band_done = 0;
         }
         sync_threads();
@@ -305,13 +360,13 @@ RK_DEVICE int rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uin
                 uint64_t v[RK_SIM_LOADS_AHEAD];
                 rk_sim_band_loads_(board->band_done, base, last, v);
                 for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) {
-                    const int b = base + 32 * k + lane_id(), d = v[k] >= tick;
+                    const int b = base + 32 * k + lane_id(), d = b == self || v[k] >= tick;
                     every &= d;
                     if (b >= lo && b <= hi) done &= d;
                 }
             }
             if (warp_all(done)) break;
-            rk_sim_pause_();
+            rk_sim_band_pause_();
         }
         rk_sim_fence_();
         every = warp_all(every);
@@ -505,8 +560,11 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
 RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state *s, uint32_t op, uint32_t arg,
                                   int begin, int end, int bands, int halo, uint64_t busy, uint64_t *idle) {
     if (op >= RK_SIM_OP_STEP || end == 0 || RK_SIM_RELAY_INLINE <= 0) return 0;
-    int lo = rk_sim_band_of_row_(begin, bands, s->rows), hi = rk_sim_band_of_row_(end - 1, bands, s->rows);
     const int rowwise = (arg & RK_SIM_ARG_ROWWISE) != 0u;
+    /* Busy bands and no look: the bands apply it, decided before the
+     * divisions below, on the way of every command the relay copies. */
+    if (*idle < busy && RK_SIM_RELAY_LOOK < (rowwise ? 1 : 2)) return 0;
+    int lo = rk_sim_band_of_row_(begin, bands, s->rows), hi = rk_sim_band_of_row_(end - 1, bands, s->rows);
     if (hi - lo >= (rowwise ? RK_SIM_RELAY_ROWWISE : RK_SIM_RELAY_INLINE)) return 0;
     if (*idle >= busy) return 1;
     if (RK_SIM_RELAY_LOOK < (rowwise ? 1 : 2)) return 0;
@@ -594,6 +652,28 @@ RK_DEVICE int rk_sim_pending_commands_(uint64_t v0, uint64_t v1, uint32_t from, 
 #ifndef RK_SIM_LOG_LAST_FIRST
 #define RK_SIM_LOG_LAST_FIRST 1 /* 0: a read's commands go to the log in order (rk_sim_relay_) */
 #endif
+#ifndef RK_SIM_LOG_EARLY
+#define RK_SIM_LOG_EARLY 1 /* 0: the log's stores always wait for the relay's per-command decisions (rk_sim_relay_) */
+#endif
+/* The relay's warp: commands seq .. seq + m - 1 of a read (w0, w1 as for
+ * rk_sim_whole_commands_) into the log, those of `take` (bit i: command
+ * seq + i) marked applied by the relay's block. The whole read at once: a
+ * band that reads it then finds a query with the step before it, and
+ * answers it with the step. The last command first (RK_SIM_LOG_LAST_FIRST):
+ * a band takes the commands up to the first one not yet whole, so one that
+ * polls between two stores finds nothing rather than the step without its
+ * query, which it would answer only after its whole step and another read
+ * of the log (traced on the H100: half of the mixed workload's queries). */
+RK_DEVICE void rk_sim_log_store_(rk_sim_board *board, uint32_t seq, int m, uint32_t take, int part, int word, uint64_t w0,
+                                 uint64_t w1) {
+    for (int k = 0; k < m; k++) {
+        const int i = RK_SIM_LOG_LAST_FIRST ? m - 1 - k : k;
+        if (part != (i & 1)) continue;
+        uint64_t v = i >> 1 ? w1 : w0;
+        if (((take >> i) & 1u) && word == RK_SIM_W_OP) v |= RK_SIM_OP_RELAYED;
+        store_relaxed_u64(&board->log[(seq + (uint32_t)i) & (RK_SIM_SLOTS - 1u)][word], v);
+    }
+}
 #ifndef RK_SIM_FOLLOW_UP_READ
 #define RK_SIM_FOLLOW_UP_READ 2 /* 0: only a staggered read leaves a newer read for the next; 1: every read that found commands; 2: below (rk_sim_relay_) */
 #endif
@@ -648,11 +728,14 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             n = rk_sim_pending_commands_(newer0, newer1, pending_from, seq, part, word, &w0, &w1);
             issued = newer_issued;
         }
-        /* The block answered the last command itself: no mark to wait for,
-         * only RK_SIM_SELF_PAUSE_NS, so that the read reaches the host's
-         * ring about when the host, having seen the answer, has written its
-         * next command (a read that gets there first comes back empty). */
-        if (n == 0 && awaited != 0u && !read_again && !last_taken)
+        /* The block answered the last command itself: RK_SIM_SELF_PAUSE_NS,
+         * so that the read reaches the host's ring about when the host,
+         * having seen the answer, has written its next command (a read that
+         * gets there first comes back empty). RK_SIM_SELF_AWAIT: as after
+         * any answer, the wait for its mark (which the block's second warp
+         * writes after a fence) and RK_SIM_ANSWER_PAUSE_NS, the showcase's
+         * timing after an impulse its second warp applied. */
+        if (n == 0 && awaited != 0u && !read_again && (!last_taken || RK_SIM_SELF_AWAIT))
             rk_sim_await_answer_(board, awaited, last_step, bands, busy, &idle);
         else if (n == 0 && awaited != 0u && last_taken && RK_SIM_SELF_PAUSE_NS > 0u) rk_sim_nap_(RK_SIM_SELF_PAUSE_NS);
         while (n == 0) {
@@ -685,7 +768,24 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         if ((int32_t)(known - (last - RK_SIM_SLOTS)) < 0) known = rk_sim_slowest_band_(board, bands, last - RK_SIM_SLOTS);
         /* Every command goes to the log, those the block applies marked
          * (the bands near one wait for its answer's mark; the others go on
-         * at once), then the block applies them, in order. */
+         * at once), then the block applies them, in order. When none can be
+         * the block's (busy bands, no look), the log gets the read at once
+         * and the bookkeeping below follows, on no band's way
+         * (RK_SIM_LOG_EARLY): it took 0.15 us a command (traced on the
+         * H100: found -> in the log 0.42 us for one command, 0.74 for three),
+         * where the showcase's relay stores what it read first. */
+        const int early = RK_SIM_LOG_EARLY && (RK_SIM_RELAY_INLINE <= 0 || (RK_SIM_RELAY_LOOK == 0 && idle < busy));
+        if (early) {
+            int upto = n; /* the commands up to a stop */
+            for (int i = 0; i < n; i++) {
+                const uint64_t x = i >> 1 ? w1 : w0;
+                if ((uint32_t)shfl_i32((int)(uint32_t)x, (i & 1) * RK_SIM_CMD_WORDS + RK_SIM_W_OP) == RK_SIM_OP_STOP) {
+                    upto = i + 1;
+                    break;
+                }
+            }
+            rk_sim_log_store_(board, seq, upto, 0u, part, word, w0, w1);
+        }
         uint32_t take = 0, fresh = 0; /* bit i: the block applies command i; and copies the scalars first */
         uint64_t steps_before[4];     /* of each command the block applies */
         last_taken = 0;
@@ -717,8 +817,11 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             last_taken = applied;
             last_step = op == RK_SIM_OP_STEP;
         }
-        /* A read that found commands is followed at once by another of the
-         * same slots, used at the next read: a host that sends several
+        if (!early) rk_sim_log_store_(board, seq, m, take, part, word, w0, w1);
+        const uint64_t logged = RK_SIM_TRACE ? rk_sim_now_() : 0u;
+        /* After the log's stores (only the decisions above are on their
+         * way), a read that found commands is followed at once by another
+         * of the same slots, used at the next read: a host that sends several
          * commands without waiting may have been writing the later ones
          * while the read crossed the bus, and without it the relay would
          * find them only after the last found command's answer (traced: an
@@ -732,24 +835,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             pending = 1;
             pending_from = seq;
         }
-        /* The log gets the whole read at once, after the decisions: a band
-         * that reads it then finds a query with the step before it, and
-         * answers it with the step (a decision between the two stores let
-         * bands read the step alone). The last command first
-         * (RK_SIM_LOG_LAST_FIRST): a band takes the commands up to the first
-         * one not yet whole, so one that polls between two stores then finds
-         * nothing rather than the step without its query, which it would
-         * answer only after its whole step and another read of the log
-         * (traced on the H100: half of the mixed workload's queries). */
-        for (int k = 0; k < m; k++) {
-            const int i = RK_SIM_LOG_LAST_FIRST ? m - 1 - k : k;
-            if (part != (i & 1)) continue;
-            uint64_t v = i >> 1 ? w1 : w0;
-            if (((take >> i) & 1u) && word == RK_SIM_W_OP) v |= RK_SIM_OP_RELAYED;
-            store_relaxed_u64(&board->log[(seq + (uint32_t)i) & (RK_SIM_SLOTS - 1u)][word], v);
-        }
         if (RK_SIM_TRACE && word == RK_SIM_W_OP) {
-            const uint64_t logged = rk_sim_now_();
             for (int i = 0; i < m; i++) {
                 if (part != (i & 1)) continue;
                 const uint64_t v = i >> 1 ? w1 : w0;
@@ -810,6 +896,7 @@ typedef struct rk_sim_batch {
     uint64_t buffer[RK_SIM_BATCH][RK_SIM_CMD_WORDS / 2]; /* 8-byte aligned: a payload is a user's struct */
     uint64_t near; /* the least band_done of the bands near this one, seen with the read; 0: not watched */
     int n;         /* commands read, 1 .. RK_SIM_BATCH */
+    int early;     /* the place + 1 of a step whose query behind warp 0 answered at the read (rk_sim_answer_early_); 0: none */
 } rk_sim_batch;
 
 /* The least of a 64-bit value over the warp. */
@@ -826,8 +913,9 @@ RK_DEVICE uint64_t rk_sim_warp_min_u64_(uint64_t v) {
 /* Warp 0 reads commands seq, seq + 1, ... from the log (lanes 0-15 the words
  * of seq and seq + 2, 16-31 of seq + 1 and seq + 3) until seq is whole, and
  * with the same loads in flight the progress of the bands lo .. hi (a lane
- * each, at most 32 of them); then the whole block has the batch in b. The
- * band says it has read them (its words are in shared memory now). */
+ * each, at most 32 of them) into b; after a block barrier (the caller's)
+ * the whole block has the batch. The band says it has read them (its
+ * words are in shared memory now). */
 RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batch *b, int band, int lo, int hi) {
     const int tid = thread_idx_x();
     if (tid < 32) {
@@ -837,7 +925,9 @@ RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batc
         const int watching = hi - lo < 32, b_near = lo + tid;
         for (;;) {
             const uint64_t w0 = load_relaxed_u64(first), w1 = load_relaxed_u64(second);
-            const uint64_t d = watching && b_near <= hi ? load_acquire_gpu_u64(&board->band_done[b_near]) : ~(uint64_t)0;
+            /* Not the band's own word: it is past its own commands, and may not have said so yet. */
+            const uint64_t d = watching && b_near <= hi && b_near != band ? load_acquire_gpu_u64(&board->band_done[b_near])
+                                                                          : ~(uint64_t)0;
             int n = 0;
             while (n < RK_SIM_BATCH &&
                    warp_all(part != (n & 1) || (uint32_t)((n < 2 ? w0 : w1) >> 32) == seq + (uint32_t)n))
@@ -849,18 +939,19 @@ RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batc
                 if (tid == 0) {
                     b->n = n;
                     b->near = watching ? least : 0u;
+                    b->early = 0;
                     store_relaxed_u64(&board->band_taken[band], (uint64_t)(seq + (uint32_t)n - 1u));
                 }
                 break;
             }
-            rk_sim_pause_();
+            rk_sim_band_pause_();
         }
+        sync_warp(); /* the lanes' words, for warp 0 (rk_sim_answer_early_) */
     }
-    sync_threads();
 }
 
 #ifndef RK_SIM_QUERY_AHEAD
-#define RK_SIM_QUERY_AHEAD 1 /* 0: a query behind a step waits for the band's whole step */
+#define RK_SIM_QUERY_AHEAD 3 /* 2: an RK_SIM_QUERY_NEXT behind a step is answered by the block after the read (not warp 0 at it); 1: as any query; 0: a query behind a step waits for the band's whole step */
 #endif
 /* A query (RK_SIM_QUERY, applied by the bands) of this band's rows
  * [*begin, *end) whose words are h; else 0. */
@@ -873,6 +964,47 @@ RK_DEVICE int rk_sim_query_behind_(const uint32_t *h, int rb, int re, int *begin
     return 1;
 }
 
+/* Warp 0 of a band, with batch b just read (commands seq, ...) and before
+ * the block meets: an RK_SIM_QUERY_NEXT of this band's rows right behind a
+ * one-step step, with nothing before the step in the batch that this band
+ * would wait for or apply first (only region commands whose rows and halo
+ * miss the band's, queries, and commands the relay's block applied that
+ * do not reach it), is answered now when the bands near this one had
+ * finished `need` at the read -- the showcase's answer ahead of the
+ * barrier: one load round trip after the read. Its handler runs in this
+ * warp alone (r->threads 32), one step ahead (r->ahead); thread 0 answers.
+ * b->early says which step it was behind (its place + 1). */
+RK_DEVICE void rk_sim_answer_early_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_batch *b,
+                                    uint32_t seq, int rb, int re, int halo, uint64_t need, uint64_t steps) {
+    if (b->near < need) return;
+    for (int i = 0; i + 1 < b->n; i++) {
+        const uint32_t *h = (const uint32_t *)b->buffer[i];
+        const uint32_t op = h[RK_SIM_W_OP];
+        int qb = 0, qe = 0;
+        if (op == RK_SIM_OP_STEP) {
+            const uint32_t *q = (const uint32_t *)b->buffer[i + 1];
+            if (h[RK_SIM_W_ARG] != 1u || !rk_sim_query_behind_(q, rb, re, &qb, &qe) || !(q[RK_SIM_W_ARG] & RK_SIM_ARG_NEXT))
+                return;
+            rk_sim_region r = rk_sim_clip_(qb, qe, rb, re, steps + 1u);
+            r.threads = 32;
+            r.ahead = 1;
+            const uint64_t a = rk_sim_dispatch_(s, &r, q[RK_SIM_W_OP], &q[RK_SIM_W_PAYLOAD]);
+            if (r.tid == 0) {
+                rk_sim_answer_(mb, board, seq + (uint32_t)i + 1u, a, 0);
+                b->early = i + 1;
+            }
+            return;
+        }
+        /* What comes before the step: nothing this band does or waits for. */
+        const uint32_t user = op & ~RK_SIM_OP_RELAYED;
+        if (user >= RK_SIM_OP_STEP || h[RK_SIM_W_END] == 0u) return; /* a library or global command */
+        int rows_b = (int)h[RK_SIM_W_BEGIN], rows_e = (int)h[RK_SIM_W_END];
+        const int query = (h[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY) != 0u;
+        if ((op & RK_SIM_OP_RELAYED) || !query) rk_sim_reach_rows_(rows_b, rows_e, halo, s->rows, &rows_b, &rows_e);
+        if (rows_b < re && rows_e > rb && !(query && !(op & RK_SIM_OP_RELAYED))) return;
+    }
+}
+
 /* One step of the band's rows [begin, end) (nothing if empty). */
 RK_DEVICE void rk_sim_step_rows_(const rk_sim_state *s, int begin, int end, uint64_t step) {
     if (begin >= end) return;
@@ -883,6 +1015,18 @@ RK_DEVICE void rk_sim_step_rows_(const rk_sim_state *s, int begin, int end, uint
 #ifndef RK_SIM_NEAR_SKIP
 #define RK_SIM_NEAR_SKIP 1 /* 0: a region command that writes always looks at the bands it waits for */
 #endif
+#ifndef RK_SIM_LAZY_DONE
+#define RK_SIM_LAZY_DONE 1 /* 0: a band says it has finished every command at once */
+#endif
+/* The finisher thread of band `band`: says the band has finished tick
+ * `tick` (rk_sim_finished_) unless it last said so already. */
+RK_DEVICE void rk_sim_say_done_(rk_sim_board *board, int band, uint64_t tick, uint64_t *said) {
+    if (*said < tick) {
+        rk_sim_finished_(board, band, tick);
+        *said = tick;
+    }
+}
+
 /* The bands' loop: every band reads every command, in order, from seq on;
  * tick: the ticks before seq; steps: the steps before seq.
  *
@@ -893,7 +1037,16 @@ RK_DEVICE void rk_sim_step_rows_(const rk_sim_state *s, int begin, int end, uint
  * changes nothing; a command the relay's block applied is waited for
  * through its answer's mark by the bands within halo of it (below), so
  * neither needs the neighbours' word: an impulse far away, and the bands
- * that took it in, do not hold up the step after it. */
+ * that took it in, do not hold up the step after it.
+ *
+ * A band says at once that it has finished a step or a command that wrote
+ * its rows (others wait for those); one it had nothing to do for (a region
+ * command elsewhere, a query, a command the relay's block applied) only
+ * before it next waits or reads the log (RK_SIM_LAZY_DONE): each saying is
+ * a release by warp 1, which the block's next barrier waits for, so saying
+ * it at once put a release on the way of the command behind (the step
+ * after an impulse far away, in the wave's mixed workload). Any band that
+ * waits has said everything it finished, so no two wait for each other. */
 RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
                                  uint64_t tick, uint64_t steps, int bands, int relay, int halo) {
     RK_SHARED rk_sim_batch batch;
@@ -905,6 +1058,8 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
     const int rb = rk_sim_band_first_(band, bands, s->rows), re = rk_sim_band_first_(band + 1, bands, s->rows);
     int near_lo = 0, near_hi = 0;
     rk_sim_reach_(rb, re, halo, bands, s->rows, &near_lo, &near_hi);
+    /* The rows of the bands near this one: a command's reach is compared with them, not worked out as bands. */
+    const int near_rb = rk_sim_band_first_(near_lo, bands, s->rows), near_re = rk_sim_band_first_(near_hi + 1, bands, s->rows);
     uint64_t shared_tick = tick; /* the last step or global command: what region commands wait for */
     uint64_t acquired = 0;       /* every band has been seen past this tick (a fence after) */
     uint64_t need = tick;        /* what the next step waits for the bands near it to finish (above) */
@@ -912,18 +1067,23 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
     /* Warp 1 says the band has finished a tick (a release, which waits for
      * the block's writes), so that thread 0 may answer meanwhile. */
     const int finisher = block_dim_x() > 32 ? 32 : 0;
+    uint64_t said = 0; /* the finisher: the last tick it said the band finished (the launch's, before the first read) */
     int answered_ahead = 0; /* the command after this one was answered with it */
     int at = 0, n = 0;      /* the next command's place in the batch; the batch's commands */
     uint64_t read_at = 0;   /* RK_SIM_TRACE: when the batch was read */
     for (;; seq++) {
         if (at == n) {
+            if (tid == finisher) rk_sim_say_done_(board, band, tick, &said);
             sync_threads(); /* everyone is done with the last batch's words */
             if (relay) {
                 rk_sim_read_batch_(board, seq, &batch, band, near_lo, near_hi);
+                if (RK_SIM_QUERY_AHEAD >= 3 && tid < 32) rk_sim_answer_early_(&local, mb, board, &batch, seq, rb, re, halo, need, steps);
+                sync_threads();
                 n = batch.n;
                 near = batch.near;
                 if (RK_SIM_TRACE) read_at = rk_sim_now_();
             } else {
+                if (tid == 0) batch.early = 0;
                 rk_sim_read_(mb, seq, (uint32_t *)batch.buffer[0], 1);
                 if (tid == 0) rk_sim_taken_(mb, board, seq, bands);
                 n = 1;
@@ -948,10 +1108,9 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
              * write next) waits for its answer's mark, released after the
              * block's writes; the others go on at once. */
             tick++;
-            const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
-            int lo = rk_sim_band_of_row_(begin, bands, s->rows), hi = rk_sim_band_of_row_(end - 1, bands, s->rows);
-            if (!(words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY)) rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
-            if (band >= lo && band <= hi) {
+            int b = (int)words[RK_SIM_W_BEGIN], e = (int)words[RK_SIM_W_END];
+            if (!(words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY)) rk_sim_reach_rows_(b, e, halo, s->rows, &b, &e);
+            if (b < re && e > rb) {
                 /* The mark says seq or a later command: the host may have
                  * sent a ring's length more once seq was answered, and the
                  * relay applied one in the same slot while this band lagged
@@ -963,23 +1122,43 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                 }
                 sync_threads();
             }
-            if (tid == finisher) rk_sim_finished_(board, band, tick);
+            if (!RK_SIM_LAZY_DONE && tid == finisher) rk_sim_say_done_(board, band, tick, &said);
         } else if (answered_ahead) {
             answered_ahead = 0; /* a query, answered with the step before it */
             tick++;
-            if (tid == finisher) rk_sim_finished_(board, band, tick);
+            if (!RK_SIM_LAZY_DONE && tid == finisher) rk_sim_say_done_(board, band, tick, &said);
         } else if (op == RK_SIM_OP_STEP) {
             const uint32_t count = words[RK_SIM_W_ARG];
-            int qb = 0, qe = 0;
-            if (RK_SIM_QUERY_AHEAD && count == 1u && rk_sim_query_behind_(after, rb, re, &qb, &qe)) answered_ahead = 1;
+            int qb = 0, qe = 0, next = 0;
+            if (RK_SIM_QUERY_AHEAD && count == 1u && rk_sim_query_behind_(after, rb, re, &qb, &qe)) {
+                answered_ahead = 1;
+                next = RK_SIM_QUERY_AHEAD >= 2 && (after[RK_SIM_W_ARG] & RK_SIM_ARG_NEXT) != 0u;
+            }
             for (uint32_t k = 0; k < count; k++) {
                 const uint64_t want = k == 0 ? need : tick;
-                if (k > 0 || near < want) rk_sim_await_bands_(board, near_lo, near_hi, want, bands, 0);
-                if (answered_ahead) {
+                if (k > 0 || near < want) {
+                    if (tid == finisher) rk_sim_say_done_(board, band, tick, &said); /* before it waits */
+                    rk_sim_await_bands_(board, near_lo, near_hi, want, bands, 0, band);
+                }
+                if (next) {
+                    /* An RK_SIM_QUERY_NEXT: answered now, one step ahead of
+                     * the rows (the bands near have finished the step
+                     * before, and none writes what it reads before this
+                     * band's step), then the step, once its reads are done
+                     * -- unless warp 0 answered it at the read. */
+                    if (batch.early != at) {
+                        rk_sim_region r = rk_sim_clip_(qb, qe, rb, re, steps + 1u);
+                        r.ahead = 1;
+                        const uint64_t a = rk_sim_dispatch_(&local, &r, after[RK_SIM_W_OP], &after[RK_SIM_W_PAYLOAD]);
+                        if (tid == 0) rk_sim_answer_(mb, board, seq + 1u, a, 0);
+                        sync_threads();
+                    }
+                    rk_sim_step_rows_(&local, rb, re, steps);
+                } else if (answered_ahead) {
                     /* The query's rows first, then its answer, then the rest. */
                     rk_sim_step_rows_(&local, qb, qe, steps);
                     sync_threads();
-                    rk_sim_region_command_(&local, mb, board, after, seq + 1u, band, bands, steps + 1u);
+                    rk_sim_region_command_(&local, mb, board, after, seq + 1u, bands, rb, re, steps + 1u);
                     rk_sim_step_rows_(&local, rb, qb, steps);
                     rk_sim_step_rows_(&local, qe, re, steps);
                 } else {
@@ -988,28 +1167,30 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                 steps++;
                 tick++;
                 sync_threads();
-                if (tid == finisher) rk_sim_finished_(board, band, tick);
+                if (tid == finisher) rk_sim_say_done_(board, band, tick, &said);
             }
             if (count == 0) {
                 tick++;
-                if (tid == finisher) rk_sim_finished_(board, band, tick);
+                if (tid == finisher) rk_sim_say_done_(board, band, tick, &said);
             }
             shared_tick = tick;
             need = tick;
             if (tid == 0) rk_sim_gather_(mb, board, seq, bands, 0);
         } else if (rk_sim_is_global_(words)) {
             tick++;
+            if (tid == finisher) rk_sim_say_done_(board, band, tick - 1u, &said); /* before it waits */
             if (band == 0) {
-                rk_sim_await_bands_(board, 0, bands - 1, tick - 1, bands, 0);
+                rk_sim_await_bands_(board, 0, bands - 1, tick - 1, bands, 0, band);
                 const uint64_t a = rk_sim_global_command_(s, words, steps); /* on the scalars in device memory */
                 if (tid == 0) {
                     rk_sim_finished_(board, 0, tick);
                     rk_sim_answer_(mb, board, seq, a, 1);
                 }
             } else {
-                rk_sim_await_bands_(board, 0, 0, tick, bands, 0);
+                rk_sim_await_bands_(board, 0, 0, tick, bands, 0, band);
                 if (tid == 0) rk_sim_finished_(board, band, tick);
             }
+            said = tick; /* thread 0 said it, after the finisher's last (a barrier between) */
             if (op != RK_SIM_OP_STOP) rk_sim_copy_scalars_(&scalars, s->scalars);
             shared_tick = tick;
             need = tick;
@@ -1018,22 +1199,26 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             tick++;
             const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
             const int query = (words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY) != 0u;
-            int lo = 0, hi = 0;
-            rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
-            if (!query && band >= lo && band <= hi) need = tick; /* it writes rows this band's step reads */
-            if (begin < re && end > rb) {
+            int rb_reach = 0, re_reach = 0; /* the rows within halo of the command's */
+            rk_sim_reach_rows_(begin, end, halo, s->rows, &rb_reach, &re_reach);
+            if (!query && rb_reach < re && re_reach > rb) need = tick; /* it writes rows this band's step reads */
+            const int mine = begin < re && end > rb;
+            if (mine) {
                 /* A writer waits for the bands whose steps read its rows; a
                  * query reads only its band's rows, which are in order. */
                 /* The bands near this one, acquired with the batch's read
                  * (rk_sim_read_batch_), often have finished it already:
                  * then there is nothing to wait for or look at. */
-                const int seen = RK_SIM_NEAR_SKIP && lo >= near_lo && hi <= near_hi && near >= shared_tick;
-                if (acquired < shared_tick && !query && !seen &&
-                    rk_sim_await_bands_(board, lo, hi, shared_tick, bands, 1))
-                    acquired = shared_tick;
-                rk_sim_region_command_(&local, mb, board, words, seq, band, bands, steps);
+                const int seen = RK_SIM_NEAR_SKIP && rb_reach >= near_rb && re_reach <= near_re && near >= shared_tick;
+                if (acquired < shared_tick && !query && !seen) {
+                    int lo = 0, hi = 0;
+                    rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
+                    if (tid == finisher) rk_sim_say_done_(board, band, tick - 1u, &said); /* before it waits */
+                    if (rk_sim_await_bands_(board, lo, hi, shared_tick, bands, 1, band)) acquired = shared_tick;
+                }
+                rk_sim_region_command_(&local, mb, board, words, seq, bands, rb, re, steps);
             }
-            if (tid == finisher) rk_sim_finished_(board, band, tick);
+            if ((!RK_SIM_LAZY_DONE || (mine && !query)) && tid == finisher) rk_sim_say_done_(board, band, tick, &said);
         }
     }
 }
@@ -1075,5 +1260,7 @@ RK_DEVICE void rk_sim_command_body_(const rk_sim_state *s, rk_sim_mailbox *mb, r
         }
         return;
     }
-    rk_sim_region_command_(s, mb, board, words, seq, first_band + block_idx_x(), bands, steps);
+    const int band = first_band + block_idx_x();
+    rk_sim_region_command_(s, mb, board, words, seq, bands, rk_sim_band_first_(band, bands, s->rows),
+                           rk_sim_band_first_(band + 1, bands, s->rows), steps);
 }

@@ -32,6 +32,7 @@ RK_DEVICE void rk_sim_wg_step_band_(const rk_sim_state *s, int band, int bands, 
     r.row_end = RK_SIM_BAND_FIRST(band + 1, bands, s->rows);
     r.tid = thread_idx_x();
     r.threads = block_dim_x();
+    r.ahead = 0;
     r.step = step;
     rk_sim_step_(s, &r);
 }
@@ -45,6 +46,7 @@ RK_DEVICE void rk_sim_wg_region_(const rk_sim_state *s, const rk_sim_payloads *q
     r.row_end = end < re ? end : re;
     r.tid = thread_idx_x();
     r.threads = block_dim_x();
+    r.ahead = 0;
     r.step = steps;
     const uint64_t a = rk_sim_dispatch_(s, q, &r, rk_sim_word_(s, seq, RK_SIM_W_OP), seq & (RK_SIM_SLOTS - 1u));
     sync_threads();
@@ -65,6 +67,7 @@ RK_DEVICE void rk_sim_wg_global_(const rk_sim_state *s, const rk_sim_payloads *q
         r.row_end = s->rows;
         r.tid = thread_idx_x();
         r.threads = block_dim_x();
+        r.ahead = 0;
         r.step = steps;
         a = rk_sim_dispatch_(s, q, &r, op, seq & (RK_SIM_SLOTS - 1u));
     }

@@ -28,6 +28,9 @@
 #ifndef RK_SIM_RELAY_INLINE
 #define RK_SIM_RELAY_INLINE 1     /* relay: applies a region command reaching at most this many bands itself; 0: never */
 #endif
+#ifndef RK_SIM_SELF_AWAIT
+#define RK_SIM_SELF_AWAIT 0       /* relay: after its own block answered, waits for the answer's mark as after any other (rk_sim_relay_) */
+#endif
 #ifndef RK_SIM_SELF_PAUSE_NS
 #define RK_SIM_SELF_PAUSE_NS 300u /* relay: after its own block answered, before it reads the host's ring again */
 #endif
@@ -47,6 +50,7 @@ enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD
 #define RK_SIM_OP_RELAYED 0x40000000u /* in the log's copy of OP: the relay has applied it (sim_device.c) */
 #define RK_SIM_ARG_QUERY 1u   /* ARG of a user command: its scope is RK_SIM_QUERY (it only reads) */
 #define RK_SIM_ARG_ROWWISE 2u /* ARG of a user command: its scope is RK_SIM_ROWWISE */
+#define RK_SIM_ARG_NEXT 4u    /* with RK_SIM_ARG_QUERY: its scope is RK_SIM_QUERY_NEXT */
 /* BEGIN/END of a user command: its rows; END = 0 and BEGIN = 1 for a global one. */
 
 /* Host-mapped. done[seq % SLOTS] is seq once command seq has been applied;
