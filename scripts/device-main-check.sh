@@ -21,6 +21,8 @@ if [ -n "$bdir" ] && [ "$bdir" != "$build" ] && [ ! -e "$bdir" ]; then ln -s "$b
     date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
     echo "=== ctest -L cuda -E mpi"
     (cd "$build" && timeout 260 ctest -L cuda -E mpi --timeout 120 2>&1 | grep -E "Test +#|tests passed|FAILED|Failed|Skipped" )
+    echo "=== rk conformance --check channel (cuda)"
+    timeout 60 "$build/tools/rk/rk" conformance --backend cuda --check channel --timeout 20 2>&1 | tail -3
     for w in 1 8; do
         echo "=== rk bench k2k, $w warp(s) a stage"
         RK_CUDA_ORDERED_WARPS=$w timeout 60 "$build/tools/rk/rk" bench k2k --backend cuda --messages 1000000 2>/dev/null |
