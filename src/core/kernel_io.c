@@ -17,13 +17,13 @@ bool rk__kernel_wait(rk__kernel_core *c, rk__backoff *b) {
      * deadline is still checked once in RK__BACKOFF_CLOCK_EVERY looks): a
      * clock read per look made the host see a reply tens of ns late. */
     if (rk__backoff_spin(b)) return true;
-    uint64_t now = rk__now_ns();
+    uint64_t now = rk__backoff_now(b);
     if (now >= b->deadline) return false;
     if (k->ring->wait) {
         uint64_t until = b->deadline - now > 1000000u ? now + 1000000u : b->deadline;
         if (k->ring->wait(k, until)) return true;
     }
-    return rk__backoff_wait(b);
+    return rk__backoff_wait_at(b, now);
 }
 
 /* ---- sending ------------------------------------------------------------------- */

@@ -8,19 +8,27 @@
 #include "backend_impl.h"
 
 void rk__backoff_init(rk__backoff *b, uint64_t timeout_ns) {
-    uint64_t now = rk__now_ns();
-    b->deadline = timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
-    b->phase_start = now;
+    b->timeout_ns = timeout_ns;
+    b->deadline = 0;
+    b->phase_start = 0;
     b->sleep_ns = RK__BACKOFF_SLEEP_MIN_NS;
     b->rounds = 0;
-    b->spinning = false;
+    b->spinning = timeout_ns != 0;
 }
 
 void rk__backoff_reset(rk__backoff *b) {
-    b->phase_start = rk__now_ns();
+    b->phase_start = 0;
     b->sleep_ns = RK__BACKOFF_SLEEP_MIN_NS;
     b->rounds = 0;
-    b->spinning = false;
+    b->spinning = true;
+}
+
+uint64_t rk__backoff_now(rk__backoff *b) {
+    uint64_t now = rk__now_ns();
+    if (b->deadline == 0)
+        b->deadline = b->timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + b->timeout_ns;
+    if (b->phase_start == 0) b->phase_start = now;
+    return now;
 }
 
 bool rk__backoff_should_poll(const rk__backoff *b) {
@@ -37,7 +45,10 @@ bool rk__backoff_spin(rk__backoff *b) {
 
 bool rk__backoff_wait(rk__backoff *b) {
     if (rk__backoff_spin(b)) return true;
-    uint64_t now = rk__now_ns();
+    return rk__backoff_wait_at(b, rk__backoff_now(b));
+}
+
+bool rk__backoff_wait_at(rk__backoff *b, uint64_t now) {
     if (now >= b->deadline) return false;
     b->rounds++;
     uint64_t waited = now - b->phase_start;

@@ -113,9 +113,12 @@ static void doorbell_sleep(worker *w, rk__cpu_ring *r) {
     pthread_mutex_unlock(&w->lock);
 }
 
-/* How long the worker has been idle. since = 0 while busy. While it spins,
- * the clock is read once in IDLE_CLOCK_EVERY looks (a clock read costs as
- * much as a pause or more). */
+/* How long the worker has been idle. since = 0 until the first clock read
+ * of an idle spell. While it spins, the clock is read once in
+ * IDLE_CLOCK_EVERY looks (a clock read costs as much as a pause or more),
+ * the first time at the end of the first IDLE_CLOCK_EVERY: after a
+ * message, the next request usually lands within them, and a clock read
+ * at the first look made it wait for that read. */
 typedef struct idle_state {
     uint64_t since;
     unsigned looks;
@@ -124,9 +127,12 @@ typedef struct idle_state {
 
 #define IDLE_CLOCK_EVERY 16u
 
+/* The worker had work: its next idle spell starts spinning. */
+static void idle_reset(idle_state *s) { *s = (idle_state){.spinning = true}; }
+
 /* One idle step. */
 static void idle_step(worker *w, rk__cpu_ring *r, idle_state *s, rk__cpu_guard *g) {
-    if (s->since && s->spinning && ++s->looks % IDLE_CLOCK_EVERY) {
+    if (s->spinning && ++s->looks % IDLE_CLOCK_EVERY) {
         rk__cpu_relax();
         return;
     }
@@ -164,7 +170,8 @@ static void *worker_main(void *arg) {
     }
     rk__cpu_cancel_prepare_thread();
     uint64_t processed = 0, errors = 0;
-    idle_state idle = {0};
+    idle_state idle;
+    idle_reset(&idle);
     rk__cpu_channel_enter(r);
     const bool channels = w->index == 0;
     for (;;) {
@@ -200,12 +207,12 @@ static void *worker_main(void *arg) {
         uint32_t room = n && go ? rk_queue_reserve(w->out, n, &out_first) : 0;
         if (room == 0) {
             if (served)
-                idle.since = 0;
+                idle_reset(&idle);
             else
                 idle_step(w, r, &idle, g);
             continue;
         }
-        idle.since = 0;
+        idle_reset(&idle);
         rk__cpu_batch b = {
             .in = rk__cpu_queue_slots(w->in, in_first),
             .out = rk__cpu_queue_slots(w->out, out_first),
