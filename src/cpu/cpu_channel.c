@@ -59,6 +59,7 @@ static rk_status attach_input(rk_kernel *dst, rk_channel *ch) {
 static void attach_output(rk_kernel *src, rk_channel *ch) {
     rk__cpu_ring *from = src->impl;
     atomic_store_explicit(&from->links.out[ch->port], ch, memory_order_release);
+    atomic_fetch_add_explicit(&from->links.out_count, 1, memory_order_release);
 }
 
 rk_status rk__cpu_channel_attach(rk_kernel *src, rk_kernel *dst, rk_channel *ch) {

@@ -20,10 +20,21 @@ typedef struct rk__cpu_links {
     rk_channel *_Atomic out[RK_MAX_PORTS];
     rk_channel *_Atomic in[RK_MAX_INPUTS];
     _Atomic unsigned in_count;
+    _Atomic unsigned out_count; /* ports connected (a port is never disconnected while the kernel lives) */
     unsigned in_cursor;  /* worker only: the input visited first next time */
     bool inputs_closed;  /* worker only */
     _Atomic bool host_failures_only; /* rk_channel_set_host_replies */
 } rk__cpu_links;
+
+/* Whether the kernel has input / output channels at all: the worker's
+ * loop looks at one word each rather than calling through every port and
+ * input at every look. */
+static inline bool rk__cpu_links_has_inputs(rk__cpu_links *l) {
+    return atomic_load_explicit(&l->in_count, memory_order_acquire) != 0;
+}
+static inline bool rk__cpu_links_has_outputs(rk__cpu_links *l) {
+    return atomic_load_explicit(&l->out_count, memory_order_acquire) != 0;
+}
 
 /* The worker thread will run r's handler: rk_emit on it uses r's ports. */
 void rk__cpu_channel_enter(struct rk__cpu_ring *r);

@@ -189,12 +189,15 @@ static void *worker_main(void *arg) {
         else if (channels && terminating) rk__cpu_channel_close_inputs(r, RK_TERMINATED);
         bool go = terminating || failed || atomic_load_explicit(&r->is_active, memory_order_acquire);
         /* HOLD output channels: take no more than they have room for. */
-        uint32_t credit = failed ? UINT32_MAX : rk__cpu_channel_credit(r);
-        uint32_t served = go && channels ? rk__cpu_channel_serve(r, w->out, g, failed, credit, &processed, &errors) : 0;
+        const bool outputs = !failed && rk__cpu_links_has_outputs(&r->links);
+        uint32_t credit = outputs ? rk__cpu_channel_credit(r) : UINT32_MAX;
+        uint32_t served = go && channels && rk__cpu_links_has_inputs(&r->links)
+                              ? rk__cpu_channel_serve(r, w->out, g, failed, credit, &processed, &errors)
+                              : 0;
         if (served) {
             atomic_store_explicit(&w->processed, processed, memory_order_relaxed);
             atomic_store_explicit(&w->errors, errors, memory_order_relaxed);
-            credit = failed ? UINT32_MAX : rk__cpu_channel_credit(r);
+            if (outputs) credit = rk__cpu_channel_credit(r);
         }
         if (n == 0 && terminating) {
             /* No send is in flight once should_terminate is set, so a second
