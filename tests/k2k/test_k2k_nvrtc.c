@@ -16,16 +16,19 @@
 #include "cuda/nvrtc.h"
 #include "k2k_test.h"
 
-/* Bytes ptxas spilled in rk_ring_persistent, from its -v log; -1 when the
- * log does not say. */
-static long persistent_spills(const char *log) {
+/* The number before `what` (e.g. " bytes spill stores") in the
+ * rk_ring_persistent part of ptxas's -v log; -1 when the log does not say. */
+static long persistent_logged(const char *log, const char *what) {
     const char *f = log ? strstr(log, "Function properties for rk_ring_persistent") : NULL;
-    const char *at = f ? strstr(f, " bytes spill stores") : NULL;
+    const char *at = f ? strstr(f, what) : NULL;
     if (!at) return -1;
     const char *num = at;
     while (num > f && num[-1] >= '0' && num[-1] <= '9') num--;
     return num < at ? strtol(num, NULL, 10) : -1;
 }
+
+/* Bytes ptxas spilled in rk_ring_persistent; -1 when the log does not say. */
+static long persistent_spills(const char *log) { return persistent_logged(log, " bytes spill stores"); }
 
 /* Little-endian fields of the cubin (an ELF64 file), read unaligned. */
 static uint64_t le(const unsigned char *p, int bytes) {
@@ -104,14 +107,7 @@ static long persistent_frame(const unsigned char *elf, size_t size) {
 
 /* Bytes of stack frame ptxas's -v log reports for rk_ring_persistent; -1
  * when the log does not say. */
-static long persistent_frame_logged(const char *log) {
-    const char *f = log ? strstr(log, "Function properties for rk_ring_persistent") : NULL;
-    const char *at = f ? strstr(f, " bytes stack frame") : NULL;
-    if (!at) return -1;
-    const char *num = at;
-    while (num > f && num[-1] >= '0' && num[-1] <= '9') num--;
-    return num < at ? strtol(num, NULL, 10) : -1;
-}
+static long persistent_frame_logged(const char *log) { return persistent_logged(log, " bytes stack frame"); }
 
 static void compile(const char *name, uint32_t state) {
     rk__cuda_ring_layout l = rk__cuda_ring_layout_of(sizeof(k2k_msg), sizeof(k2k_msg), state);
