@@ -20,7 +20,7 @@ void rk__backoff_reset(rk__backoff *b) {
     b->phase_start = 0;
     b->sleep_ns = RK__BACKOFF_SLEEP_MIN_NS;
     b->rounds = 0;
-    b->spinning = true;
+    b->spinning = b->timeout_ns != 0; /* as at init: a wait that may not last looks at the clock at once */
 }
 
 uint64_t rk__backoff_now(rk__backoff *b) {
