@@ -17,20 +17,6 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One step of the ping-pong's wait: spin a while (the peer is running on another core),
- * then yield (it is not: on a machine with fewer free cores than threads, a
- * pure spin would wait out whole time slices and be no floor at all). */
-static inline void wait_step(unsigned *spins) {
-    if (++*spins < 256) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-        return;
-    }
-    *spins = 0;
-    sched_yield();
-}
-
 /* The best plain SPSC ring we know how to write: each side keeps a private
  * copy of the other's index and reloads it only when that copy says the
  * ring is empty (consumer) or full (producer), so a steady stream touches
@@ -167,9 +153,9 @@ rk_status rk_bench_floor_ring(const rk_bench_floor_ring_opts *opts, rk_bench_flo
     return RK_OK;
 }
 
-/* One word each way, each on its own cache line; a waiter spins and yields
- * after a bounded spin (wait_step). A futex sleep after the spin was tried
- * as the floor: on the shared 2-vCPU VM it gave a steady 14.9 us p50 (a
+/* One word each way, each on its own cache line; a waiter spins one pause
+ * a look and yields after a bounded spin (rk_bench_ring_wait). A futex
+ * sleep after the spin was tried as the floor: on the shared 2-vCPU VM it gave a steady 14.9 us p50 (a
  * wake-up there costs an IPI to a halted vCPU) where the library's
  * spin-then-yield waits gave 1.2-7.8 us in the same runs, so it was no
  * floor. */
@@ -194,7 +180,7 @@ static uint64_t pp_await(pp_word *w, uint32_t v) {
     unsigned spins = 0;
     while ((got = atomic_load_explicit(&w->value, memory_order_acquire)) != v) {
         wrong += got != v - 1;
-        wait_step(&spins);
+        rk_bench_ring_wait(&spins, 1); /* one pause a look, a yield after 256 */
     }
     return wrong;
 }

@@ -247,13 +247,13 @@ static int report_pair(const bench_config *cfg, bench_report *rep, const bench_p
 }
 
 /* --cpus: "auto" (or unset) picks two CPUs of different cores, "none"
- * leaves the threads to the scheduler, "A,B" names them. false (and a
- * message) when the text is neither or names a CPU this process may not
- * use. *pinned says whether out is set. */
-static bool cpus_from_option(const char *text, rk_bench_cpu_pair *out, bool *pinned) {
-    *pinned = false;
+ * leaves the threads to the scheduler, "A,B" names them. Sets *pin to
+ * storage, or NULL for unpinned; false (and a message) when the text is
+ * neither or names a CPU this process may not use. */
+static bool cpus_from_option(const char *text, rk_bench_cpu_pair *storage, const rk_bench_cpu_pair **pin) {
+    *pin = NULL;
     if (!text || strcmp(text, "auto") == 0) {
-        *pinned = rk_bench_pick_cpu_pair(out);
+        if (rk_bench_pick_cpu_pair(storage)) *pin = storage;
         return true;
     }
     if (strcmp(text, "none") == 0) return true;
@@ -276,21 +276,20 @@ static bool cpus_from_option(const char *text, rk_bench_cpu_pair *out, bool *pin
             return false;
         }
     }
-    out->first = (int)a;
-    out->second = (int)b;
-    *pinned = true;
+    storage->first = (int)a;
+    storage->second = (int)b;
+    *pin = storage;
     return true;
 }
 
 int bench_group_queue(const bench_config *cfg, bench_report *rep, bool requested) {
     (void)requested;
     rk_bench_cpu_pair pair;
-    bool pinned;
-    if (!cpus_from_option(cfg->cpus, &pair, &pinned)) return RK_EXIT_USAGE;
+    const rk_bench_cpu_pair *pin;
+    if (!cpus_from_option(cfg->cpus, &pair, &pin)) return RK_EXIT_USAGE;
     int rc = RK_EXIT_OK;
     for (uint32_t batch = 1; batch <= 64; batch *= 64) {
-        bench_pair p = {.group = "queue", .floor = FLOOR_RING, .floor_batch = batch, .queue_batch = batch,
-                        .pin = pinned ? &pair : NULL};
+        bench_pair p = {.group = "queue", .floor = FLOOR_RING, .floor_batch = batch, .queue_batch = batch, .pin = pin};
         int r = report_pair(cfg, rep, &p);
         if (r != RK_EXIT_OK) rc = r;
     }
@@ -299,11 +298,11 @@ int bench_group_queue(const bench_config *cfg, bench_report *rep, bool requested
 
 int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requested) {
     (void)requested;
+    rk_bench_cpu_pair pair;
+    const rk_bench_cpu_pair *pin;
+    if (!cpus_from_option(cfg->cpus, &pair, &pin)) return RK_EXIT_USAGE;
     /* The figures we track are the CPU backend's; --backend or RK_BACKEND
      * point the same benchmarks at another. */
-    rk_bench_cpu_pair pair;
-    bool pinned;
-    if (!cpus_from_option(cfg->cpus, &pair, &pinned)) return RK_EXIT_USAGE;
     const char *spec = cfg->backend;
     const char *env = getenv("RK_BACKEND");
     if (!spec && !(env && *env)) spec = "cpu";
@@ -352,10 +351,9 @@ int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requeste
         /* Pinned: the persistent rows of one host thread and one worker on
          * the CPU backend (the pipelined row's four threads and the
          * launches' pool threads stay the scheduler's). */
-        bool pin = pinned && strcmp(backend, "cpu") == 0 && cases[i].mode == RK_MODE_PERSISTENT &&
-                   cases[i].host_threads != 2;
+        bool pinned = strcmp(backend, "cpu") == 0 && cases[i].mode == RK_MODE_PERSISTENT && cases[i].host_threads != 2;
         bench_pair p = {.group = "kernel", .kernel = &cases[i], .rt = rt, .backend = backend,
-                        .pin = pin ? &pair : NULL};
+                        .pin = pinned ? pin : NULL};
         p.floor = webgpu ? FLOOR_DISPATCH : cases[i].latency ? FLOOR_PINGPONG : FLOOR_RING;
         p.floor_batch = cases[i].latency ? 1 : 256;
         int r = report_pair(cfg, rep, &p);
