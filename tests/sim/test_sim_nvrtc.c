@@ -53,6 +53,15 @@ int main(void) {
         printf("heat3d simulation kernels: %s cubin, %zu bytes\n", arch, size);
         free(cubin);
     }
+
+    /* RK_CUDA_LINEINFO=1: the image names source lines (the library's
+     * sim_device.c among them), so compute-sanitizer can report them. */
+    CHECK(setenv("RK_CUDA_LINEINFO", "1", 1) == 0);
+    CHECK_OK(rk__nvrtc_compile(source, "heat3d.cu", "compute_90", NULL, 0, &ptx, &size, NULL));
+    CHECK_STR_CONTAINS(ptx, ".loc");
+    CHECK_STR_CONTAINS(ptx, "sim_device.c");
+    free(ptx);
+    CHECK(unsetenv("RK_CUDA_LINEINFO") == 0);
     free(source);
 
     /* A step that does not compile: NVRTC's log names the problem. */
