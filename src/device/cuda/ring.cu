@@ -146,7 +146,7 @@ extern __shared__ __align__(16) unsigned char rk_ring_smem[];
 #define RK_OUT_UNITS (RK_OUT_LL / 2)  /* 16-byte units per output slot */
 #define RK_LOADS_IN_FLIGHT 8          /* 16-byte loads per lane issued before the first is used */
 #ifndef RK_REPOLL_DELAY_NS
-#define RK_REPOLL_DELAY_NS 500        /* after a lone reply, before the next poll (see rk_worker) */
+#define RK_REPOLL_DELAY_NS 300        /* after a lone reply, before the next poll (see rk_worker) */
 #endif
 #ifndef RK_SPARSE_NS
 #define RK_SPARSE_NS 2000             /* a message this long after the previous one is "lone" */

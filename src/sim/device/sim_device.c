@@ -976,7 +976,10 @@ RK_DEVICE int rk_sim_query_behind_(const uint32_t *h, int rb, int re, int *begin
  * b->early says which step it was behind (its place + 1). */
 RK_DEVICE void rk_sim_answer_early_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_batch *b,
                                     uint32_t seq, int rb, int re, int halo, uint64_t need, uint64_t steps) {
-    if (b->near < need) return;
+    /* Volatile: NVVM hoisted this load above the caller's tid < 32 test, so
+     * every warp read the word thread 0 was about to write (a discarded
+     * value, but a shared-memory hazard to compute-sanitizer's racecheck). */
+    if (*(volatile const uint64_t *)&b->near < need) return;
     for (int i = 0; i + 1 < b->n; i++) {
         const uint32_t *h = (const uint32_t *)b->buffer[i];
         const uint32_t op = h[RK_SIM_W_OP];
