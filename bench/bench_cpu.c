@@ -58,7 +58,35 @@ bool rk_bench_pick_cpu_pair(rk_bench_cpu_pair *out) {
     if (b < 0) b = cpus[first + 1 < n ? first + 1 : 0]; /* only hardware threads of one core */
     out->first = a;
     out->second = b;
+    /* The workers: the next CPUs of the first one's package on cores of their own. */
+    int cores[4] = {core, cpu_topology(b, "core_id"), -1, -1}, found = 0;
+    out->workers[0] = out->workers[1] = -1;
+    for (int i = first + 1; i < n && found < 2 && core >= 0; i++) {
+        int c = cpu_topology(cpus[i], "core_id");
+        if (cpu_topology(cpus[i], "physical_package_id") != pkg || c < 0) continue;
+        bool taken = false;
+        for (int j = 0; j < 2 + found; j++) taken |= cores[j] == c;
+        if (!taken) {
+            cores[2 + found] = c;
+            out->workers[found++] = cpus[i];
+        }
+    }
+    if (found < 2) out->workers[0] = out->workers[1] = -1;
     return true;
+}
+
+bool rk_bench_pin_has_workers(const rk_bench_cpu_pair *pin) {
+    return pin && pin->workers[0] >= 0 && pin->workers[1] >= 0;
+}
+
+/* Pins the calling thread to cpus a and b (its threads inherit both). */
+static bool pin_self_two(int a, int b) {
+    if (a < 0 || b < 0 || a >= CPU_SETSIZE || b >= CPU_SETSIZE) return false;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(a, &set);
+    CPU_SET(b, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
 bool rk_bench_pin_self(int cpu) {
@@ -289,12 +317,19 @@ static rk_status launch_bench_kernel_here(rk_runtime *rt, const rk_bench_kernel_
 
 /* Pinned (o->pin, one worker): the workers start while this thread runs on
  * pin->second, so they inherit that CPU; this thread then moves to
- * pin->first until the caller restores *saved. */
+ * pin->first until the caller restores *saved. The pipelined shape (two
+ * host threads, two workers): the workers start on pin->workers[] alike. */
 static rk_status launch_bench_kernel(rk_runtime *rt, const rk_bench_kernel_opts *o, rk_kernel **k,
                                      rk_bench_affinity *saved) {
     saved->saved = false;
-    bool pinned = o->pin && o->workers <= 1 && o->host_threads <= 1;
-    if (pinned) rk_bench_pin_self_saving(o->pin->second, saved);
+    bool one = o->pin && o->workers <= 1 && o->host_threads <= 1;
+    bool pipelined = o->host_threads == 2 && o->workers == 2 && rk_bench_pin_has_workers(o->pin);
+    bool pinned = one || pipelined;
+    if (one) rk_bench_pin_self_saving(o->pin->second, saved);
+    if (pipelined) {
+        rk_bench_pin_self_saving(o->pin->first, saved); /* for the mask kept */
+        pin_self_two(o->pin->workers[0], o->pin->workers[1]);
+    }
     rk_status s = launch_bench_kernel_here(rt, o, k);
     if (pinned) rk_bench_pin_self(o->pin->first);
     if (s != RK_OK) rk_bench_restore_self(saved);
@@ -371,6 +406,7 @@ static uint64_t check_replies(const unsigned char *replies, uint32_t message_siz
  * stack, whose busy locals must not share the sender's line. */
 typedef struct sender_run {
     _Alignas(64) rk_kernel *k;
+    int cpu; /* -1: where the scheduler puts it */
     uint64_t messages;
     uint32_t message_size;
     size_t batch;
@@ -379,6 +415,7 @@ typedef struct sender_run {
 
 static void *sender_main(void *arg) {
     sender_run *s = arg;
+    if (s->cpu >= 0) rk_bench_pin_self(s->cpu);
     unsigned char *requests = calloc(s->batch, s->message_size);
     if (!requests) {
         atomic_store(&s->status, RK_OUT_OF_MEMORY);
@@ -436,7 +473,8 @@ rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts 
     uint64_t sent = 0, received = 0, errors = 0;
     double t0 = now_seconds();
     if (o.host_threads == 2) {
-        sender_run sender = {.k = k, .messages = o.messages, .message_size = o.message_size, .batch = batch};
+        sender_run sender = {.k = k, .messages = o.messages, .message_size = o.message_size, .batch = batch,
+                             .cpu = saved.saved && o.pin ? o.pin->second : -1};
         atomic_init(&sender.status, RK_OK);
         pthread_t thread;
         if (pthread_create(&thread, NULL, sender_main, &sender) != 0) {
