@@ -55,16 +55,16 @@ __device__ void rk_lean_init() { rk_le.on = 0; }
 
 __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc) {
 #if RK_LEAN_BUILT
-    /* Off (several warps, the generic passes): one shared load and a branch. */
-    if (!rk_le.on) return false;
     const rk_u32 lane = threadIdx.x & 31;
-    /* The rest loaded together (none depends on another), then one branch. */
-    const rk_u32 lport = rk_le.port, bytes = rk_le.bytes;
+    /* Every word loaded together (none depends on another: one shared
+     * round trip, not two), then one branch; off (several warps, the
+     * generic passes) the slot words loaded are not used. */
+    const rk_u32 on = rk_le.on, lport = rk_le.port, bytes = rk_le.bytes;
     rk_u64 *slot = rk_le.slot[lane];
     const rk_u64 hi = rk_le.hi[lane];
     unsigned char &emitted = rk_ch.w[threadIdx.x >> 5].emitted[port & 7u][lane];
     const unsigned char again = emitted;
-    if (port != lport || size != bytes || again || (((unsigned)(unsigned long long)msg) & 3u) || (size & 3u))
+    if (!on || port != lport || size != bytes || again || (((unsigned)(unsigned long long)msg) & 3u) || (size & 3u))
         return false;
     emitted = 1;
     const rk_u32 *src = (const rk_u32 *)msg;
@@ -108,6 +108,17 @@ __device__ __forceinline__ void rk_lean_load2(const rk_u64 *p, bool on, rk_u64 &
                  : "l"(p), "r"((rk_u32)on));
 }
 
+/* The same, returned by value: a poll's words kept in named variables stay
+ * in registers (by reference, NVVM kept some in local memory). */
+__device__ __forceinline__ ulonglong2 rk_lean_load2v(const rk_u64 *p, bool on) {
+    rk_u64 a = 0, b = 0;
+    asm volatile("{\n\t.reg .pred on;\n\tsetp.ne.u32 on, %3, 0;\n\t"
+                 "@on ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];\n\t}"
+                 : "+l"(a), "+l"(b)
+                 : "l"(p), "r"((rk_u32)on));
+    return make_ulonglong2(a, b);
+}
+
 __device__ __forceinline__ rk_u64 rk_lean_load1(const rk_u64 *p, bool on) {
     rk_u64 v = 0;
     asm volatile("{\n\t.reg .pred on;\n\tsetp.ne.u32 on, %2, 0;\n\t"
@@ -124,6 +135,18 @@ __device__ __forceinline__ bool rk_lean_ready() {
            rk_ch.in_count == 1 && rk_ch.in[0].ring && !rk_ch.in[0].report && !rk_ch.inputs_closed;
 }
 
+/* A spread poll (messages one at a time): each lane loads one 16-byte unit,
+ * lane l unit l % RK_CH_UNITS of slot tail + l / RK_CH_UNITS, so a poll of
+ * the first RK_LEAN_SPREAD slots is one load instruction per lane (whole
+ * lines, 4 registers) where a poll that gives each lane its whole slot
+ * (streams) is RK_CH_UNITS of them (32 registers); the lanes running the
+ * handlers then take their slot's payload words by shuffles. Being small,
+ * several spread polls can be in flight at once, issued a fraction of a
+ * poll apart (RK_LEAN_POLL_CYCLES / polls), so a message that lands waits
+ * for the next of them, not for a whole poll's round trip and checks. */
+#define RK_LEAN_SPREAD (32 / RK_CH_UNITS)
+#define RK_LEAN_POLL_CYCLES 480 /* about one poll: an L2 round trip and its checks (session 12's trace) */
+
 /* The whole warp of the only worker (wi), when rk_worker has nothing from
  * the host and is active and not terminating: polls the one input channel
  * and handles its messages until a control word changes (or a pass the
@@ -132,10 +155,13 @@ __device__ __forceinline__ bool rk_lean_ready() {
  * spell ended), else rk_worker's generic passes run next (to cut a pass
  * the plan has no room for). seen_active: the
  * ACTIVE value rk_worker goes by; host_next: the host position it would
- * poll next (a published count above it means a host message waits). */
-__device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
-                              rk_u64 &errors, rk_u64 seen_active, rk_u64 host_next, rk_u64 *saved, rk_u32 &idle,
-                              bool &changed) {
+ * poll next (a published count above it means a host message waits).
+ * POLLS: spread polls in flight while the window is at most RK_LEAN_SPREAD
+ * slots (0: every poll gives each lane its whole slot). */
+template <int POLLS>
+__device__ __forceinline__ rk_u32 rk_lean_loop(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp,
+                                               rk_u64 &handled, rk_u64 &errors, rk_u64 seen_active,
+                                               rk_u64 host_next, rk_u64 *saved, rk_u32 &idle, bool &changed) {
     changed = false;
 #if RK_LEAN_BUILT
     rk_in_port &c = rk_ch.in[0];
@@ -179,40 +205,140 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     }
     rk_lean_emit_prepare(lane, wi);
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
+    const rk_u32 su = lane % RK_CH_UNITS, sm = lane / RK_CH_UNITS; /* a spread poll's unit and slot */
+    const rk_u32 unit_bits = RK_CH_UNITS >= 32 ? 0xffffffffu : (1u << RK_CH_UNITS) - 1u;
     rk_u32 got = 0, empty = 0;
     rk_u64 tail = rk_vload(&c.tail); /* this warp's own: moved only by this loop's passes below */
     for (;;) {
-        if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
-        const rk_u32 window = cp.window < wmax ? cp.window : wmax;
-        const rk_u64 pos = tail + lane;
-        const bool mine = lane < window;
-        rk_u64 x[RK_CH_UNITS], y[RK_CH_UNITS];
-        const rk_u64 *slot = ring + (pos & mask) * RK_IN_LL;
-#pragma unroll
-        for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x[u], y[u]);
-        const rk_u64 cv = rk_lean_load1(cw, cw != 0);
-        const rk_u32 tag = (rk_u32)(pos >> log2cap) + 1u;
-        rk_u32 stale = 0; /* no branches: a lone warp pays for every one in series */
-#pragma unroll
-        for (int u = 0; u < RK_CH_UNITS; u++) stale |= ((rk_u32)(x[u] >> 32) ^ tag) | ((rk_u32)(y[u] >> 32) ^ tag);
-        const bool full = mine && !stale;
-        const bool skip = mine && (rk_u32)(x[0] >> 32) == (tag | RK_CH_SKIP);
-        const rk_u32 ok = __ballot_sync(0xffffffffu, full || skip);
-        if (__any_sync(0xffffffffu, cw && (cv < lo || cv > hi))) {
-            changed = true; /* rk_worker handles it at the top of its loop */
-            break;
-        }
-        const rk_u32 lanes = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
-        if (!lanes) {
-            if (++cp.empty >= 16) cp.window = RK_CH_MIN_WINDOW;
-            if (++empty >= RK_LEAN_MAX_POLLS) {
-                changed = true; /* to the top of rk_worker's loop, not through its generic polls */
-                break;
+        /* Find: the slots from tail on that hold messages or SKIP words (a
+         * prefix, lane = slot), the SKIP ones, and this lane's message's
+         * payload words. */
+        rk_u32 lanes = 0, skips = 0, window = 0;
+        rk_u32 pw[2 * RK_CH_UNITS];
+        if (POLLS > 0 && (cp.window < wmax ? cp.window : wmax) <= RK_LEAN_SPREAD) {
+            /* Up to four polls, named (an array indexed in a loop would
+             * live in local memory): issued RK_LEAN_POLL_CYCLES / POLLS
+             * apart, then each checked in turn and issued again when empty. */
+            rk_u64 x0 = 0, y0 = 0, v0 = 0, x1 = 0, y1 = 0, v1 = 0, x2 = 0, y2 = 0, v2 = 0, x3 = 0, y3 = 0, v3 = 0;
+            rk_u32 fx = 0, fy = 0; /* the found poll's payload halves */
+#define RK_LEAN_ISSUE(px, py, pv)                                                                                     \
+    do {                                                                                                           \
+        const rk_u32 w_ = cp.window < wmax ? cp.window : wmax;                                                     \
+        const ulonglong2 t_ = rk_lean_load2v(ring + ((tail + sm) & mask) * RK_IN_LL + 2 * su, sm < w_);          \
+        px = t_.x;                                                                                                 \
+        py = t_.y;                                                                                                 \
+        pv = rk_lean_load1(cw, cw != 0);                                                                           \
+    } while (0)
+            RK_LEAN_ISSUE(x0, y0, v0);
+            if (POLLS > 1) {
+                const long long t0 = clock64();
+                const long long gap = RK_LEAN_POLL_CYCLES / (POLLS > 0 ? POLLS : 1);
+                while (clock64() - t0 < gap) {
+                }
+                RK_LEAN_ISSUE(x1, y1, v1);
+                if (POLLS > 2) {
+                    while (clock64() - t0 < 2 * gap) {
+                    }
+                    RK_LEAN_ISSUE(x2, y2, v2);
+                    while (clock64() - t0 < 3 * gap) {
+                    }
+                    RK_LEAN_ISSUE(x3, y3, v3);
+                }
             }
-            continue;
+            /* One poll's check: found (pw, lanes, skips set), or issued again. */
+#define RK_LEAN_CHECK(x, y, v)                                                                                     \
+    do {                                                                                                           \
+        if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);                                              \
+        /* A window narrowed since the poll was issued only ignores units it loaded. */                            \
+        window = cp.window < wmax ? cp.window : wmax;                                                              \
+        const rk_u32 tag_ = (rk_u32)((tail + sm) >> log2cap) + 1u;                                                 \
+        const bool mine_ = sm < window;                                                                            \
+        const bool unit_ok_ = mine_ && (rk_u32)(x >> 32) == tag_ && (rk_u32)(y >> 32) == tag_;                     \
+        const bool unit_skip_ = mine_ && su == 0 && (rk_u32)(x >> 32) == (tag_ | RK_CH_SKIP);                      \
+        const rk_u32 units_ok_ = __ballot_sync(0xffffffffu, unit_ok_);                                             \
+        const rk_u32 units_skip_ = __ballot_sync(0xffffffffu, unit_skip_);                                         \
+        if (__any_sync(0xffffffffu, cw && (v < lo || v > hi))) {                                                   \
+            changed = true; /* rk_worker handles it at the top of its loop */                                      \
+            goto leave;                                                                                            \
+        }                                                                                                          \
+        /* Lane m (< RK_LEAN_SPREAD) for slot m: every unit current, or a SKIP word. */                            \
+        const rk_u32 at_ = lane < RK_LEAN_SPREAD ? lane * RK_CH_UNITS : 0u;                                        \
+        const bool slot_skip_ = lane < RK_LEAN_SPREAD && ((units_skip_ >> at_) & 1u);                              \
+        const bool slot_ok_ = lane < RK_LEAN_SPREAD && (((units_ok_ >> at_) & unit_bits) == unit_bits);            \
+        const rk_u32 ok_ = __ballot_sync(0xffffffffu, slot_ok_ || slot_skip_);                                     \
+        lanes = ok_ == 0xffffffffu ? ok_ : ((1u << (__ffs(~ok_) - 1)) - 1u);                                       \
+        if (lanes) {                                                                                               \
+            skips = __ballot_sync(0xffffffffu, slot_skip_) & lanes;                                                \
+            fx = (rk_u32)x; /* values, not the poll's registers: one gather after found */                        \
+            fy = (rk_u32)y;                                                                                        \
+            goto gather;                                                                                           \
+        }                                                                                                          \
+        if (++cp.empty >= 16) cp.window = RK_CH_MIN_WINDOW;                                                        \
+        if (++empty >= RK_LEAN_MAX_POLLS * (POLLS > 0 ? POLLS : 1)) {                                              \
+            changed = true; /* to the top of rk_worker's loop, not through its generic polls */                    \
+            goto leave;                                                                                            \
+        }                                                                                                          \
+        RK_LEAN_ISSUE(x, y, v);                                                                                    \
+    } while (0)
+            for (;;) {
+                RK_LEAN_CHECK(x0, y0, v0);
+                if (POLLS > 1) RK_LEAN_CHECK(x1, y1, v1);
+                if (POLLS > 2) {
+                    RK_LEAN_CHECK(x2, y2, v2);
+                    RK_LEAN_CHECK(x3, y3, v3);
+                }
+            }
+#undef RK_LEAN_CHECK
+#undef RK_LEAN_ISSUE
+        gather:
+            /* Lane m takes slot m's payload words from the lanes that loaded them. */
+            const rk_u32 at = lane < RK_LEAN_SPREAD ? lane * RK_CH_UNITS : 0u;
+#pragma unroll
+            for (int u = 0; u < RK_CH_UNITS; u++) {
+                pw[2 * u] = __shfl_sync(0xffffffffu, fx, (int)(at + u));
+                pw[2 * u + 1] = __shfl_sync(0xffffffffu, fy, (int)(at + u));
+            }
+        } else {
+            /* Each lane its whole slot: one poll in flight. */
+            if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
+            window = cp.window < wmax ? cp.window : wmax;
+            const rk_u64 pos = tail + lane;
+            const bool mine = lane < window;
+            rk_u64 x[RK_CH_UNITS], y[RK_CH_UNITS];
+            const rk_u64 *slot = ring + (pos & mask) * RK_IN_LL;
+#pragma unroll
+            for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x[u], y[u]);
+            const rk_u64 cv = rk_lean_load1(cw, cw != 0);
+            const rk_u32 tag = (rk_u32)(pos >> log2cap) + 1u;
+            rk_u32 stale = 0; /* no branches: a lone warp pays for every one in series */
+#pragma unroll
+            for (int u = 0; u < RK_CH_UNITS; u++)
+                stale |= ((rk_u32)(x[u] >> 32) ^ tag) | ((rk_u32)(y[u] >> 32) ^ tag);
+            const bool full = mine && !stale;
+            const bool skip = mine && (rk_u32)(x[0] >> 32) == (tag | RK_CH_SKIP);
+            const rk_u32 ok = __ballot_sync(0xffffffffu, full || skip);
+            if (__any_sync(0xffffffffu, cw && (cv < lo || cv > hi))) {
+                changed = true; /* rk_worker handles it at the top of its loop */
+                goto leave;
+            }
+            lanes = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
+            if (!lanes) {
+                if (++cp.empty >= 16) cp.window = RK_CH_MIN_WINDOW;
+                if (++empty >= RK_LEAN_MAX_POLLS) {
+                    changed = true; /* to the top of rk_worker's loop, not through its generic polls */
+                    goto leave;
+                }
+                continue;
+            }
+            skips = __ballot_sync(0xffffffffu, skip) & lanes;
+#pragma unroll
+            for (int u = 0; u < RK_CH_UNITS; u++) {
+                pw[2 * u] = (rk_u32)x[u];
+                pw[2 * u + 1] = (rk_u32)y[u];
+            }
         }
+
         rk_u32 lanes_kept = lanes;
-        rk_u32 skips = __ballot_sync(0xffffffffu, skip) & lanes;
         rk_u32 run = lanes & ~skips; /* SKIP slots: taken, no handler */
         rk_u32 want = __popc(run);
         if (want > rk_ch.plan_room) {
@@ -226,7 +352,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             rk_lean_emit_prepare(lane, wi);
             const rk_u32 room = rk_ch.plan_room;
             if (want > room) {
-                if (report_out) break;
+                if (report_out) goto leave;
                 if (!room) continue;
                 const rk_u32 kept_real = rk_first_bits(run, room);
                 lanes_kept = lanes & ((1u << (__ffs(run & ~kept_real) - 1)) - 1u);
@@ -254,22 +380,17 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         const rk_u64 seq0 = c.delivered, cr0 = rk_ch.cr_head;
         __syncwarp();
 
-        /* The handler, from the words this lane loaded (payload halves). */
+        /* The handler, from the payload words this lane holds. */
         int status = 0;
         uint4 r[RK_OUT_STAGE / 16];
         if ((run >> lane) & 1u) {
-            uint4 q[RK_IN_STAGE / 16];
-            rk_u32 *qw = (rk_u32 *)q;
+            uint4 qb[RK_IN_STAGE / 16];
+            rk_u32 *qw = (rk_u32 *)qb;
 #pragma unroll
-            for (int i = 0; i < RK_IN_STAGE / 4; i++) qw[i] = 0;
-#pragma unroll
-            for (int u = 0; u < RK_CH_UNITS; u++) {
-                qw[2 * u] = (rk_u32)x[u];
-                qw[2 * u + 1] = (rk_u32)y[u];
-            }
+            for (int i = 0; i < RK_IN_STAGE / 4; i++) qw[i] = i < 2 * RK_CH_UNITS ? pw[i < 2 * RK_CH_UNITS ? i : 0] : 0u;
 #pragma unroll
             for (int i = 0; i < RK_OUT_STAGE / 16; i++) r[i] = make_uint4(0, 0, 0, 0);
-            status = rk_call_handler((const unsigned char *)q, (unsigned char *)r, a.state);
+            status = rk_call_handler((const unsigned char *)qb, (unsigned char *)r, a.state);
             ((int *)r)[(RK_REPLY_BYTES + 3) / 4] = status;
         }
         /* Replies to the host (a failed handler, or every message of a
@@ -312,6 +433,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         rk_lean_emit_prepare(lane, wi);
         tail += n;
     }
+leave:
     __syncwarp();
     return got;
 #else
@@ -320,6 +442,23 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     changed = false;
     return 0;
 #endif
+}
+
+/* rk_worker's entry to the lean loop (declared in ring.cu): spread polls
+ * (RK_SOLO_LEAN_SPREAD), two or four of them in flight (RK_SOLO_LEAN_POLLS2,
+ * RK_SOLO_LEAN_POLLS4), or every poll a whole slot per lane. */
+__device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
+                              rk_u64 &errors, rk_u64 seen_active, rk_u64 host_next, rk_u64 *saved, rk_u32 &idle,
+                              bool &changed) {
+    const rk_u32 solo = rk_ch.solo;
+    if (solo & RK_SOLO_LEAN_SPREAD) {
+        if (solo & RK_SOLO_LEAN_POLLS4)
+            return rk_lean_loop<4>(a, lane, wi, cp, handled, errors, seen_active, host_next, saved, idle, changed);
+        if (solo & RK_SOLO_LEAN_POLLS2)
+            return rk_lean_loop<2>(a, lane, wi, cp, handled, errors, seen_active, host_next, saved, idle, changed);
+        return rk_lean_loop<1>(a, lane, wi, cp, handled, errors, seen_active, host_next, saved, idle, changed);
+    }
+    return rk_lean_loop<0>(a, lane, wi, cp, handled, errors, seen_active, host_next, saved, idle, changed);
 }
 
 /* Host messages of a kernel with one worker warp and output ports (a
