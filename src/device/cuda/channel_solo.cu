@@ -205,6 +205,15 @@ __device__ __forceinline__ rk_u32 rk_lean_loop(const rk_ring_args &a, rk_u32 lan
     }
     rk_lean_emit_prepare(lane, wi);
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
+    /* What a pass reads before its handlers and replies, kept in registers
+     * (moved only by lane 0 below, each time followed by a __syncwarp and
+     * a reload), so a message's path has no shared load before its
+     * handler: the plan's room and ports, the input's count of messages
+     * taken, the reply queue's place; and words the loop never changes. */
+    rk_u32 plan_room = rk_ch.plan_room, plan_ports = rk_ch.plan_ports;
+    rk_u64 seq_next = c.delivered, cr_next = rk_ch.cr_head;
+    const bool reply_all = c.reply_all != 0;
+    const rk_u64 in_id = (rk_u64)c.id << 40;
     const rk_u32 su = lane % RK_CH_UNITS, sm = lane / RK_CH_UNITS; /* a spread poll's unit and slot */
     const rk_u32 unit_bits = RK_CH_UNITS >= 32 ? 0xffffffffu : (1u << RK_CH_UNITS) - 1u;
     rk_u32 got = 0, empty = 0;
@@ -341,7 +350,7 @@ __device__ __forceinline__ rk_u32 rk_lean_loop(const rk_ring_args &a, rk_u32 lan
         rk_u32 lanes_kept = lanes;
         rk_u32 run = lanes & ~skips; /* SKIP slots: taken, no handler */
         rk_u32 want = __popc(run);
-        if (want > rk_ch.plan_room) {
+        if (want > plan_room) {
             /* Short of room by the plan: plan again (TAKEN and the host's
              * place reloaded). Still short: with a REPORT output the
              * general begin decides (it refuses emits, never waits);
@@ -350,7 +359,8 @@ __device__ __forceinline__ rk_u32 rk_lean_loop(const rk_ring_args &a, rk_u32 lan
             if (lane == 0) rk_solo_plan(wi, cap, cr_word);
             __syncwarp();
             rk_lean_emit_prepare(lane, wi);
-            const rk_u32 room = rk_ch.plan_room;
+            const rk_u32 room = plan_room = rk_ch.plan_room;
+            plan_ports = rk_ch.plan_ports;
             if (want > room) {
                 if (report_out) goto leave;
                 if (!room) continue;
@@ -371,13 +381,13 @@ __device__ __forceinline__ rk_u32 rk_lean_loop(const rk_ring_args &a, rk_u32 lan
         /* The begin, from the plan: each planned port gives the pass's
          * messages its next positions (lane order), as rk_channel_pass's
          * solo branch does; read by rk__emit after the __syncwarp. */
-        const rk_u32 ports = want ? rk_ch.plan_ports : 0u;
+        const rk_u32 ports = want ? plan_ports : 0u;
         if (lane < 8 && ((ports >> lane) & 1u)) wp.allow[lane] = run;
         if (lane == 0) {
             wp.ports = ports;
             if (lean_emit && want && !skips) rk_le.on = 1; /* lane = position: the slots found after the plan */
         }
-        const rk_u64 seq0 = c.delivered, cr0 = rk_ch.cr_head;
+        const rk_u64 seq0 = seq_next, cr0 = cr_next;
         __syncwarp();
 
         /* The handler, from the payload words this lane holds. */
@@ -396,8 +406,7 @@ __device__ __forceinline__ rk_u32 rk_lean_loop(const rk_ring_args &a, rk_u32 lan
         /* Replies to the host (a failed handler, or every message of a
          * REPLY_ALL channel) first: the sink's reply is its hop. The plan
          * promised the reply queue room for every message. */
-        const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
-        const rk_u32 reply = c.reply_all ? run : failed;
+        const rk_u32 reply = reply_all ? run : __ballot_sync(0xffffffffu, status != 0) & run;
         const rk_u32 below = (1u << lane) - 1u;
         if ((reply >> lane) & 1u) {
             const rk_u64 rpos = cr0 + __popc(reply & below);
@@ -407,7 +416,7 @@ __device__ __forceinline__ rk_u32 rk_lean_loop(const rk_ring_args &a, rk_u32 lan
 #pragma unroll
             for (int w = 0; w < RK_OUT_LL; w += 2) rk_store2(rslot + w, rtag | src[w], rtag | src[w + 1]);
             const rk_u64 seq = (seq0 + __popc(run & below)) & ((1ull << 40) - 1);
-            const rk_u64 id = (1ull << 63) | ((rk_u64)c.id << 40) | seq;
+            const rk_u64 id = (1ull << 63) | in_id | seq;
             rk_store2(rslot + RK_OUT_LL, rtag | (rk_u32)id, rtag | (rk_u32)(id >> 32));
         }
         rk_emit_finish(lane, wi); /* SKIP words for slots given and not emitted into, HEAD */
@@ -431,6 +440,10 @@ __device__ __forceinline__ rk_u32 rk_lean_loop(const rk_ring_args &a, rk_u32 lan
         }
         __syncwarp();
         rk_lean_emit_prepare(lane, wi);
+        plan_room = rk_ch.plan_room;
+        plan_ports = rk_ch.plan_ports;
+        seq_next = c.delivered;
+        cr_next = rk_ch.cr_head;
         tail += n;
     }
 leave:
@@ -470,24 +483,41 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
  * the plan's room counts it anyway, which only sends a pass to the
  * general begin sooner. */
 __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane) {
-    if (!ready || !RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || !rk_ch.plan_ok) return false;
-    if ((rk_u32)__popc(ready) > rk_ch.plan_room || rk_vload(&rk_ch.host_tail) != hfirst) return false;
+    if (!RK_LEAN_BUILT) return false;
+    /* Every word loaded at once, then one test (short-circuit tests would
+     * pay each load in series); port 0's words too, the first planned
+     * port of a source with one output. */
+    const rk_u32 solo = rk_ch.solo, enabled = rk_ch.enabled, plan_ok = rk_ch.plan_ok, room = rk_ch.plan_room;
     const rk_u32 ports = rk_ch.plan_ports;
+    const rk_u64 htail = rk_vload(&rk_ch.host_tail);
+    rk_u64 base = rk_ch.w[wi].base[0];
+    const rk_out_port *o = &rk_ch.out[0];
+    rk_u64 *oring = o->ring;
+    rk_u32 log2cap = o->log2cap, words = o->words, bytes = o->msg_bytes;
+    if (!ready | !(solo & RK_SOLO_LEAN) | !enabled | !plan_ok | ((rk_u32)__popc(ready) > room) | (htail != hfirst))
+        return false;
     if (lane < 8 && ((ports >> lane) & 1u)) rk_ch.w[wi].allow[lane] = ready;
     if (lane == 0) rk_ch.w[wi].ports = ports;
-    if ((rk_ch.solo & RK_SOLO_LEAN_EMIT) && ports) {
+    if ((solo & RK_SOLO_LEAN_EMIT) && ports) {
         /* rk_lean_emit's slots for this pass: `ready` is one run of
          * positions from its first lane, so a lane's place is lane - first. */
         const rk_u32 p = __ffs(ports) - 1, first = __ffs(ready) - 1;
-        const rk_out_port &o = rk_ch.out[p];
+        if (p) {
+            base = rk_ch.w[wi].base[p];
+            o = &rk_ch.out[p];
+            oring = o->ring;
+            log2cap = o->log2cap;
+            words = o->words;
+            bytes = o->msg_bytes;
+        }
         if ((ready >> lane) & 1u) {
-            rk_u64 hi;
-            rk_le.slot[lane] = rk_port_slot(o, rk_ch.w[wi].base[p] + (lane - first), hi);
-            rk_le.hi[lane] = hi;
+            const rk_u64 pos = base + (lane - first);
+            rk_le.slot[lane] = oring + (pos & ((1ull << log2cap) - 1)) * words;
+            rk_le.hi[lane] = (rk_u64)((rk_u32)(pos >> log2cap) + 1u) << 32; /* rk_port_slot's tag */
         }
         if (lane == 0) {
             rk_le.port = p;
-            rk_le.bytes = o.msg_bytes;
+            rk_le.bytes = bytes;
             rk_le.on = 1;
         }
     }
