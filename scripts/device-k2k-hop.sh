@@ -14,6 +14,7 @@
 #            carry: build-base build-rel (and any candidate's build)
 # Each candidate is a label, a build and settings, as scripts/device-k2k-ab.sh
 # takes them (e.g. stg=build-stg,RK_CUDA_K2K_SOLO=227); it joins every round.
+# STAGES_ONLY=1: the benches only (no tests after them).
 # TEST_SOLO (optional): RK_CUDA_K2K_SOLO for the tests after the benches
 # (the gate runs the branch's default first, then TEST_SOLO's setting too).
 # Success: every test passes and the summary's "new" rows show a per hop
@@ -54,7 +55,13 @@ if [ -n "${TEST_SOLO:-}" ]; then
 fi
 variants=()
 for ((r = 0; r < rounds; r++)); do variants+=(base="$base" new="$new" "${extra[@]}"); done
-K2K_MESSAGES=${K2K_MESSAGES:-200000} K2K_BENCH_LIMIT_S=${K2K_BENCH_LIMIT_S:-30} scripts/device-k2k-ab.sh "${variants[@]}"
+# The whole A/B output to a file ($OUT when set); here a line per run (the
+# chain's end-to-end p50 and the one kernel's beside the hop), then the summary.
+ab=${OUT:-$(mktemp -d)}/k2k-hop-ab.log
+K2K_MESSAGES=${K2K_MESSAGES:-200000} K2K_BENCH_LIMIT_S=${K2K_BENCH_LIMIT_S:-30} scripts/device-k2k-ab.sh "${variants[@]}" > "$ab" 2>&1
+awk '/^=== /{label=$2} /^k2k\/4-stage chain, K2K channels \(per hop\):/{print "  run " label " " $0}' "$ab" | sed 's/k2k\/4-stage chain, K2K channels (per hop): //'
+sed -n '/k2k A\/B summary/,$p' "$ab"
+[ "${STAGES_ONLY:-0}" = 1 ] && exit 0
 k2k=$new/tests/k2k
 [ ${#solo[@]} -gt 0 ] && echo "=== tests below: RK_CUDA_K2K_SOLO=$TEST_SOLO"
 run loop 30 "${solo[@]}" "$k2k/test_k2k_loop" cuda

@@ -99,9 +99,6 @@ typedef struct rk__cuda_ring_args {
 #define RK__CUDA_SOLO_POLL_PLAIN 16u /* a channel poll's first position without shuffles */
 #define RK__CUDA_SOLO_LEAN 32u       /* channel_solo.cu's lean loop while only channels have messages */
 #define RK__CUDA_SOLO_LEAN_EMIT 64u  /* the lean loop's emits go to slots found before the handlers */
-#define RK__CUDA_SOLO_LEAN_SPREAD 128u /* the lean loop polls one 16-byte unit a lane while messages come one at a time */
-#define RK__CUDA_SOLO_LEAN_POLLS2 256u /* ... with two such polls in flight */
-#define RK__CUDA_SOLO_LEAN_POLLS4 512u /* ... with four */
 #define RK__CUDA_SOLO_DEFAULT (RK__CUDA_SOLO_AFTER_PASS | RK__CUDA_SOLO_IDLE | RK__CUDA_SOLO_LEAN | RK__CUDA_SOLO_LEAN_EMIT)
 
 /* The full NVRTC source for a handler: layout defines, dsl.h, the handler,

@@ -82,9 +82,6 @@ typedef unsigned int rk_u32;
 #define RK_SOLO_POLL_PLAIN 16u /* a poll's first position without shuffles */
 #define RK_SOLO_LEAN 32u       /* the lean loop of channel_solo.cu while only channels have messages */
 #define RK_SOLO_LEAN_EMIT 64u  /* its emits go to slots found before the handlers (rk_lean_emit) */
-#define RK_SOLO_LEAN_SPREAD 128u  /* the lean loop polls one unit a lane while messages come one at a time */
-#define RK_SOLO_LEAN_POLLS2 256u  /* ... with two spread polls in flight */
-#define RK_SOLO_LEAN_POLLS4 512u  /* ... with four */
 
 struct rk_out_port {
     rk_u64 *ring, *ctl;

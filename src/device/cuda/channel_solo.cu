@@ -34,6 +34,18 @@
 #define RK_LEAN_BUILT 0
 #endif
 #define RK_LEAN_MAX_POLLS 4096 /* empty polls before rk_worker's loop runs once (~1 ms) */
+/* Measurement switches (NVRTC defines, RK_CUDA_DEFINES): which lean loop
+ * (0: session 12's), how many spread polls in flight (0: none), the lean
+ * emit's loads in one round trip. RK_LEAN_TRIMS is in ring.cu. */
+#ifndef RK_LEAN_LOOP
+#define RK_LEAN_LOOP 1
+#endif
+#ifndef RK_LEAN_POLLS
+#define RK_LEAN_POLLS 2
+#endif
+#ifndef RK_LEAN_EMIT_MERGED
+#define RK_LEAN_EMIT_MERGED 1
+#endif
 
 /* The lean loop's emit (RK_SOLO_LEAN_EMIT): after each plan the warp finds
  * where each lane's message would go on the plan's first port (position
@@ -53,6 +65,7 @@ static_assert(sizeof(rk_links) + sizeof(rk_lean_emit_rec) <= 6144,
 
 __device__ void rk_lean_init() { rk_le.on = 0; }
 
+#if RK_LEAN_EMIT_MERGED
 __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc) {
 #if RK_LEAN_BUILT
     const rk_u32 lane = threadIdx.x & 31;
@@ -79,6 +92,34 @@ __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, uns
     return false;
 #endif
 }
+#else /* main's */
+__device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc) {
+#if RK_LEAN_BUILT
+    /* Off (several warps, the generic passes): one shared load and a branch. */
+    if (!rk_le.on) return false;
+    const rk_u32 lane = threadIdx.x & 31;
+    /* The rest loaded together (none depends on another), then one branch. */
+    const rk_u32 lport = rk_le.port, bytes = rk_le.bytes;
+    rk_u64 *slot = rk_le.slot[lane];
+    const rk_u64 hi = rk_le.hi[lane];
+    unsigned char &emitted = rk_ch.w[threadIdx.x >> 5].emitted[port & 7u][lane];
+    const unsigned char again = emitted;
+    if (port != lport || size != bytes || again || (((unsigned)(unsigned long long)msg) & 3u) || (size & 3u))
+        return false;
+    emitted = 1;
+    const rk_u32 *src = (const rk_u32 *)msg;
+    const rk_u32 n = size / 4;
+    rk_u32 w = 0;
+    for (; w + 2 <= n; w += 2) rk_ch_store2(slot + w, hi | src[w], hi | src[w + 1]);
+    if (w < n) rk_ch_store2(slot + w, hi | src[w], hi);
+    rc = RK_EMIT_OK;
+    return true;
+#else
+    (void)port, (void)msg, (void)size, (void)rc;
+    return false;
+#endif
+}
+#endif
 
 /* The whole warp, right after a plan (rk_solo_plan) in the lean loop:
  * each lane's slot on the plan's first port, for rk_lean_emit. */
@@ -457,21 +498,208 @@ leave:
 #endif
 }
 
-/* rk_worker's entry to the lean loop (declared in ring.cu): spread polls
- * (RK_SOLO_LEAN_SPREAD), two or four of them in flight (RK_SOLO_LEAN_POLLS2,
- * RK_SOLO_LEAN_POLLS4), or every poll a whole slot per lane. */
+#if RK_LEAN_LOOP == 0
+/* main's lean loop (measurement switch) */
+__device__ __forceinline__ rk_u32 rk_lean_run_main(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
+                              rk_u64 &errors, rk_u64 seen_active, rk_u64 host_next, rk_u64 *saved, rk_u32 &idle,
+                              bool &changed) {
+    changed = false;
+#if RK_LEAN_BUILT
+    rk_in_port &c = rk_ch.in[0];
+    rk_warp_pass &wp = rk_ch.w[wi];
+    const rk_u64 cap = a.capacity_mask + 1;
+    const rk_u64 *cr_word = a.dctl + RK_DCTL_CR_RECEIVED;
+    const rk_u64 mask = (1ull << c.log2cap) - 1;
+    const rk_u32 log2cap = c.log2cap;
+    const rk_u64 *ring = c.ring;
+    const rk_u32 wmax = a.chunk < 32 ? a.chunk : 32; /* a kernel with state: one message a pass */
+
+    /* One control word per lane, loaded beside every poll; [lo, hi] is the
+     * range in which nothing changed for this loop. */
+    const rk_u64 *cw = 0;
+    rk_u64 lo = 0, hi = 0;
+    if (lane == 0) {
+        cw = a.dctl + RK_DCTL_ACTIVE;
+        lo = hi = seen_active;
+    } else if (lane == 1) {
+        cw = a.dctl + RK_DCTL_TERMINATE;
+    } else if (lane == 2) {
+        cw = a.dctl + RK_DCTL_PAUSE;
+    } else if (lane == 3) {
+        cw = a.dctl + RK_DCTL_LINK_GEN;
+        hi = rk_ch.gen;
+    } else if (lane == 4) {
+        cw = a.dctl + RK_DCTL_HOST_PUBLISHED;
+        hi = host_next;
+    } else if (lane >= 8 && lane < 16) {
+        const rk_out_port &o = rk_ch.out[lane - 8];
+        if (o.ring && !o.status) cw = o.ctl + RK_CH_CLOSED;
+    }
+
+    /* An open REPORT output: a pass short of room goes to the general begin. */
+    const rk_out_port &my_port = rk_ch.out[lane & 7u];
+    const bool report_out =
+        __any_sync(0xffffffffu, lane < 8 && my_port.ring && !my_port.status && my_port.flow == RK_FLOW_REPORT);
+    if (!rk_ch.plan_ok) {
+        if (lane == 0) rk_solo_plan(wi, cap, cr_word);
+        __syncwarp();
+    }
+    rk_lean_emit_prepare(lane, wi);
+    const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
+    rk_u32 got = 0, empty = 0;
+    rk_u64 tail = rk_vload(&c.tail); /* this warp's own: moved only by this loop's passes below */
+    for (;;) {
+        if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
+        const rk_u32 window = cp.window < wmax ? cp.window : wmax;
+        const rk_u64 pos = tail + lane;
+        const bool mine = lane < window;
+        rk_u64 x[RK_CH_UNITS], y[RK_CH_UNITS];
+        const rk_u64 *slot = ring + (pos & mask) * RK_IN_LL;
+#pragma unroll
+        for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x[u], y[u]);
+        const rk_u64 cv = rk_lean_load1(cw, cw != 0);
+        const rk_u32 tag = (rk_u32)(pos >> log2cap) + 1u;
+        rk_u32 stale = 0; /* no branches: a lone warp pays for every one in series */
+#pragma unroll
+        for (int u = 0; u < RK_CH_UNITS; u++) stale |= ((rk_u32)(x[u] >> 32) ^ tag) | ((rk_u32)(y[u] >> 32) ^ tag);
+        const bool full = mine && !stale;
+        const bool skip = mine && (rk_u32)(x[0] >> 32) == (tag | RK_CH_SKIP);
+        const rk_u32 ok = __ballot_sync(0xffffffffu, full || skip);
+        if (__any_sync(0xffffffffu, cw && (cv < lo || cv > hi))) {
+            changed = true; /* rk_worker handles it at the top of its loop */
+            break;
+        }
+        const rk_u32 lanes = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
+        if (!lanes) {
+            if (++cp.empty >= 16) cp.window = RK_CH_MIN_WINDOW;
+            if (++empty >= RK_LEAN_MAX_POLLS) {
+                changed = true; /* to the top of rk_worker's loop, not through its generic polls */
+                break;
+            }
+            continue;
+        }
+        rk_u32 lanes_kept = lanes;
+        rk_u32 skips = __ballot_sync(0xffffffffu, skip) & lanes;
+        rk_u32 run = lanes & ~skips; /* SKIP slots: taken, no handler */
+        rk_u32 want = __popc(run);
+        if (want > rk_ch.plan_room) {
+            /* Short of room by the plan: plan again (TAKEN and the host's
+             * place reloaded). Still short: with a REPORT output the
+             * general begin decides (it refuses emits, never waits);
+             * else the pass is cut before its first message without room
+             * (as the general begin cuts), or waits for room. */
+            if (lane == 0) rk_solo_plan(wi, cap, cr_word);
+            __syncwarp();
+            rk_lean_emit_prepare(lane, wi);
+            const rk_u32 room = rk_ch.plan_room;
+            if (want > room) {
+                if (report_out) break;
+                if (!room) continue;
+                const rk_u32 kept_real = rk_first_bits(run, room);
+                lanes_kept = lanes & ((1u << (__ffs(run & ~kept_real) - 1)) - 1u);
+                skips &= lanes_kept;
+                run = kept_real;
+                want = room;
+            }
+        }
+        const rk_u32 n = __popc(lanes_kept);
+        if (n == window) {
+            cp.window = min(32u, 2 * cp.window);
+            cp.empty = 0;
+        }
+        empty = 0;
+        idle = 0;
+        /* The begin, from the plan: each planned port gives the pass's
+         * messages its next positions (lane order), as rk_channel_pass's
+         * solo branch does; read by rk__emit after the __syncwarp. */
+        const rk_u32 ports = want ? rk_ch.plan_ports : 0u;
+        if (lane < 8 && ((ports >> lane) & 1u)) wp.allow[lane] = run;
+        if (lane == 0) {
+            wp.ports = ports;
+            if (lean_emit && want && !skips) rk_le.on = 1; /* lane = position: the slots found after the plan */
+        }
+        const rk_u64 seq0 = c.delivered, cr0 = rk_ch.cr_head;
+        __syncwarp();
+
+        /* The handler, from the words this lane loaded (payload halves). */
+        int status = 0;
+        uint4 r[RK_OUT_STAGE / 16];
+        if ((run >> lane) & 1u) {
+            uint4 q[RK_IN_STAGE / 16];
+            rk_u32 *qw = (rk_u32 *)q;
+#pragma unroll
+            for (int i = 0; i < RK_IN_STAGE / 4; i++) qw[i] = 0;
+#pragma unroll
+            for (int u = 0; u < RK_CH_UNITS; u++) {
+                qw[2 * u] = (rk_u32)x[u];
+                qw[2 * u + 1] = (rk_u32)y[u];
+            }
+#pragma unroll
+            for (int i = 0; i < RK_OUT_STAGE / 16; i++) r[i] = make_uint4(0, 0, 0, 0);
+            status = rk_call_handler((const unsigned char *)q, (unsigned char *)r, a.state);
+            ((int *)r)[(RK_REPLY_BYTES + 3) / 4] = status;
+        }
+        /* Replies to the host (a failed handler, or every message of a
+         * REPLY_ALL channel) first: the sink's reply is its hop. The plan
+         * promised the reply queue room for every message. */
+        const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
+        const rk_u32 reply = c.reply_all ? run : failed;
+        const rk_u32 below = (1u << lane) - 1u;
+        if ((reply >> lane) & 1u) {
+            const rk_u64 rpos = cr0 + __popc(reply & below);
+            const rk_u64 rtag = (rk_u64)rk_tag(rpos, a.log2_capacity) << 32;
+            rk_u64 *rslot = a.crq + (rpos & a.capacity_mask) * RK_CRQ_LL;
+            const rk_u32 *src = (const rk_u32 *)r;
+#pragma unroll
+            for (int w = 0; w < RK_OUT_LL; w += 2) rk_store2(rslot + w, rtag | src[w], rtag | src[w + 1]);
+            const rk_u64 seq = (seq0 + __popc(run & below)) & ((1ull << 40) - 1);
+            const rk_u64 id = (1ull << 63) | ((rk_u64)c.id << 40) | seq;
+            rk_store2(rslot + RK_OUT_LL, rtag | (rk_u32)id, rtag | (rk_u32)(id >> 32));
+        }
+        rk_emit_finish(lane, wi); /* SKIP words for slots given and not emitted into, HEAD */
+        handled += want;
+        errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
+        got += n;
+        if (lane == 0) {
+            rk_le.on = 0;
+            /* What the general begin and publish do, in one place: heads,
+             * the reply queue's place, TAKEN, DELIVERED and both turns. */
+            RK_FOR_BITS(p, ports) rk_ch.out[p].head += want;
+            const rk_u32 nrep = __popc(reply);
+            rk_ch.cr_head += nrep;
+            rk_ch.cr_promised += nrep;
+            rk_channel_taken(0, tail, n, want); /* c.tail = tail + n */
+            c.pub = tail + n;
+            rk_ch.plan_ok = 0;
+            rk_solo_plan(wi, cap, cr_word); /* the next pass's begin, off its path */
+            rk_store(saved + 1, errors);
+            rk_store(saved + 5, handled);
+        }
+        __syncwarp();
+        rk_lean_emit_prepare(lane, wi);
+        tail += n;
+    }
+    __syncwarp();
+    return got;
+#else
+    (void)a, (void)lane, (void)wi, (void)cp, (void)handled, (void)errors, (void)seen_active, (void)host_next;
+    (void)saved, (void)idle;
+    changed = false;
+    return 0;
+#endif
+}
+#endif
+
+/* rk_worker's entry to the lean loop (declared in ring.cu). */
 __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
                               rk_u64 &errors, rk_u64 seen_active, rk_u64 host_next, rk_u64 *saved, rk_u32 &idle,
                               bool &changed) {
-    const rk_u32 solo = rk_ch.solo;
-    if (solo & RK_SOLO_LEAN_SPREAD) {
-        if (solo & RK_SOLO_LEAN_POLLS4)
-            return rk_lean_loop<4>(a, lane, wi, cp, handled, errors, seen_active, host_next, saved, idle, changed);
-        if (solo & RK_SOLO_LEAN_POLLS2)
-            return rk_lean_loop<2>(a, lane, wi, cp, handled, errors, seen_active, host_next, saved, idle, changed);
-        return rk_lean_loop<1>(a, lane, wi, cp, handled, errors, seen_active, host_next, saved, idle, changed);
-    }
-    return rk_lean_loop<0>(a, lane, wi, cp, handled, errors, seen_active, host_next, saved, idle, changed);
+#if RK_LEAN_LOOP == 0
+    return rk_lean_run_main(a, lane, wi, cp, handled, errors, seen_active, host_next, saved, idle, changed);
+#else
+    return rk_lean_loop<RK_LEAN_POLLS>(a, lane, wi, cp, handled, errors, seen_active, host_next, saved, idle,
+                                       changed);
+#endif
 }
 
 /* Host messages of a kernel with one worker warp and output ports (a
@@ -482,6 +710,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
  * need no room in the reply queue (their replies go to the host queue):
  * the plan's room counts it anyway, which only sends a pass to the
  * general begin sooner. */
+#if RK_LEAN_TRIMS
 __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane) {
     if (!RK_LEAN_BUILT) return false;
     /* Every word loaded at once, then one test (short-circuit tests would
@@ -524,6 +753,33 @@ __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, r
     __syncwarp();
     return true;
 }
+#else /* main's */
+__device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane) {
+    if (!ready || !RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || !rk_ch.plan_ok) return false;
+    if ((rk_u32)__popc(ready) > rk_ch.plan_room || rk_vload(&rk_ch.host_tail) != hfirst) return false;
+    const rk_u32 ports = rk_ch.plan_ports;
+    if (lane < 8 && ((ports >> lane) & 1u)) rk_ch.w[wi].allow[lane] = ready;
+    if (lane == 0) rk_ch.w[wi].ports = ports;
+    if ((rk_ch.solo & RK_SOLO_LEAN_EMIT) && ports) {
+        /* rk_lean_emit's slots for this pass: `ready` is one run of
+         * positions from its first lane, so a lane's place is lane - first. */
+        const rk_u32 p = __ffs(ports) - 1, first = __ffs(ready) - 1;
+        const rk_out_port &o = rk_ch.out[p];
+        if ((ready >> lane) & 1u) {
+            rk_u64 hi;
+            rk_le.slot[lane] = rk_port_slot(o, rk_ch.w[wi].base[p] + (lane - first), hi);
+            rk_le.hi[lane] = hi;
+        }
+        if (lane == 0) {
+            rk_le.port = p;
+            rk_le.bytes = o.msg_bytes;
+            rk_le.on = 1;
+        }
+    }
+    __syncwarp();
+    return true;
+}
+#endif
 
 /* After a planned host pass's handlers and replies: what the begin would
  * have moved (the ports' heads, the host queue's turn), then the next plan. */
