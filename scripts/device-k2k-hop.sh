@@ -13,8 +13,10 @@
 #   (device) scripts/device-k2k-hop.sh [BASE_DIR [NEW_DIR [ROUNDS [CANDIDATE=DIR[,ENV=V...] ...]]]]
 #            carry: build-base build-rel (and any candidate's build)
 # Each candidate is a label, a build and settings, as scripts/device-k2k-ab.sh
-# takes them (e.g. stg=build-stg,RK_CUDA_K2K_SOLO=227); it joins every round.
-# STAGES_ONLY=1: the benches only (no tests after them).
+# takes them (e.g. emit99=build-rel,RK_CUDA_K2K_SOLO=99); it joins every round.
+# K2K_MESSAGES (default 200000) per bench run; STAGES_ONLY=1: the benches
+# only (no tests after them). Session 13 (docs/device-runs.md) ran it twice,
+# about 70 s each with five variants.
 # TEST_SOLO (optional): RK_CUDA_K2K_SOLO for the tests after the benches
 # (the gate runs the branch's default first, then TEST_SOLO's setting too).
 # Success: every test passes and the summary's "new" rows show a per hop

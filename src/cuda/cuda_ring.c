@@ -62,27 +62,10 @@ rk_status rk__cuda_ring_build(rk_kernel *k, rk__cuda_ring_layout *layout, CUmodu
     free(handler);
     if (s != RK_OK) return s;
     const rk_compile_options *o = k->desc.compile_options;
-    /* RK_CUDA_DEFINES: NAME[=VALUE] words added as -D to every ring kernel
-     * (measurement switches of the device templates, side by side in one build). */
-    const char *env_defines = getenv("RK_CUDA_DEFINES");
-    size_t env_count = 0;
-    for (const char *d = env_defines; d && *d;) {
-        while (*d == ' ') d++;
-        if (*d) env_count++;
-        while (*d && *d != ' ') d++;
-    }
-    size_t count = (o ? o->include_dir_count + o->define_count + 1 : 0) + env_count;
+    size_t count = o ? o->include_dir_count + o->define_count + 1 : 0;
     char **options = count ? calloc(count, sizeof *options) : NULL;
     size_t n = 0;
     if (count && !options) s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
-    for (const char *d = env_defines; s == RK_OK && d && *d;) {
-        while (*d == ' ') d++;
-        const char *end = d;
-        while (*end && *end != ' ') end++;
-        if (end > d && asprintf(&options[n++], "-D%.*s", (int)(end - d), d) < 0)
-            s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
-        d = end;
-    }
     for (size_t i = 0; o && s == RK_OK && i < o->include_dir_count; i++)
         if (!o->include_dirs[i] || asprintf(&options[n++], "-I%s", o->include_dirs[i]) < 0)
             s = rk__fail(RK_NULL_ARGUMENT, "kernel '%s': include directory %zu is NULL", k->name, i);

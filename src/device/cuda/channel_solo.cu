@@ -34,18 +34,6 @@
 #define RK_LEAN_BUILT 0
 #endif
 #define RK_LEAN_MAX_POLLS 4096 /* empty polls before rk_worker's loop runs once (~1 ms) */
-/* Measurement switches (NVRTC defines, RK_CUDA_DEFINES): which lean loop
- * (0: session 12's), how many spread polls in flight (0: none), the lean
- * emit's loads in one round trip. RK_LEAN_TRIMS is in ring.cu. */
-#ifndef RK_LEAN_LOOP
-#define RK_LEAN_LOOP 1
-#endif
-#ifndef RK_LEAN_POLLS
-#define RK_LEAN_POLLS 2
-#endif
-#ifndef RK_LEAN_EMIT_MERGED
-#define RK_LEAN_EMIT_MERGED 1
-#endif
 
 /* The lean loop's emit (RK_SOLO_LEAN_EMIT): after each plan the warp finds
  * where each lane's message would go on the plan's first port (position
@@ -65,34 +53,6 @@ static_assert(sizeof(rk_links) + sizeof(rk_lean_emit_rec) <= 6144,
 
 __device__ void rk_lean_init() { rk_le.on = 0; }
 
-#if RK_LEAN_EMIT_MERGED
-__device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc) {
-#if RK_LEAN_BUILT
-    const rk_u32 lane = threadIdx.x & 31;
-    /* Every word loaded together (none depends on another: one shared
-     * round trip, not two), then one branch; off (several warps, the
-     * generic passes) the slot words loaded are not used. */
-    const rk_u32 on = rk_le.on, lport = rk_le.port, bytes = rk_le.bytes;
-    rk_u64 *slot = rk_le.slot[lane];
-    const rk_u64 hi = rk_le.hi[lane];
-    unsigned char &emitted = rk_ch.w[threadIdx.x >> 5].emitted[port & 7u][lane];
-    const unsigned char again = emitted;
-    if (!on || port != lport || size != bytes || again || (((unsigned)(unsigned long long)msg) & 3u) || (size & 3u))
-        return false;
-    emitted = 1;
-    const rk_u32 *src = (const rk_u32 *)msg;
-    const rk_u32 n = size / 4;
-    rk_u32 w = 0;
-    for (; w + 2 <= n; w += 2) rk_ch_store2(slot + w, hi | src[w], hi | src[w + 1]);
-    if (w < n) rk_ch_store2(slot + w, hi | src[w], hi);
-    rc = RK_EMIT_OK;
-    return true;
-#else
-    (void)port, (void)msg, (void)size, (void)rc;
-    return false;
-#endif
-}
-#else /* main's */
 __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc) {
 #if RK_LEAN_BUILT
     /* Off (several warps, the generic passes): one shared load and a branch. */
@@ -119,7 +79,6 @@ __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, uns
     return false;
 #endif
 }
-#endif
 
 /* The whole warp, right after a plan (rk_solo_plan) in the lean loop:
  * each lane's slot on the plan's first port, for rk_lean_emit. */
@@ -149,17 +108,6 @@ __device__ __forceinline__ void rk_lean_load2(const rk_u64 *p, bool on, rk_u64 &
                  : "l"(p), "r"((rk_u32)on));
 }
 
-/* The same, returned by value: a poll's words kept in named variables stay
- * in registers (by reference, NVVM kept some in local memory). */
-__device__ __forceinline__ ulonglong2 rk_lean_load2v(const rk_u64 *p, bool on) {
-    rk_u64 a = 0, b = 0;
-    asm volatile("{\n\t.reg .pred on;\n\tsetp.ne.u32 on, %3, 0;\n\t"
-                 "@on ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];\n\t}"
-                 : "+l"(a), "+l"(b)
-                 : "l"(p), "r"((rk_u32)on));
-    return make_ulonglong2(a, b);
-}
-
 __device__ __forceinline__ rk_u64 rk_lean_load1(const rk_u64 *p, bool on) {
     rk_u64 v = 0;
     asm volatile("{\n\t.reg .pred on;\n\tsetp.ne.u32 on, %2, 0;\n\t"
@@ -176,18 +124,6 @@ __device__ __forceinline__ bool rk_lean_ready() {
            rk_ch.in_count == 1 && rk_ch.in[0].ring && !rk_ch.in[0].report && !rk_ch.inputs_closed;
 }
 
-/* A spread poll (messages one at a time): each lane loads one 16-byte unit,
- * lane l unit l % RK_CH_UNITS of slot tail + l / RK_CH_UNITS, so a poll of
- * the first RK_LEAN_SPREAD slots is one load instruction per lane (whole
- * lines, 4 registers) where a poll that gives each lane its whole slot
- * (streams) is RK_CH_UNITS of them (32 registers); the lanes running the
- * handlers then take their slot's payload words by shuffles. Being small,
- * several spread polls can be in flight at once, issued a fraction of a
- * poll apart (RK_LEAN_POLL_CYCLES / polls), so a message that lands waits
- * for the next of them, not for a whole poll's round trip and checks. */
-#define RK_LEAN_SPREAD (32 / RK_CH_UNITS)
-#define RK_LEAN_POLL_CYCLES 480 /* about one poll: an L2 round trip and its checks (session 12's trace) */
-
 /* The whole warp of the only worker (wi), when rk_worker has nothing from
  * the host and is active and not terminating: polls the one input channel
  * and handles its messages until a control word changes (or a pass the
@@ -196,311 +132,8 @@ __device__ __forceinline__ bool rk_lean_ready() {
  * spell ended), else rk_worker's generic passes run next (to cut a pass
  * the plan has no room for). seen_active: the
  * ACTIVE value rk_worker goes by; host_next: the host position it would
- * poll next (a published count above it means a host message waits).
- * POLLS: spread polls in flight while the window is at most RK_LEAN_SPREAD
- * slots (0: every poll gives each lane its whole slot). */
-template <int POLLS>
-__device__ __forceinline__ rk_u32 rk_lean_loop(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp,
-                                               rk_u64 &handled, rk_u64 &errors, rk_u64 seen_active,
-                                               rk_u64 host_next, rk_u64 *saved, rk_u32 &idle, bool &changed) {
-    changed = false;
-#if RK_LEAN_BUILT
-    rk_in_port &c = rk_ch.in[0];
-    rk_warp_pass &wp = rk_ch.w[wi];
-    const rk_u64 cap = a.capacity_mask + 1;
-    const rk_u64 *cr_word = a.dctl + RK_DCTL_CR_RECEIVED;
-    const rk_u64 mask = (1ull << c.log2cap) - 1;
-    const rk_u32 log2cap = c.log2cap;
-    const rk_u64 *ring = c.ring;
-    const rk_u32 wmax = a.chunk < 32 ? a.chunk : 32; /* a kernel with state: one message a pass */
-
-    /* One control word per lane, loaded beside every poll; [lo, hi] is the
-     * range in which nothing changed for this loop. */
-    const rk_u64 *cw = 0;
-    rk_u64 lo = 0, hi = 0;
-    if (lane == 0) {
-        cw = a.dctl + RK_DCTL_ACTIVE;
-        lo = hi = seen_active;
-    } else if (lane == 1) {
-        cw = a.dctl + RK_DCTL_TERMINATE;
-    } else if (lane == 2) {
-        cw = a.dctl + RK_DCTL_PAUSE;
-    } else if (lane == 3) {
-        cw = a.dctl + RK_DCTL_LINK_GEN;
-        hi = rk_ch.gen;
-    } else if (lane == 4) {
-        cw = a.dctl + RK_DCTL_HOST_PUBLISHED;
-        hi = host_next;
-    } else if (lane >= 8 && lane < 16) {
-        const rk_out_port &o = rk_ch.out[lane - 8];
-        if (o.ring && !o.status) cw = o.ctl + RK_CH_CLOSED;
-    }
-
-    /* An open REPORT output: a pass short of room goes to the general begin. */
-    const rk_out_port &my_port = rk_ch.out[lane & 7u];
-    const bool report_out =
-        __any_sync(0xffffffffu, lane < 8 && my_port.ring && !my_port.status && my_port.flow == RK_FLOW_REPORT);
-    if (!rk_ch.plan_ok) {
-        if (lane == 0) rk_solo_plan(wi, cap, cr_word);
-        __syncwarp();
-    }
-    rk_lean_emit_prepare(lane, wi);
-    const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
-    /* What a pass reads before its handlers and replies, kept in registers
-     * (moved only by lane 0 below, each time followed by a __syncwarp and
-     * a reload), so a message's path has no shared load before its
-     * handler: the plan's room and ports, the input's count of messages
-     * taken, the reply queue's place; and words the loop never changes. */
-    rk_u32 plan_room = rk_ch.plan_room, plan_ports = rk_ch.plan_ports;
-    rk_u64 seq_next = c.delivered, cr_next = rk_ch.cr_head;
-    const bool reply_all = c.reply_all != 0;
-    const rk_u64 in_id = (rk_u64)c.id << 40;
-    const rk_u32 su = lane % RK_CH_UNITS, sm = lane / RK_CH_UNITS; /* a spread poll's unit and slot */
-    const rk_u32 unit_bits = RK_CH_UNITS >= 32 ? 0xffffffffu : (1u << RK_CH_UNITS) - 1u;
-    rk_u32 got = 0, empty = 0;
-    rk_u64 tail = rk_vload(&c.tail); /* this warp's own: moved only by this loop's passes below */
-    for (;;) {
-        /* Find: the slots from tail on that hold messages or SKIP words (a
-         * prefix, lane = slot), the SKIP ones, and this lane's message's
-         * payload words. */
-        rk_u32 lanes = 0, skips = 0, window = 0;
-        rk_u32 pw[2 * RK_CH_UNITS];
-        if (POLLS > 0 && (cp.window < wmax ? cp.window : wmax) <= RK_LEAN_SPREAD) {
-            /* Up to four polls, named (an array indexed in a loop would
-             * live in local memory): issued RK_LEAN_POLL_CYCLES / POLLS
-             * apart, then each checked in turn and issued again when empty. */
-            rk_u64 x0 = 0, y0 = 0, v0 = 0, x1 = 0, y1 = 0, v1 = 0, x2 = 0, y2 = 0, v2 = 0, x3 = 0, y3 = 0, v3 = 0;
-            rk_u32 fx = 0, fy = 0; /* the found poll's payload halves */
-#define RK_LEAN_ISSUE(px, py, pv)                                                                                     \
-    do {                                                                                                           \
-        const rk_u32 w_ = cp.window < wmax ? cp.window : wmax;                                                     \
-        const ulonglong2 t_ = rk_lean_load2v(ring + ((tail + sm) & mask) * RK_IN_LL + 2 * su, sm < w_);          \
-        px = t_.x;                                                                                                 \
-        py = t_.y;                                                                                                 \
-        pv = rk_lean_load1(cw, cw != 0);                                                                           \
-    } while (0)
-            RK_LEAN_ISSUE(x0, y0, v0);
-            if (POLLS > 1) {
-                const long long t0 = clock64();
-                const long long gap = RK_LEAN_POLL_CYCLES / (POLLS > 0 ? POLLS : 1);
-                while (clock64() - t0 < gap) {
-                }
-                RK_LEAN_ISSUE(x1, y1, v1);
-                if (POLLS > 2) {
-                    while (clock64() - t0 < 2 * gap) {
-                    }
-                    RK_LEAN_ISSUE(x2, y2, v2);
-                    while (clock64() - t0 < 3 * gap) {
-                    }
-                    RK_LEAN_ISSUE(x3, y3, v3);
-                }
-            }
-            /* One poll's check: found (pw, lanes, skips set), or issued again. */
-#define RK_LEAN_CHECK(x, y, v)                                                                                     \
-    do {                                                                                                           \
-        if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);                                              \
-        /* A window narrowed since the poll was issued only ignores units it loaded. */                            \
-        window = cp.window < wmax ? cp.window : wmax;                                                              \
-        const rk_u32 tag_ = (rk_u32)((tail + sm) >> log2cap) + 1u;                                                 \
-        const bool mine_ = sm < window;                                                                            \
-        const bool unit_ok_ = mine_ && (rk_u32)(x >> 32) == tag_ && (rk_u32)(y >> 32) == tag_;                     \
-        const bool unit_skip_ = mine_ && su == 0 && (rk_u32)(x >> 32) == (tag_ | RK_CH_SKIP);                      \
-        const rk_u32 units_ok_ = __ballot_sync(0xffffffffu, unit_ok_);                                             \
-        const rk_u32 units_skip_ = __ballot_sync(0xffffffffu, unit_skip_);                                         \
-        if (__any_sync(0xffffffffu, cw && (v < lo || v > hi))) {                                                   \
-            changed = true; /* rk_worker handles it at the top of its loop */                                      \
-            goto leave;                                                                                            \
-        }                                                                                                          \
-        /* Lane m (< RK_LEAN_SPREAD) for slot m: every unit current, or a SKIP word. */                            \
-        const rk_u32 at_ = lane < RK_LEAN_SPREAD ? lane * RK_CH_UNITS : 0u;                                        \
-        const bool slot_skip_ = lane < RK_LEAN_SPREAD && ((units_skip_ >> at_) & 1u);                              \
-        const bool slot_ok_ = lane < RK_LEAN_SPREAD && (((units_ok_ >> at_) & unit_bits) == unit_bits);            \
-        const rk_u32 ok_ = __ballot_sync(0xffffffffu, slot_ok_ || slot_skip_);                                     \
-        lanes = ok_ == 0xffffffffu ? ok_ : ((1u << (__ffs(~ok_) - 1)) - 1u);                                       \
-        if (lanes) {                                                                                               \
-            skips = __ballot_sync(0xffffffffu, slot_skip_) & lanes;                                                \
-            fx = (rk_u32)x; /* values, not the poll's registers: one gather after found */                        \
-            fy = (rk_u32)y;                                                                                        \
-            goto gather;                                                                                           \
-        }                                                                                                          \
-        if (++cp.empty >= 16) cp.window = RK_CH_MIN_WINDOW;                                                        \
-        if (++empty >= RK_LEAN_MAX_POLLS * (POLLS > 0 ? POLLS : 1)) {                                              \
-            changed = true; /* to the top of rk_worker's loop, not through its generic polls */                    \
-            goto leave;                                                                                            \
-        }                                                                                                          \
-        RK_LEAN_ISSUE(x, y, v);                                                                                    \
-    } while (0)
-            for (;;) {
-                RK_LEAN_CHECK(x0, y0, v0);
-                if (POLLS > 1) RK_LEAN_CHECK(x1, y1, v1);
-                if (POLLS > 2) {
-                    RK_LEAN_CHECK(x2, y2, v2);
-                    RK_LEAN_CHECK(x3, y3, v3);
-                }
-            }
-#undef RK_LEAN_CHECK
-#undef RK_LEAN_ISSUE
-        gather:
-            /* Lane m takes slot m's payload words from the lanes that loaded them. */
-            const rk_u32 at = lane < RK_LEAN_SPREAD ? lane * RK_CH_UNITS : 0u;
-#pragma unroll
-            for (int u = 0; u < RK_CH_UNITS; u++) {
-                pw[2 * u] = __shfl_sync(0xffffffffu, fx, (int)(at + u));
-                pw[2 * u + 1] = __shfl_sync(0xffffffffu, fy, (int)(at + u));
-            }
-        } else {
-            /* Each lane its whole slot: one poll in flight. */
-            if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
-            window = cp.window < wmax ? cp.window : wmax;
-            const rk_u64 pos = tail + lane;
-            const bool mine = lane < window;
-            rk_u64 x[RK_CH_UNITS], y[RK_CH_UNITS];
-            const rk_u64 *slot = ring + (pos & mask) * RK_IN_LL;
-#pragma unroll
-            for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x[u], y[u]);
-            const rk_u64 cv = rk_lean_load1(cw, cw != 0);
-            const rk_u32 tag = (rk_u32)(pos >> log2cap) + 1u;
-            rk_u32 stale = 0; /* no branches: a lone warp pays for every one in series */
-#pragma unroll
-            for (int u = 0; u < RK_CH_UNITS; u++)
-                stale |= ((rk_u32)(x[u] >> 32) ^ tag) | ((rk_u32)(y[u] >> 32) ^ tag);
-            const bool full = mine && !stale;
-            const bool skip = mine && (rk_u32)(x[0] >> 32) == (tag | RK_CH_SKIP);
-            const rk_u32 ok = __ballot_sync(0xffffffffu, full || skip);
-            if (__any_sync(0xffffffffu, cw && (cv < lo || cv > hi))) {
-                changed = true; /* rk_worker handles it at the top of its loop */
-                goto leave;
-            }
-            lanes = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
-            if (!lanes) {
-                if (++cp.empty >= 16) cp.window = RK_CH_MIN_WINDOW;
-                if (++empty >= RK_LEAN_MAX_POLLS) {
-                    changed = true; /* to the top of rk_worker's loop, not through its generic polls */
-                    goto leave;
-                }
-                continue;
-            }
-            skips = __ballot_sync(0xffffffffu, skip) & lanes;
-#pragma unroll
-            for (int u = 0; u < RK_CH_UNITS; u++) {
-                pw[2 * u] = (rk_u32)x[u];
-                pw[2 * u + 1] = (rk_u32)y[u];
-            }
-        }
-
-        rk_u32 lanes_kept = lanes;
-        rk_u32 run = lanes & ~skips; /* SKIP slots: taken, no handler */
-        rk_u32 want = __popc(run);
-        if (want > plan_room) {
-            /* Short of room by the plan: plan again (TAKEN and the host's
-             * place reloaded). Still short: with a REPORT output the
-             * general begin decides (it refuses emits, never waits);
-             * else the pass is cut before its first message without room
-             * (as the general begin cuts), or waits for room. */
-            if (lane == 0) rk_solo_plan(wi, cap, cr_word);
-            __syncwarp();
-            rk_lean_emit_prepare(lane, wi);
-            const rk_u32 room = plan_room = rk_ch.plan_room;
-            plan_ports = rk_ch.plan_ports;
-            if (want > room) {
-                if (report_out) goto leave;
-                if (!room) continue;
-                const rk_u32 kept_real = rk_first_bits(run, room);
-                lanes_kept = lanes & ((1u << (__ffs(run & ~kept_real) - 1)) - 1u);
-                skips &= lanes_kept;
-                run = kept_real;
-                want = room;
-            }
-        }
-        const rk_u32 n = __popc(lanes_kept);
-        if (n == window) {
-            cp.window = min(32u, 2 * cp.window);
-            cp.empty = 0;
-        }
-        empty = 0;
-        idle = 0;
-        /* The begin, from the plan: each planned port gives the pass's
-         * messages its next positions (lane order), as rk_channel_pass's
-         * solo branch does; read by rk__emit after the __syncwarp. */
-        const rk_u32 ports = want ? plan_ports : 0u;
-        if (lane < 8 && ((ports >> lane) & 1u)) wp.allow[lane] = run;
-        if (lane == 0) {
-            wp.ports = ports;
-            if (lean_emit && want && !skips) rk_le.on = 1; /* lane = position: the slots found after the plan */
-        }
-        const rk_u64 seq0 = seq_next, cr0 = cr_next;
-        __syncwarp();
-
-        /* The handler, from the payload words this lane holds. */
-        int status = 0;
-        uint4 r[RK_OUT_STAGE / 16];
-        if ((run >> lane) & 1u) {
-            uint4 qb[RK_IN_STAGE / 16];
-            rk_u32 *qw = (rk_u32 *)qb;
-#pragma unroll
-            for (int i = 0; i < RK_IN_STAGE / 4; i++) qw[i] = i < 2 * RK_CH_UNITS ? pw[i < 2 * RK_CH_UNITS ? i : 0] : 0u;
-#pragma unroll
-            for (int i = 0; i < RK_OUT_STAGE / 16; i++) r[i] = make_uint4(0, 0, 0, 0);
-            status = rk_call_handler((const unsigned char *)qb, (unsigned char *)r, a.state);
-            ((int *)r)[(RK_REPLY_BYTES + 3) / 4] = status;
-        }
-        /* Replies to the host (a failed handler, or every message of a
-         * REPLY_ALL channel) first: the sink's reply is its hop. The plan
-         * promised the reply queue room for every message. */
-        const rk_u32 reply = reply_all ? run : __ballot_sync(0xffffffffu, status != 0) & run;
-        const rk_u32 below = (1u << lane) - 1u;
-        if ((reply >> lane) & 1u) {
-            const rk_u64 rpos = cr0 + __popc(reply & below);
-            const rk_u64 rtag = (rk_u64)rk_tag(rpos, a.log2_capacity) << 32;
-            rk_u64 *rslot = a.crq + (rpos & a.capacity_mask) * RK_CRQ_LL;
-            const rk_u32 *src = (const rk_u32 *)r;
-#pragma unroll
-            for (int w = 0; w < RK_OUT_LL; w += 2) rk_store2(rslot + w, rtag | src[w], rtag | src[w + 1]);
-            const rk_u64 seq = (seq0 + __popc(run & below)) & ((1ull << 40) - 1);
-            const rk_u64 id = (1ull << 63) | in_id | seq;
-            rk_store2(rslot + RK_OUT_LL, rtag | (rk_u32)id, rtag | (rk_u32)(id >> 32));
-        }
-        rk_emit_finish(lane, wi); /* SKIP words for slots given and not emitted into, HEAD */
-        handled += want;
-        errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
-        got += n;
-        if (lane == 0) {
-            rk_le.on = 0;
-            /* What the general begin and publish do, in one place: heads,
-             * the reply queue's place, TAKEN, DELIVERED and both turns. */
-            RK_FOR_BITS(p, ports) rk_ch.out[p].head += want;
-            const rk_u32 nrep = __popc(reply);
-            rk_ch.cr_head += nrep;
-            rk_ch.cr_promised += nrep;
-            rk_channel_taken(0, tail, n, want); /* c.tail = tail + n */
-            c.pub = tail + n;
-            rk_ch.plan_ok = 0;
-            rk_solo_plan(wi, cap, cr_word); /* the next pass's begin, off its path */
-            rk_store(saved + 1, errors);
-            rk_store(saved + 5, handled);
-        }
-        __syncwarp();
-        rk_lean_emit_prepare(lane, wi);
-        plan_room = rk_ch.plan_room;
-        plan_ports = rk_ch.plan_ports;
-        seq_next = c.delivered;
-        cr_next = rk_ch.cr_head;
-        tail += n;
-    }
-leave:
-    __syncwarp();
-    return got;
-#else
-    (void)a, (void)lane, (void)wi, (void)cp, (void)handled, (void)errors, (void)seen_active, (void)host_next;
-    (void)saved, (void)idle;
-    changed = false;
-    return 0;
-#endif
-}
-
-#if RK_LEAN_LOOP == 0
-/* main's lean loop (measurement switch) */
-__device__ __forceinline__ rk_u32 rk_lean_run_main(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
+ * poll next (a published count above it means a host message waits). */
+__device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
                               rk_u64 &errors, rk_u64 seen_active, rk_u64 host_next, rk_u64 *saved, rk_u32 &idle,
                               bool &changed) {
     changed = false;
@@ -688,19 +321,6 @@ __device__ __forceinline__ rk_u32 rk_lean_run_main(const rk_ring_args &a, rk_u32
     return 0;
 #endif
 }
-#endif
-
-/* rk_worker's entry to the lean loop (declared in ring.cu). */
-__device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
-                              rk_u64 &errors, rk_u64 seen_active, rk_u64 host_next, rk_u64 *saved, rk_u32 &idle,
-                              bool &changed) {
-#if RK_LEAN_LOOP == 0
-    return rk_lean_run_main(a, lane, wi, cp, handled, errors, seen_active, host_next, saved, idle, changed);
-#else
-    return rk_lean_loop<RK_LEAN_POLLS>(a, lane, wi, cp, handled, errors, seen_active, host_next, saved, idle,
-                                       changed);
-#endif
-}
 
 /* Host messages of a kernel with one worker warp and output ports (a
  * pipeline's source): the same plan serves their begin, so a pass that
@@ -710,50 +330,6 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
  * need no room in the reply queue (their replies go to the host queue):
  * the plan's room counts it anyway, which only sends a pass to the
  * general begin sooner. */
-#if RK_LEAN_TRIMS
-__device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane) {
-    if (!RK_LEAN_BUILT) return false;
-    /* Every word loaded at once, then one test (short-circuit tests would
-     * pay each load in series); port 0's words too, the first planned
-     * port of a source with one output. */
-    const rk_u32 solo = rk_ch.solo, enabled = rk_ch.enabled, plan_ok = rk_ch.plan_ok, room = rk_ch.plan_room;
-    const rk_u32 ports = rk_ch.plan_ports;
-    const rk_u64 htail = rk_vload(&rk_ch.host_tail);
-    rk_u64 base = rk_ch.w[wi].base[0];
-    const rk_out_port *o = &rk_ch.out[0];
-    rk_u64 *oring = o->ring;
-    rk_u32 log2cap = o->log2cap, words = o->words, bytes = o->msg_bytes;
-    if (!ready | !(solo & RK_SOLO_LEAN) | !enabled | !plan_ok | ((rk_u32)__popc(ready) > room) | (htail != hfirst))
-        return false;
-    if (lane < 8 && ((ports >> lane) & 1u)) rk_ch.w[wi].allow[lane] = ready;
-    if (lane == 0) rk_ch.w[wi].ports = ports;
-    if ((solo & RK_SOLO_LEAN_EMIT) && ports) {
-        /* rk_lean_emit's slots for this pass: `ready` is one run of
-         * positions from its first lane, so a lane's place is lane - first. */
-        const rk_u32 p = __ffs(ports) - 1, first = __ffs(ready) - 1;
-        if (p) {
-            base = rk_ch.w[wi].base[p];
-            o = &rk_ch.out[p];
-            oring = o->ring;
-            log2cap = o->log2cap;
-            words = o->words;
-            bytes = o->msg_bytes;
-        }
-        if ((ready >> lane) & 1u) {
-            const rk_u64 pos = base + (lane - first);
-            rk_le.slot[lane] = oring + (pos & ((1ull << log2cap) - 1)) * words;
-            rk_le.hi[lane] = (rk_u64)((rk_u32)(pos >> log2cap) + 1u) << 32; /* rk_port_slot's tag */
-        }
-        if (lane == 0) {
-            rk_le.port = p;
-            rk_le.bytes = bytes;
-            rk_le.on = 1;
-        }
-    }
-    __syncwarp();
-    return true;
-}
-#else /* main's */
 __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane) {
     if (!ready || !RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || !rk_ch.plan_ok) return false;
     if ((rk_u32)__popc(ready) > rk_ch.plan_room || rk_vload(&rk_ch.host_tail) != hfirst) return false;
@@ -779,7 +355,6 @@ __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, r
     __syncwarp();
     return true;
 }
-#endif
 
 /* After a planned host pass's handlers and replies: what the begin would
  * have moved (the ports' heads, the host queue's turn), then the next plan. */

@@ -342,11 +342,6 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
     return __popc(kept);
 }
 
-/* Measurement switch (NVRTC define, RK_CUDA_DEFINES): a one-warp kernel's
- * planned host pass and lean passes trimmed (channel_solo.cu). */
-#ifndef RK_LEAN_TRIMS
-#define RK_LEAN_TRIMS 1
-#endif
 /* K2K, one worker warp: the lean loop (channel_solo.cu, assembled after this file). */
 __device__ __forceinline__ bool rk_lean_ready();
 __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
@@ -508,16 +503,14 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             const rk_u32 run = ~(ready >> first);
             ready &= run ? ((1u << (__ffs(run) - 1)) - 1u) << first : ready;
             host_planned = rk_lean_host_plan(ready, hfirst, local_warp, lane); /* K2K, one warp: channel_solo.cu */
-            if (!RK_LEAN_TRIMS || !host_planned) { /* (planned: every lane knows the pass is taken whole) */
-                rk_u32 kept = host_planned ? ready : 0;
-                if (!host_planned && lane == 0 && rk_turn_wait(&rk_ch.host_tail, hfirst, true)) {
-                    kept = rk_ch.enabled ? rk_emit_begin(ready, 0, local_warp, 0, 0) : ready;
-                    if (kept) rk_vstore(&rk_ch.host_tail, hfirst + __popc(kept));
-                }
-                waiting = !__shfl_sync(0xffffffffu, kept, 0);
-                ready = __shfl_sync(0xffffffffu, kept, 0);
-                __syncwarp();
+            rk_u32 kept = host_planned ? ready : 0;
+            if (!host_planned && lane == 0 && rk_turn_wait(&rk_ch.host_tail, hfirst, true)) {
+                kept = rk_ch.enabled ? rk_emit_begin(ready, 0, local_warp, 0, 0) : ready;
+                if (kept) rk_vstore(&rk_ch.host_tail, hfirst + __popc(kept));
             }
+            waiting = !__shfl_sync(0xffffffffu, kept, 0);
+            ready = __shfl_sync(0xffffffffu, kept, 0);
+            __syncwarp();
         }
         /* The window: one slot while messages come one at a time (a wider
          * poll only takes longer), doubling while every polled slot keeps
