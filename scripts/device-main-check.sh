@@ -20,8 +20,9 @@ bdir=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$build/CMakeCache.txt")
 if [ -n "$bdir" ] && [ "$bdir" != "$build" ] && [ ! -e "$bdir" ]; then ln -s "$build" "$bdir"; fi
 {
     date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-    echo "=== ctest -L cuda -E mpi"
-    (cd "$build" && timeout 260 ctest -L cuda -E mpi --timeout 120 2>&1 | grep -E "Test +#|tests passed|FAILED|Failed|Skipped" )
+    # NVRTC-only tests (no GPU needed) run in CI; RK_MAIN_CHECK_EXCLUDE adds more.
+    echo "=== ctest -L cuda -E mpi|nvrtc${RK_MAIN_CHECK_EXCLUDE:+|$RK_MAIN_CHECK_EXCLUDE}"
+    (cd "$build" && timeout 260 ctest -L cuda -E "mpi|nvrtc${RK_MAIN_CHECK_EXCLUDE:+|$RK_MAIN_CHECK_EXCLUDE}" --timeout 120 2>&1 | grep -E "Test +#|tests passed|FAILED|Failed|Skipped" )
     echo "=== rk conformance --check channel (cuda)"
     timeout 60 "$build/tools/rk/rk" conformance --backend cuda --check channel --timeout 20 2>&1 | tail -3
     for w in 1 8; do
