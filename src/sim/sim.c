@@ -214,6 +214,7 @@ rk_status rk_sim_create(const rk_sim_desc *desc, rk_sim **out) {
     sim->pattern = sim->requested = desc->pattern;
     sim->rows = desc->rows;
     sim->halo = desc->halo_rows;
+    sim->words = rk__sim_wire_words(desc);
     sim->hang_ns = (uint64_t)(desc->hang_timeout_ms ? desc->hang_timeout_ms : 60000u) * 1000000u;
     for (size_t i = 0; i < desc->command_count; i++)
         sim->commands[i] = (rk_sim_command_rt){desc->commands[i].id, desc->commands[i].payload_size, desc->commands[i].scope};
@@ -352,12 +353,9 @@ rk_status rk_sim_wait(rk_sim *sim, rk_sim_ticket ticket, uint64_t *answer) {
         return rk__fail(RK_OUT_OF_RANGE, "rk_sim_wait: the answer to command %llu is gone (%llu commands since; kept "
                                          "for %u)",
                         (unsigned long long)ticket, (unsigned long long)(sim->sent - ticket), RK_SIM_SLOTS);
-    rk_status s = rk__sim_wait(sim, ticket);
-    if (s != RK_OK) {
-        if (s == sim->failed && ticket > sim->failure_told) sim->failure_told = ticket;
-        return s;
-    }
-    return answer ? rk__sim_read_answer(sim, ticket, answer) : RK_OK;
+    rk_status s = answer ? rk__sim_wait_answer(sim, ticket, answer) : rk__sim_wait(sim, ticket);
+    if (s != RK_OK && s == sim->failed && ticket > sim->failure_told) sim->failure_told = ticket;
+    return s;
 }
 
 rk_status rk_sim_finish(rk_sim *sim) {
