@@ -390,7 +390,10 @@ static rk_status find_field(rk_sim *sim, const char *fn, const char *name, size_
 
 /* Every command sent so far applied, and its writes visible to copies. */
 static rk_status settle(rk_sim *sim) {
-    if (sim->pattern != RK_SIM_PERSISTENT || !sim->running) return rk_sim_finish(sim);
+    if (sim->pattern != RK_SIM_PERSISTENT || !sim->running) {
+        TRY(rk_sim_finish(sim));
+        return rk__sim_drain(sim);
+    }
     rk_sim_ticket t = 0;
     TRY(rk__sim_submit(sim, RK_SIM_OP_FENCE, 1, 0, 0, NULL, 0, &t));
     TRY(rk_sim_finish(sim));
@@ -417,7 +420,7 @@ rk_status rk_sim_write_field(rk_sim *sim, const char *field, size_t first, size_
     /* A running kernel may hold the old values in its caches: it stops
      * around the copy, and starts again where it left off. */
     bool restart = sim->running;
-    TRY(restart ? rk__sim_stop(sim) : rk_sim_finish(sim));
+    TRY(restart ? rk__sim_stop(sim) : settle(sim));
     size_t es = elem_size(f->type);
     rk_status s = rk_copy_to_device(sim->ctx, f->buffer, first * es, src, count * es, sim->copy_stream);
     if (s == RK_OK) s = rk_stream_synchronize(sim->copy_stream);

@@ -264,6 +264,21 @@ rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end,
     return RK_OK;
 }
 
+/* A command's done word can come before the rest of its block has written
+ * its rows (rk_sim_region_command_ answers before the block's barrier, for
+ * latency): only the end of its launch says every row is written, and a
+ * copy on the copy stream must not start before it. */
+rk_status rk__sim_drain(rk_sim *sim) {
+    if (sim->wg || sim->pattern == RK_SIM_PERSISTENT) return RK_OK;
+    const bool watched = sim->watching; /* the watcher synchronizes the stream: join it instead */
+    rk_status s = watched ? join_watcher(sim) : rk_stream_synchronize(sim->stream);
+    if (s == RK_OK) return RK_OK;
+    char why[256];
+    snprintf(why, sizeof why, "%s", watched ? sim->watch_error : rk_last_error());
+    sim->failed = RK_DEVICE_FAULT;
+    return rk__fail(RK_DEVICE_FAULT, "rk_sim: the kernels' stream failed (%s: %s)", rk_status_name(s), why);
+}
+
 rk_status rk__sim_stop(rk_sim *sim) {
     if (!sim->running) return RK_OK;
     rk_sim_ticket t = 0;
