@@ -267,16 +267,28 @@ rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end,
 /* A command's done word can come before the rest of its block has written
  * its rows (rk_sim_region_command_ answers before the block's barrier, for
  * latency): only the end of its launch says every row is written, and a
- * copy on the copy stream must not start before it. */
+ * copy on the copy stream must not start before it. The watcher waits for
+ * that end, so that a launch that never ends is RK_HUNG, not a hung host. */
 rk_status rk__sim_drain(rk_sim *sim) {
     if (sim->wg || sim->pattern == RK_SIM_PERSISTENT) return RK_OK;
-    const bool watched = sim->watching; /* the watcher synchronizes the stream: join it instead */
-    rk_status s = watched ? join_watcher(sim) : rk_stream_synchronize(sim->stream);
+    if (!sim->watching) {
+        rk_status s = start_watcher(sim);
+        if (s != RK_OK) return s;
+    }
+    const uint64_t since = rk__now_ns();
+    for (unsigned i = 0; !__atomic_load_n(&sim->watch_state, __ATOMIC_ACQUIRE); i++) {
+        if (i < SPIN_BEFORE_YIELD) continue;
+        sched_yield();
+        if (rk__now_ns() - since > sim->hang_ns)
+            return rk__fail(RK_HUNG, "rk_sim: every command sent has answered, but their launches did not end within "
+                                     "%llu ms (a thread of a command or step still runs)",
+                            (unsigned long long)(sim->hang_ns / 1000000u));
+    }
+    rk_status s = join_watcher(sim);
     if (s == RK_OK) return RK_OK;
-    char why[256];
-    snprintf(why, sizeof why, "%s", watched ? sim->watch_error : rk_last_error());
     sim->failed = RK_DEVICE_FAULT;
-    return rk__fail(RK_DEVICE_FAULT, "rk_sim: the kernels' stream failed (%s: %s)", rk_status_name(s), why);
+    return rk__fail(RK_DEVICE_FAULT, "rk_sim: the kernels' stream failed (%s: %s)", rk_status_name(s),
+                    sim->watch_error);
 }
 
 rk_status rk__sim_stop(rk_sim *sim) {

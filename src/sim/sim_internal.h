@@ -114,9 +114,9 @@ rk_status rk__sim_wait_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer);
 rk_status rk__sim_join_watcher(rk_sim *sim);
 /* Stops the persistent kernel (STOP, then the watcher's return). */
 rk_status rk__sim_stop(rk_sim *sim);
-/* Traditional and graph: every command sent has completed and its launches
- * have ended (rk_sim_finish, then the stream), so a copy may read or write
- * the state. RK_OK at once for the other patterns. */
+/* Traditional and graph, after rk_sim_finish: the launches have ended too,
+ * so a copy may read or write the state; RK_HUNG when they do not within
+ * the hang timeout. RK_OK at once for the other patterns. */
 rk_status rk__sim_drain(rk_sim *sim);
 
 /* sim_graph.c: the graph pattern. Whether the backend has launch graphs
