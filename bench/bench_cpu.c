@@ -79,32 +79,30 @@ bool rk_bench_pin_has_workers(const rk_bench_cpu_pair *pin) {
     return pin && pin->workers[0] >= 0 && pin->workers[1] >= 0;
 }
 
-/* Pins the calling thread to cpus a and b (its threads inherit both). */
-static bool pin_self_two(int a, int b) {
-    if (a < 0 || b < 0 || a >= CPU_SETSIZE || b >= CPU_SETSIZE) return false;
+/* Pins the calling thread to the n CPUs of cpus (threads it starts inherit them). */
+static bool pin_self_to(const int *cpus, int n) {
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET(a, &set);
-    CPU_SET(b, &set);
+    for (int i = 0; i < n; i++) {
+        if (cpus[i] < 0 || cpus[i] >= CPU_SETSIZE) return false;
+        CPU_SET(cpus[i], &set);
+    }
     return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
-bool rk_bench_pin_self(int cpu) {
-    if (cpu < 0 || cpu >= CPU_SETSIZE) return false;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-}
+bool rk_bench_pin_self(int cpu) { return pin_self_to(&cpu, 1); }
 
 _Static_assert(sizeof(cpu_set_t) <= sizeof(((rk_bench_affinity *)0)->mask), "cpu_set_t fits rk_bench_affinity");
 
-bool rk_bench_pin_self_saving(int cpu, rk_bench_affinity *saved) {
+/* Keeps the calling thread's CPU mask in *saved, then pins it to cpus. */
+static bool pin_self_saving_to(const int *cpus, int n, rk_bench_affinity *saved) {
     cpu_set_t mask;
     saved->saved = pthread_getaffinity_np(pthread_self(), sizeof mask, &mask) == 0;
     if (saved->saved) memcpy(saved->mask, &mask, sizeof mask);
-    return rk_bench_pin_self(cpu);
+    return pin_self_to(cpus, n);
 }
+
+bool rk_bench_pin_self_saving(int cpu, rk_bench_affinity *saved) { return pin_self_saving_to(&cpu, 1, saved); }
 
 void rk_bench_restore_self(const rk_bench_affinity *saved) {
     if (!saved->saved) return;
@@ -319,17 +317,17 @@ static rk_status launch_bench_kernel_here(rk_runtime *rt, const rk_bench_kernel_
  * pin->second, so they inherit that CPU; this thread then moves to
  * pin->first until the caller restores *saved. The pipelined shape (two
  * host threads, two workers): the workers start on pin->workers[] alike. */
+static bool pins_pipelined(const rk_bench_kernel_opts *o) {
+    return o->host_threads == 2 && o->workers == 2 && rk_bench_pin_has_workers(o->pin);
+}
+
 static rk_status launch_bench_kernel(rk_runtime *rt, const rk_bench_kernel_opts *o, rk_kernel **k,
                                      rk_bench_affinity *saved) {
     saved->saved = false;
     bool one = o->pin && o->workers <= 1 && o->host_threads <= 1;
-    bool pipelined = o->host_threads == 2 && o->workers == 2 && rk_bench_pin_has_workers(o->pin);
-    bool pinned = one || pipelined;
+    bool pinned = one || pins_pipelined(o);
     if (one) rk_bench_pin_self_saving(o->pin->second, saved);
-    if (pipelined) {
-        rk_bench_pin_self_saving(o->pin->first, saved); /* for the mask kept */
-        pin_self_two(o->pin->workers[0], o->pin->workers[1]);
-    }
+    if (pinned && !one) pin_self_saving_to(o->pin->workers, 2, saved);
     rk_status s = launch_bench_kernel_here(rt, o, k);
     if (pinned) rk_bench_pin_self(o->pin->first);
     if (s != RK_OK) rk_bench_restore_self(saved);
@@ -474,7 +472,7 @@ rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts 
     double t0 = now_seconds();
     if (o.host_threads == 2) {
         sender_run sender = {.k = k, .messages = o.messages, .message_size = o.message_size, .batch = batch,
-                             .cpu = saved.saved && o.pin ? o.pin->second : -1};
+                             .cpu = pins_pipelined(&o) ? o.pin->second : -1};
         atomic_init(&sender.status, RK_OK);
         pthread_t thread;
         if (pthread_create(&thread, NULL, sender_main, &sender) != 0) {

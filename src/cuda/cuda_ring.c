@@ -72,8 +72,13 @@ rk_status rk__cuda_ring_build(rk_kernel *k, rk__cuda_ring_layout *layout, CUmodu
     size_t n = 0;
     if (count && !options) s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
     char *save = NULL;
-    for (char *tok = env && s == RK_OK ? strtok_r(env, " ", &save) : NULL; tok; tok = strtok_r(NULL, " ", &save))
-        if (asprintf(&options[n++], "-D%s", tok) < 0) s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
+    for (char *tok = env && s == RK_OK ? strtok_r(env, " ", &save) : NULL; tok; tok = strtok_r(NULL, " ", &save)) {
+        if (asprintf(&options[n], "-D%s", tok) < 0) {
+            s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
+            break;
+        }
+        n++;
+    }
     free(env);
     for (size_t i = 0; o && s == RK_OK && i < o->include_dir_count; i++)
         if (!o->include_dirs[i] || asprintf(&options[n++], "-I%s", o->include_dirs[i]) < 0)

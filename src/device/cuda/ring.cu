@@ -151,9 +151,6 @@ extern __shared__ __align__(16) unsigned char rk_ring_smem[];
 #ifndef RK_SPARSE_NS
 #define RK_SPARSE_NS 2000             /* a message this long after the previous one is "lone" */
 #endif
-#ifndef RK_CONTROL_NAP_NS
-#define RK_CONTROL_NAP_NS 0           /* the control thread's nap between its looks at the host's words */
-#endif
 #define RK_CHANNEL_POLLS 3            /* K2K input polls per pass over the host queue */
 #define RK_CHANNEL_SPIN_POLLS 32      /* K2K input polls between two looks at the control words */
 
@@ -668,7 +665,6 @@ __device__ void rk_control(const rk_ring_args &a) {
         }
         if ((++beat & 63) == 0) rk_store(a.hctl + RK_HCTL_HEARTBEAT, beat);
         if (a.idle_nap_ns) __nanosleep(a.idle_nap_ns);
-        if (RK_CONTROL_NAP_NS) __nanosleep(RK_CONTROL_NAP_NS);
     }
 }
 
