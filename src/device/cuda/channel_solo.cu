@@ -34,6 +34,19 @@
 #define RK_LEAN_BUILT 0
 #endif
 #define RK_LEAN_MAX_POLLS 4096 /* empty polls before rk_worker's loop runs once (~1 ms) */
+/* The control words are loaded on one poll in RK_LEAN_CTL_EVERY and looked
+ * at on the polls after it (1: loaded and looked at on every poll), so a
+ * poll waits only for its slots' lines, never for the control lines beside
+ * them (another L2 slice, often the far partition), and a found message's
+ * handler never waits for them either. */
+#ifndef RK_LEAN_CTL_EVERY
+#define RK_LEAN_CTL_EVERY 1
+#endif
+/* Slots a poll reads once messages come one at a time (the window doubles
+ * while every polled slot is full): each is a line the poll waits for. */
+#ifndef RK_LEAN_MIN_WINDOW
+#define RK_LEAN_MIN_WINDOW RK_CH_MIN_WINDOW
+#endif
 
 /* The lean loop's emit (RK_SOLO_LEAN_EMIT): after each plan the warp finds
  * where each lane's message would go on the plan's first port (position
@@ -108,13 +121,12 @@ __device__ __forceinline__ void rk_lean_load2(const rk_u64 *p, bool on, rk_u64 &
                  : "l"(p), "r"((rk_u32)on));
 }
 
-__device__ __forceinline__ rk_u64 rk_lean_load1(const rk_u64 *p, bool on) {
-    rk_u64 v = 0;
+/* *p into v when `on`, else v unchanged; a predicated load. */
+__device__ __forceinline__ void rk_lean_load1(const rk_u64 *p, bool on, rk_u64 &v) {
     asm volatile("{\n\t.reg .pred on;\n\tsetp.ne.u32 on, %2, 0;\n\t"
                  "@on ld.relaxed.gpu.global.u64 %0, [%1];\n\t}"
                  : "+l"(v)
                  : "l"(p), "r"((rk_u32)on));
-    return v;
 }
 
 /* Whether the lean loop can serve this kernel now (every lane alike: the
@@ -181,6 +193,8 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
     rk_u32 got = 0, empty = 0;
     rk_u64 tail = rk_vload(&c.tail); /* this warp's own: moved only by this loop's passes below */
+    rk_u64 cv = lo;                  /* this lane's control word as last loaded (lo: in range) */
+    rk_u32 ctl_turn = 0;             /* polls since the control words were loaded */
     for (;;) {
         if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
         const rk_u32 window = cp.window < wmax ? cp.window : wmax;
@@ -190,7 +204,11 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         const rk_u64 *slot = ring + (pos & mask) * RK_IN_LL;
 #pragma unroll
         for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x[u], y[u]);
-        const rk_u64 cv = rk_lean_load1(cw, cw != 0);
+        /* Loaded on this poll: looked at from the next one (when EVERY > 1). */
+        const bool ctl_load = ctl_turn == 0;
+        ctl_turn = ctl_turn + 1 == RK_LEAN_CTL_EVERY ? 0 : ctl_turn + 1;
+        rk_lean_load1(cw, cw != 0 && ctl_load, cv);
+        const bool ctl_look = RK_LEAN_CTL_EVERY == 1 || !ctl_load;
         const rk_u32 tag = (rk_u32)(pos >> log2cap) + 1u;
         rk_u32 stale = 0; /* no branches: a lone warp pays for every one in series */
 #pragma unroll
@@ -198,13 +216,13 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         const bool full = mine && !stale;
         const bool skip = mine && (rk_u32)(x[0] >> 32) == (tag | RK_CH_SKIP);
         const rk_u32 ok = __ballot_sync(0xffffffffu, full || skip);
-        if (__any_sync(0xffffffffu, cw && (cv < lo || cv > hi))) {
+        if (ctl_look && __any_sync(0xffffffffu, cw && (cv < lo || cv > hi))) {
             changed = true; /* rk_worker handles it at the top of its loop */
             break;
         }
         const rk_u32 lanes = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
         if (!lanes) {
-            if (++cp.empty >= 16) cp.window = RK_CH_MIN_WINDOW;
+            if (++cp.empty >= 16) cp.window = RK_LEAN_MIN_WINDOW;
             if (++empty >= RK_LEAN_MAX_POLLS) {
                 changed = true; /* to the top of rk_worker's loop, not through its generic polls */
                 break;
