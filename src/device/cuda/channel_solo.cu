@@ -61,6 +61,11 @@
 #ifndef RK_LEAN_STAGGER_CYCLES
 #define RK_LEAN_STAGGER_CYCLES 200
 #endif
+/* 1: after each plan the next pass's begin is armed (rk_lean_arm), so a
+ * pass that fits it runs its handlers with no store or __syncwarp first. */
+#ifndef RK_LEAN_ARMED
+#define RK_LEAN_ARMED 0
+#endif
 static_assert(RK_LEAN_CTL_EVERY == 1 ? RK_LEAN_POLLS == 1 : RK_LEAN_CTL_EVERY > RK_LEAN_POLLS,
               "with several polls in flight the control words are loaded on one poll in RK_LEAN_CTL_EVERY, "
               "which must exceed RK_LEAN_POLLS (a look waits for no load)");
@@ -124,6 +129,37 @@ __device__ __forceinline__ void rk_lean_emit_prepare(rk_u32 lane, rk_u32 wi) {
     if (lane == 0) {
         rk_le.port = p;
         rk_le.bytes = o.msg_bytes;
+    }
+    __syncwarp();
+}
+
+/* The whole warp, after rk_lean_emit_prepare (RK_LEAN_ARMED): the next
+ * pass's begin set up before it comes. Every planned port allows every
+ * lane (lane = place) and the lean emit is on, so a pass whose lanes are
+ * its positions (no SKIP slot) and that fits the plan's room runs its
+ * handlers at once; its true lanes are set after them, for rk_emit_finish.
+ * Returns that room (0: not armed). Any other pass sets its begin itself;
+ * rk_lean_disarm clears it all before the warp leaves the loop. */
+__device__ __forceinline__ rk_u32 rk_lean_arm(rk_u32 lane, rk_u32 wi) {
+    const rk_u32 ports = rk_ch.plan_ports;
+    if (!(rk_ch.solo & RK_SOLO_LEAN_EMIT) || !ports || !rk_ch.plan_ok || !rk_ch.plan_room) return 0;
+    rk_warp_pass &wp = rk_ch.w[wi];
+    if (lane < 8) wp.allow[lane] = ((ports >> lane) & 1u) ? 0xffffffffu : 0u;
+    if (lane == 0) {
+        wp.ports = ports;
+        rk_le.on = 1;
+    }
+    const rk_u32 room = rk_ch.plan_room;
+    __syncwarp();
+    return room;
+}
+
+__device__ __forceinline__ void rk_lean_disarm(rk_u32 lane, rk_u32 wi) {
+    __syncwarp();
+    if (lane < 8) rk_ch.w[wi].allow[lane] = 0;
+    if (lane == 0) {
+        rk_ch.w[wi].ports = 0;
+        rk_le.on = 0;
     }
     __syncwarp();
 }
@@ -207,6 +243,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         __syncwarp();
     }
     rk_lean_emit_prepare(lane, wi);
+    rk_u32 armed_room = RK_LEAN_ARMED ? rk_lean_arm(lane, wi) : 0u;
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
     rk_u32 got = 0, empty = 0;
     rk_u64 tail = rk_vload(&c.tail); /* this warp's own: moved only by this loop's passes below */
@@ -316,7 +353,9 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         rk_u32 skips = __ballot_sync(0xffffffffu, skip) & lanes;
         rk_u32 run = lanes & ~skips; /* SKIP slots: taken, no handler */
         rk_u32 want = __popc(run);
-        if (want > rk_ch.plan_room) {
+        /* Armed (RK_LEAN_ARMED): lane = place and room for all, no begin to set. */
+        const bool armed = RK_LEAN_ARMED && want && !skips && want <= armed_room;
+        if (!armed && want > rk_ch.plan_room) {
             /* Short of room by the plan: plan again (TAKEN and the host's
              * place reloaded). Still short: with a REPORT output the
              * general begin decides (it refuses emits, never waits);
@@ -325,6 +364,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             if (lane == 0) rk_solo_plan(wi, cap, cr_word);
             __syncwarp();
             rk_lean_emit_prepare(lane, wi);
+            if (RK_LEAN_ARMED) armed_room = rk_lean_arm(lane, wi);
             const rk_u32 room = rk_ch.plan_room;
             if (want > room) {
                 if (report_out) break;
@@ -351,13 +391,19 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
          * messages its next positions (lane order), as rk_channel_pass's
          * solo branch does; read by rk__emit after the __syncwarp. */
         const rk_u32 ports = want ? rk_ch.plan_ports : 0u;
-        if (lane < 8 && ((ports >> lane) & 1u)) wp.allow[lane] = run;
-        if (lane == 0) {
-            wp.ports = ports;
-            if (lean_emit && want && !skips) rk_le.on = 1; /* lane = position: the slots found after the plan */
+        if (!armed) {
+            if (RK_LEAN_ARMED) {
+                /* Every port's lanes and the lean emit set, over what was armed. */
+                if (lane < 8) wp.allow[lane] = ((ports >> lane) & 1u) ? run : 0u;
+                if (lane == 0) rk_le.on = lean_emit && want && !skips ? 1u : 0u;
+            } else {
+                if (lane < 8 && ((ports >> lane) & 1u)) wp.allow[lane] = run;
+                if (lane == 0 && lean_emit && want && !skips) rk_le.on = 1; /* lane = position: the slots found after the plan */
+            }
+            if (lane == 0) wp.ports = ports;
+            __syncwarp();
         }
         const rk_u64 seq0 = c.delivered, cr0 = rk_ch.cr_head;
-        __syncwarp();
 
         /* The handler, from the words this lane loaded (payload halves). */
         int status = 0;
@@ -405,6 +451,8 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             const rk_u64 id = (1ull << 63) | ((rk_u64)c.id << 40) | seq;
             rk_store2(rslot + RK_OUT_LL, rtag | (rk_u32)id, rtag | (rk_u32)(id >> 32));
         }
+        /* Armed: the pass's true lanes (every lane was allowed) before rk_emit_finish's __syncwarp. */
+        if (armed && lane < 8 && ((ports >> lane) & 1u)) wp.allow[lane] = run;
         rk_emit_finish(lane, wi); /* SKIP words for slots given and not emitted into, HEAD */
         handled += want;
         errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
@@ -426,8 +474,10 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         }
         __syncwarp();
         rk_lean_emit_prepare(lane, wi);
+        if (RK_LEAN_ARMED) armed_room = rk_lean_arm(lane, wi);
         tail += n;
     }
+    if (RK_LEAN_ARMED) rk_lean_disarm(lane, wi); /* the generic passes set their own begin */
     __syncwarp();
     return got;
 #else
