@@ -114,15 +114,6 @@ static uint32_t ordered_warps(void) {
     return v > RK_CUDA_WARPS_PER_BLOCK ? RK_CUDA_WARPS_PER_BLOCK : (uint32_t)v;
 }
 
-/* Worker warps one block is built for: a kernel that runs one worker warp
- * (ordered, with state or RK_CUDA_ORDERED_WARPS 1) gets a block of two
- * warps (it and the control warp), so ptxas may give its loop up to 255
- * registers, where nine warps a block cap it at 168 (three warps on one SM
- * sub-partition); every other kernel, blocks of RK_CUDA_WARPS_PER_BLOCK. */
-static uint32_t block_warps_of(const rk_kernel *k) {
-    return k->desc.ordered && (k->desc.state_size || ordered_warps() == 1) ? 1u : RK_CUDA_WARPS_PER_BLOCK;
-}
-
 /* A number from the environment (name), or fallback when unset or not a number. */
 static uint32_t env_u32(const char *name, uint32_t fallback) {
     const char *env = getenv(name);
@@ -130,6 +121,17 @@ static uint32_t env_u32(const char *name, uint32_t fallback) {
     char *end = NULL;
     unsigned long v = strtoul(env, &end, 10);
     return *end || v > UINT32_MAX ? fallback : (uint32_t)v;
+}
+
+/* Worker warps one block is built for: a kernel that runs one worker warp
+ * (ordered, with state or RK_CUDA_ORDERED_WARPS 1) gets a block of two
+ * warps (it and the control warp), so ptxas may give its loop up to 255
+ * registers, where nine warps a block cap it at 168 (three warps on one SM
+ * sub-partition); every other kernel, blocks of RK_CUDA_WARPS_PER_BLOCK. */
+static uint32_t block_warps_of(const rk_kernel *k) {
+    const bool one = k->desc.ordered && (k->desc.state_size || ordered_warps() == 1);
+    /* EXPERIMENT (measurement switch): RK_CUDA_ONE_WARP_BLOCK=0 keeps main's block. */
+    return one && env_u32("RK_CUDA_ONE_WARP_BLOCK", 1) ? 1u : RK_CUDA_WARPS_PER_BLOCK;
 }
 
 /* Messages per warp pass and whether staging fits in shared memory. */

@@ -47,10 +47,11 @@
 #ifndef RK_LEAN_MIN_WINDOW
 #define RK_LEAN_MIN_WINDOW RK_CH_MIN_WINDOW
 #endif
-/* Polls in flight at once (1 or 2), each whole slots in its own registers,
- * issued at least RK_LEAN_STAGGER_CYCLES apart: with two, a message that
- * lands just after a poll left waits for the other, about half a poll
- * later. Two need 32 more registers: only in the one-warp block's build. */
+/* Polls in flight at once (1 or 2), each whole slots and the control words
+ * in its own registers, issued at least RK_LEAN_STAGGER_CYCLES apart: with
+ * two, a message that lands just after a poll left waits for the other,
+ * about half a poll later. Two need 32 more registers: only in the one-warp
+ * block's build; they load the control words with every poll (CTL_EVERY 1). */
 #ifndef RK_LEAN_POLLS
 #define RK_LEAN_POLLS 1
 #endif
@@ -66,9 +67,8 @@
 #ifndef RK_LEAN_ARMED
 #define RK_LEAN_ARMED 0
 #endif
-static_assert(RK_LEAN_CTL_EVERY == 1 ? RK_LEAN_POLLS == 1 : RK_LEAN_CTL_EVERY > RK_LEAN_POLLS,
-              "with several polls in flight the control words are loaded on one poll in RK_LEAN_CTL_EVERY, "
-              "which must exceed RK_LEAN_POLLS (a look waits for no load)");
+static_assert(RK_LEAN_POLLS == 1 || RK_LEAN_CTL_EVERY == 1,
+              "two polls in flight carry their own control words: RK_LEAN_CTL_EVERY 1");
 
 /* The lean loop's emit (RK_SOLO_LEAN_EMIT): after each plan the warp finds
  * where each lane's message would go on the plan's first port (position
@@ -247,9 +247,11 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
     rk_u32 got = 0, empty = 0;
     rk_u64 tail = rk_vload(&c.tail); /* this warp's own: moved only by this loop's passes below */
-    rk_u64 cv = lo;                  /* this lane's control word as last loaded (lo: in range) */
-    rk_u32 ctl_turn = 0;             /* polls since the control words were loaded */
     rk_u64 x[RK_CH_UNITS], y[RK_CH_UNITS];
+#if RK_LEAN_POLLS == 1
+    rk_u64 cv = lo;      /* this lane's control word as last loaded (lo: in range) */
+    rk_u32 ctl_turn = 0; /* polls since the control words were loaded */
+#endif
 #if RK_LEAN_POLLS == 2
     /* Two sets of slot registers, polled in turn: each iteration issues one
      * and checks the other, which was issued for tail_a / tail_b (a tail
@@ -260,6 +262,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
 #pragma unroll
     for (int u = 0; u < RK_CH_UNITS; u++) x[u] = y[u] = x2[u] = y2[u] = 0;
     rk_u64 tail_a = ~0ull, tail_b = ~0ull;
+    rk_u64 cv_a = lo, cv_b = lo; /* each set's control word */
     rk_u32 win_a = 0, win_b = 0;
     bool issue_b = false;
     long long issued_at = clock64() - RK_LEAN_STAGGER_CYCLES;
@@ -279,6 +282,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         if (issue_b) {
 #pragma unroll
             for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x2[u], y2[u]);
+            rk_lean_load1(cw, cw != 0, cv_b);
             tail_b = tail;
             win_b = window;
             ctail = tail_a;
@@ -286,6 +290,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         } else {
 #pragma unroll
             for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x[u], y[u]);
+            rk_lean_load1(cw, cw != 0, cv_a);
             tail_a = tail;
             win_a = window;
             ctail = tail_b;
@@ -296,26 +301,28 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
 #else
 #pragma unroll
         for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x[u], y[u]);
-#endif
-        /* Loaded on this poll: looked at once every poll in flight has
-         * been issued after it (when EVERY > 1). */
+        /* Loaded on this poll: looked at from the next one (when EVERY > 1). */
         const bool ctl_load = ctl_turn == 0;
         ctl_turn = ctl_turn + 1 == RK_LEAN_CTL_EVERY ? 0 : ctl_turn + 1;
         rk_lean_load1(cw, cw != 0 && ctl_load, cv);
-        const bool ctl_look = RK_LEAN_CTL_EVERY == 1 || ctl_turn == 0 || ctl_turn > RK_LEAN_POLLS;
+        const bool ctl_look = RK_LEAN_CTL_EVERY == 1 || !ctl_load;
+#endif
 #if RK_LEAN_POLLS == 2
         const rk_u32 tag = (rk_u32)((ctail + lane) >> log2cap) + 1u;
         const bool cmine = lane < cwin;
         rk_u32 stale = 0; /* no branches within a set: a lone warp pays for every one in series */
         rk_u32 tag0;
+        bool moved; /* a control word out of its range */
         if (check_a) {
 #pragma unroll
             for (int u = 0; u < RK_CH_UNITS; u++) stale |= ((rk_u32)(x[u] >> 32) ^ tag) | ((rk_u32)(y[u] >> 32) ^ tag);
             tag0 = (rk_u32)(x[0] >> 32);
+            moved = cw && (cv_a < lo || cv_a > hi);
         } else {
 #pragma unroll
             for (int u = 0; u < RK_CH_UNITS; u++) stale |= ((rk_u32)(x2[u] >> 32) ^ tag) | ((rk_u32)(y2[u] >> 32) ^ tag);
             tag0 = (rk_u32)(x2[0] >> 32);
+            moved = cw && (cv_b < lo || cv_b > hi);
         }
         const bool full = cmine && !stale;
         const bool skip = cmine && tag0 == (tag | RK_CH_SKIP);
@@ -328,7 +335,11 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         const bool skip = mine && (rk_u32)(x[0] >> 32) == (tag | RK_CH_SKIP);
 #endif
         const rk_u32 ok = __ballot_sync(0xffffffffu, full || skip);
+#if RK_LEAN_POLLS == 2
+        if (__any_sync(0xffffffffu, moved)) {
+#else
         if (ctl_look && __any_sync(0xffffffffu, cw && (cv < lo || cv > hi))) {
+#endif
             changed = true; /* rk_worker handles it at the top of its loop */
             break;
         }
