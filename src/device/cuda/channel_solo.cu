@@ -34,41 +34,15 @@
 #define RK_LEAN_BUILT 0
 #endif
 #define RK_LEAN_MAX_POLLS 4096 /* empty polls before rk_worker's loop runs once (~1 ms) */
-/* The control words are loaded on one poll in RK_LEAN_CTL_EVERY and looked
- * at on the polls after it (1: loaded and looked at on every poll), so a
- * poll waits only for its slots' lines, never for the control lines beside
- * them (another L2 slice, often the far partition), and a found message's
- * handler never waits for them either. */
-#ifndef RK_LEAN_CTL_EVERY
-#define RK_LEAN_CTL_EVERY 1
-#endif
-/* Slots a poll reads once messages come one at a time (the window doubles
- * while every polled slot is full): each is a line the poll waits for. */
-#ifndef RK_LEAN_MIN_WINDOW
-#define RK_LEAN_MIN_WINDOW RK_CH_MIN_WINDOW
-#endif
-/* Polls in flight at once (1 or 2), each whole slots and the control words
- * in its own registers, issued at least RK_LEAN_STAGGER_CYCLES apart: with
- * two, a message that lands just after a poll left waits for the other,
- * about half a poll later. Two need 32 more registers: only in the one-warp
- * block's build; they load the control words with every poll (CTL_EVERY 1). */
-#ifndef RK_LEAN_POLLS
-#define RK_LEAN_POLLS 1
-#endif
-#if RK_WARPS_PER_BLOCK > 1 || RK_LEAN_POLLS < 1
-#undef RK_LEAN_POLLS
-#define RK_LEAN_POLLS 1
-#endif
-#ifndef RK_LEAN_STAGGER_CYCLES
-#define RK_LEAN_STAGGER_CYCLES 200
-#endif
 /* 1: after each plan the next pass's begin is armed (rk_lean_arm), so a
  * pass that fits it runs its handlers with no store or __syncwarp first. */
 #ifndef RK_LEAN_ARMED
-#define RK_LEAN_ARMED 0
+#define RK_LEAN_ARMED 1
 #endif
-static_assert(RK_LEAN_POLLS == 1 || RK_LEAN_CTL_EVERY == 1,
-              "two polls in flight carry their own control words: RK_LEAN_CTL_EVERY 1");
+/* Cycles an empty poll waits before the next one (0: none). EXPERIMENT. */
+#ifndef RK_LEAN_POLL_GAP_CYCLES
+#define RK_LEAN_POLL_GAP_CYCLES 0
+#endif
 
 /* The lean loop's emit (RK_SOLO_LEAN_EMIT): after each plan the warp finds
  * where each lane's message would go on the plan's first port (position
@@ -174,12 +148,13 @@ __device__ __forceinline__ void rk_lean_load2(const rk_u64 *p, bool on, rk_u64 &
                  : "l"(p), "r"((rk_u32)on));
 }
 
-/* *p into v when `on`, else v unchanged; a predicated load. */
-__device__ __forceinline__ void rk_lean_load1(const rk_u64 *p, bool on, rk_u64 &v) {
+__device__ __forceinline__ rk_u64 rk_lean_load1(const rk_u64 *p, bool on) {
+    rk_u64 v = 0;
     asm volatile("{\n\t.reg .pred on;\n\tsetp.ne.u32 on, %2, 0;\n\t"
                  "@on ld.relaxed.gpu.global.u64 %0, [%1];\n\t}"
                  : "+l"(v)
                  : "l"(p), "r"((rk_u32)on));
+    return v;
 }
 
 /* Whether the lean loop can serve this kernel now (every lane alike: the
@@ -247,116 +222,38 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
     rk_u32 got = 0, empty = 0;
     rk_u64 tail = rk_vload(&c.tail); /* this warp's own: moved only by this loop's passes below */
-    rk_u64 x[RK_CH_UNITS], y[RK_CH_UNITS];
-#if RK_LEAN_POLLS == 1
-    rk_u64 cv = lo;      /* this lane's control word as last loaded (lo: in range) */
-    rk_u32 ctl_turn = 0; /* polls since the control words were loaded */
-#endif
-#if RK_LEAN_POLLS == 2
-    /* Two sets of slot registers, polled in turn: each iteration issues one
-     * and checks the other, which was issued for tail_a / tail_b (a tail
-     * the last pass moved past: its positions are old) with window win_a /
-     * win_b. The handler reads whichever found its message, so neither set
-     * is reused while the other's loads are in flight. */
-    rk_u64 x2[RK_CH_UNITS], y2[RK_CH_UNITS];
-#pragma unroll
-    for (int u = 0; u < RK_CH_UNITS; u++) x[u] = y[u] = x2[u] = y2[u] = 0;
-    rk_u64 tail_a = ~0ull, tail_b = ~0ull;
-    rk_u64 cv_a = lo, cv_b = lo; /* each set's control word */
-    rk_u32 win_a = 0, win_b = 0;
-    bool issue_b = false;
-    long long issued_at = clock64() - RK_LEAN_STAGGER_CYCLES;
-#endif
     for (;;) {
         if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
         const rk_u32 window = cp.window < wmax ? cp.window : wmax;
         const rk_u64 pos = tail + lane;
         const bool mine = lane < window;
+        rk_u64 x[RK_CH_UNITS], y[RK_CH_UNITS];
         const rk_u64 *slot = ring + (pos & mask) * RK_IN_LL;
-#if RK_LEAN_POLLS == 2
-        while (clock64() - issued_at < RK_LEAN_STAGGER_CYCLES) {
-        }
-        issued_at = clock64();
-        rk_u64 ctail;
-        rk_u32 cwin;
-        if (issue_b) {
-#pragma unroll
-            for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x2[u], y2[u]);
-            rk_lean_load1(cw, cw != 0, cv_b);
-            tail_b = tail;
-            win_b = window;
-            ctail = tail_a;
-            cwin = win_a;
-        } else {
-#pragma unroll
-            for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x[u], y[u]);
-            rk_lean_load1(cw, cw != 0, cv_a);
-            tail_a = tail;
-            win_a = window;
-            ctail = tail_b;
-            cwin = win_b;
-        }
-        const bool check_a = issue_b; /* the set issued one iteration ago */
-        issue_b = !issue_b;
-#else
 #pragma unroll
         for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x[u], y[u]);
-        /* Loaded on this poll: looked at from the next one (when EVERY > 1). */
-        const bool ctl_load = ctl_turn == 0;
-        ctl_turn = ctl_turn + 1 == RK_LEAN_CTL_EVERY ? 0 : ctl_turn + 1;
-        rk_lean_load1(cw, cw != 0 && ctl_load, cv);
-        const bool ctl_look = RK_LEAN_CTL_EVERY == 1 || !ctl_load;
-#endif
-#if RK_LEAN_POLLS == 2
-        const rk_u32 tag = (rk_u32)((ctail + lane) >> log2cap) + 1u;
-        const bool cmine = lane < cwin;
-        rk_u32 stale = 0; /* no branches within a set: a lone warp pays for every one in series */
-        rk_u32 tag0;
-        bool moved; /* a control word out of its range */
-        if (check_a) {
-#pragma unroll
-            for (int u = 0; u < RK_CH_UNITS; u++) stale |= ((rk_u32)(x[u] >> 32) ^ tag) | ((rk_u32)(y[u] >> 32) ^ tag);
-            tag0 = (rk_u32)(x[0] >> 32);
-            moved = cw && (cv_a < lo || cv_a > hi);
-        } else {
-#pragma unroll
-            for (int u = 0; u < RK_CH_UNITS; u++) stale |= ((rk_u32)(x2[u] >> 32) ^ tag) | ((rk_u32)(y2[u] >> 32) ^ tag);
-            tag0 = (rk_u32)(x2[0] >> 32);
-            moved = cw && (cv_b < lo || cv_b > hi);
-        }
-        const bool full = cmine && !stale;
-        const bool skip = cmine && tag0 == (tag | RK_CH_SKIP);
-#else
+        const rk_u64 cv = rk_lean_load1(cw, cw != 0);
         const rk_u32 tag = (rk_u32)(pos >> log2cap) + 1u;
         rk_u32 stale = 0; /* no branches: a lone warp pays for every one in series */
 #pragma unroll
         for (int u = 0; u < RK_CH_UNITS; u++) stale |= ((rk_u32)(x[u] >> 32) ^ tag) | ((rk_u32)(y[u] >> 32) ^ tag);
         const bool full = mine && !stale;
         const bool skip = mine && (rk_u32)(x[0] >> 32) == (tag | RK_CH_SKIP);
-#endif
         const rk_u32 ok = __ballot_sync(0xffffffffu, full || skip);
-#if RK_LEAN_POLLS == 2
-        if (__any_sync(0xffffffffu, moved)) {
-#else
-        if (ctl_look && __any_sync(0xffffffffu, cw && (cv < lo || cv > hi))) {
-#endif
+        if (__any_sync(0xffffffffu, cw && (cv < lo || cv > hi))) {
             changed = true; /* rk_worker handles it at the top of its loop */
             break;
         }
-#if RK_LEAN_POLLS == 2
-        if (ctail != tail) {
-            /* Issued before the last pass moved the tail (or never): its
-             * positions are old. Anything seen there: poll again at once. */
-            if (ok) issued_at -= RK_LEAN_STAGGER_CYCLES;
-            continue;
-        }
-#endif
         const rk_u32 lanes = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
         if (!lanes) {
-            if (++cp.empty >= 16) cp.window = RK_LEAN_MIN_WINDOW;
+            if (++cp.empty >= 16) cp.window = RK_CH_MIN_WINDOW;
             if (++empty >= RK_LEAN_MAX_POLLS) {
                 changed = true; /* to the top of rk_worker's loop, not through its generic polls */
                 break;
+            }
+            if (RK_LEAN_POLL_GAP_CYCLES) {
+                const long long t0 = clock64();
+                while (clock64() - t0 < RK_LEAN_POLL_GAP_CYCLES) {
+                }
             }
             continue;
         }
@@ -388,11 +285,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             }
         }
         const rk_u32 n = __popc(lanes_kept);
-#if RK_LEAN_POLLS == 2
-        if (n == cwin) {
-#else
         if (n == window) {
-#endif
             cp.window = min(32u, 2 * cp.window);
             cp.empty = 0;
         }
@@ -424,21 +317,10 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             rk_u32 *qw = (rk_u32 *)q;
 #pragma unroll
             for (int i = 0; i < RK_IN_STAGE / 4; i++) qw[i] = 0;
-#if RK_LEAN_POLLS == 2
-            if (!check_a) {
 #pragma unroll
-                for (int u = 0; u < RK_CH_UNITS; u++) {
-                    qw[2 * u] = (rk_u32)x2[u];
-                    qw[2 * u + 1] = (rk_u32)y2[u];
-                }
-            } else
-#endif
-            {
-#pragma unroll
-                for (int u = 0; u < RK_CH_UNITS; u++) {
-                    qw[2 * u] = (rk_u32)x[u];
-                    qw[2 * u + 1] = (rk_u32)y[u];
-                }
+            for (int u = 0; u < RK_CH_UNITS; u++) {
+                qw[2 * u] = (rk_u32)x[u];
+                qw[2 * u + 1] = (rk_u32)y[u];
             }
 #pragma unroll
             for (int i = 0; i < RK_OUT_STAGE / 16; i++) r[i] = make_uint4(0, 0, 0, 0);
