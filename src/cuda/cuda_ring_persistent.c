@@ -125,13 +125,12 @@ static uint32_t env_u32(const char *name, uint32_t fallback) {
 
 /* Worker warps one block is built for: a kernel that runs one worker warp
  * (ordered, with state or RK_CUDA_ORDERED_WARPS 1) gets a block of two
- * warps (it and the control warp), so ptxas may give its loop up to 255
- * registers, where nine warps a block cap it at 168 (three warps on one SM
- * sub-partition); every other kernel, blocks of RK_CUDA_WARPS_PER_BLOCK. */
+ * warps, it and the control warp, which then runs on another SM
+ * sub-partition (warp 1, not 8) and may use up to 255 registers, not 168
+ * (session 14: the round trip of such a kernel 0.02-0.09 us shorter);
+ * every other kernel, blocks of RK_CUDA_WARPS_PER_BLOCK. */
 static uint32_t block_warps_of(const rk_kernel *k) {
-    const bool one = k->desc.ordered && (k->desc.state_size || ordered_warps() == 1);
-    /* EXPERIMENT (measurement switch): RK_CUDA_ONE_WARP_BLOCK=0 keeps main's block. */
-    return one && env_u32("RK_CUDA_ONE_WARP_BLOCK", 1) ? 1u : RK_CUDA_WARPS_PER_BLOCK;
+    return k->desc.ordered && (k->desc.state_size || ordered_warps() == 1) ? 1u : RK_CUDA_WARPS_PER_BLOCK;
 }
 
 /* Messages per warp pass and whether staging fits in shared memory. */
