@@ -288,13 +288,17 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
          * solo branch does; read by rk__emit after the __syncwarp. */
         const rk_u32 ports = want ? rk_ch.plan_ports : 0u;
         if (!armed) {
+            /* The lean emit only with a planned port (ports): its slots are
+             * then the plan's (rk_lean_emit_prepare). With none (every
+             * output closed) they are an older plan's, and an emit there
+             * must take rk__emit's general path, which refuses it. */
             if (RK_LEAN_ARMED) {
                 /* Every port's lanes and the lean emit set, over what was armed. */
                 if (lane < 8) wp.allow[lane] = ((ports >> lane) & 1u) ? run : 0u;
-                if (lane == 0) rk_le.on = lean_emit && want && !skips ? 1u : 0u;
+                if (lane == 0) rk_le.on = lean_emit && ports && !skips ? 1u : 0u;
             } else {
                 if (lane < 8 && ((ports >> lane) & 1u)) wp.allow[lane] = run;
-                if (lane == 0 && lean_emit && want && !skips) rk_le.on = 1; /* lane = position: the slots found after the plan */
+                if (lane == 0 && lean_emit && ports && !skips) rk_le.on = 1; /* lane = position: the slots found after the plan */
             }
             if (lane == 0) wp.ports = ports;
             __syncwarp();
