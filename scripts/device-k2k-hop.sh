@@ -15,7 +15,7 @@
 # Each candidate is a label, a build and settings, as scripts/device-k2k-ab.sh
 # takes them; the lean loop's variants are template macros set per run
 # through RK_CUDA_RING_DEFINES (space-separated, so one NVRTC module each),
-# e.g. lag4w1=build-rel,RK_CUDA_RING_DEFINES=RK_LEAN_CTL_EVERY=4 RK_LEAN_MIN_WINDOW=1
+# e.g. noarm=build-rel,RK_CUDA_RING_DEFINES=RK_LEAN_ARMED=0 (the lean loop without its armed begin)
 # (one argument); each joins every round, after base and new.
 # K2K_MESSAGES (default 200000) per bench run; STAGES_ONLY=1: the benches
 # only (no tests after them). Session 13 ran it twice, about 70 s each with
