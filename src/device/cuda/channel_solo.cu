@@ -36,7 +36,7 @@
 #define RK_LEAN_MAX_POLLS 4096 /* empty polls before rk_worker's loop runs once (~1 ms) */
 /* 1: after each plan the next pass's begin is armed (rk_lean_arm), so a
  * pass that fits it runs its handlers with no store or __syncwarp first
- * (session 14: end to end 0.03-0.06 us less than without it). */
+ * (session 14: a 4-stage chain end to end 0.02-0.07 us less than main). */
 #ifndef RK_LEAN_ARMED
 #define RK_LEAN_ARMED 1
 #endif
