@@ -5,23 +5,27 @@
 # build and the branch's (and optional candidates), ROUNDS rounds, so every
 # figure has its base beside it from the same card; then the branch's CUDA
 # K2K tests and the conformance suite's channel checks.
-#   (here)   cmake -S <main's sources> -B build-base -G Ninja -DCMAKE_BUILD_TYPE=Release
-#            ninja -C build-base rk
+#   (here)   git archive <main> | tar -x -C /tmp/hop/base-src
+#            cmake -S /tmp/hop/base-src -B build-base -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-base rk
 #            cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release
 #            ninja -C build-rel rk test_k2k_chain test_k2k_loop test_k2k_stream test_k2k_terminate \
-#                test_k2k_errors test_k2k_relay
+#                test_k2k_errors test_k2k_relay test_k2k_nvrtc
 #   (device) scripts/device-k2k-hop.sh [BASE_DIR [NEW_DIR [ROUNDS [CANDIDATE=DIR[,ENV=V...] ...]]]]
 #            carry: build-base build-rel (and any candidate's build)
 # Each candidate is a label, a build and settings, as scripts/device-k2k-ab.sh
-# takes them (e.g. emit99=build-rel,RK_CUDA_K2K_SOLO=99); it joins every round.
+# takes them; the lean loop's variants are template macros set per run
+# through RK_CUDA_RING_DEFINES (space-separated, so one NVRTC module each),
+# e.g. noarm=build-rel,RK_CUDA_RING_DEFINES=RK_LEAN_ARMED=0 (the lean loop without its armed begin)
+# (one argument); each joins every round, after base and new.
 # K2K_MESSAGES (default 200000) per bench run; STAGES_ONLY=1: the benches
-# only (no tests after them). Session 13 (docs/device-runs.md) ran it twice,
-# about 70 s each with five variants.
-# TEST_SOLO (optional): RK_CUDA_K2K_SOLO for the tests after the benches
-# (the gate runs the branch's default first, then TEST_SOLO's setting too).
-# Success: every test passes and the summary's "new" rows show a per hop
-# p50 below base's in every round (issue 14: <= 1 us); the "one kernel"
-# figure each row's note prints is what the hop subtracts (same run).
+# only (no tests after them). Session 13 ran it twice, about 70 s each with
+# five variants.
+# TEST_DEFINES (optional): RK_CUDA_RING_DEFINES for a second gate and for
+# every test after the benches (a candidate's macros, tested as it ran).
+# Success: every test passes and the summary's "new" (or candidate) rows
+# show a per hop p50 below base's in every round (issue 14: <= 1 us); the
+# "one kernel" figure each row's note prints is what the hop subtracts
+# (same run).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -51,9 +55,9 @@ run() { # run LABEL LIMIT COMMAND...
 # The gate: the 4-stage chain with the branch (also compiles its handlers).
 run gate 60 "$new/tests/k2k/test_k2k_chain" cuda
 solo=()
-if [ -n "${TEST_SOLO:-}" ]; then
-    solo=(env RK_CUDA_K2K_SOLO="$TEST_SOLO")
-    run "gate (RK_CUDA_K2K_SOLO=$TEST_SOLO)" 30 "${solo[@]}" "$new/tests/k2k/test_k2k_chain" cuda
+if [ -n "${TEST_DEFINES:-}" ]; then
+    solo=(env RK_CUDA_RING_DEFINES="$TEST_DEFINES")
+    run "gate (RK_CUDA_RING_DEFINES=$TEST_DEFINES)" 30 "${solo[@]}" "$new/tests/k2k/test_k2k_chain" cuda
 fi
 variants=()
 for ((r = 0; r < rounds; r++)); do variants+=(base="$base" new="$new" "${extra[@]}"); done
@@ -65,7 +69,7 @@ awk '/^=== /{label=$2} /^k2k\/4-stage chain, K2K channels \(per hop\):/{print " 
 sed -n '/k2k A\/B summary/,$p' "$ab"
 [ "${STAGES_ONLY:-0}" = 1 ] && exit 0
 k2k=$new/tests/k2k
-[ ${#solo[@]} -gt 0 ] && echo "=== tests below: RK_CUDA_K2K_SOLO=$TEST_SOLO"
+[ ${#solo[@]} -gt 0 ] && echo "=== tests below: RK_CUDA_RING_DEFINES=$TEST_DEFINES"
 run loop 30 "${solo[@]}" "$k2k/test_k2k_loop" cuda
 run stream 40 "${solo[@]}" "$k2k/test_k2k_stream" cuda 2000000
 run terminate 30 "${solo[@]}" "$k2k/test_k2k_terminate" cuda

@@ -47,13 +47,14 @@ rk_status rk__cuda_ring_initial_state(rk_kernel *k, CUdeviceptr dst) {
     return r == RK_CUDA_SUCCESS ? RK_OK : rk__cuda_fail(r, RK_INTERNAL, "copying the kernel's initial_state");
 }
 
-rk_status rk__cuda_ring_build(rk_kernel *k, rk__cuda_ring_layout *layout, CUmodule *module) {
+rk_status rk__cuda_ring_build(rk_kernel *k, uint32_t block_warps, rk__cuda_ring_layout *layout, CUmodule *module) {
     if (!k->desc.handler_source)
         return rk__fail(RK_UNSUPPORTED,
                         "kernel '%s': CUDA ring kernels run DSL handlers (handler_source and handler_name); a host "
                         "function pointer cannot run on the GPU",
                         k->name);
     *layout = rk__cuda_ring_layout_of(k->desc.message_size, k->desc.reply_size, k->desc.state_size);
+    layout->block_warps = block_warps;
     char *source = NULL, *handler = NULL;
     /* NVRTC's messages name the user's file and lines. */
     if (asprintf(&handler, "#line 1 \"%s\"\n%s", rk__handler_source_name(&k->desc), k->desc.handler_source) < 0)

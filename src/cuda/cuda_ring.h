@@ -7,8 +7,9 @@
 #include "cuda/cuda_internal.h"
 #include "cuda/cuda_ring_layout.h"
 
-/* Compiles (or finds) the module with both ring kernels for k's handler. */
-rk_status rk__cuda_ring_build(rk_kernel *k, rk__cuda_ring_layout *layout, CUmodule *module);
+/* Compiles (or finds) the module with both ring kernels for k's handler,
+ * the persistent one for blocks of block_warps worker warps. */
+rk_status rk__cuda_ring_build(rk_kernel *k, uint32_t block_warps, rk__cuda_ring_layout *layout, CUmodule *module);
 /* Copies desc.initial_state (if any) into the kernel's state at dst. */
 rk_status rk__cuda_ring_initial_state(rk_kernel *k, CUdeviceptr dst);
 

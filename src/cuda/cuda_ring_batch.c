@@ -103,7 +103,7 @@ static rk_status start(rk_kernel *k) {
     r->graph = k->mode == RK_MODE_GRAPH;
     r->in_flight = -1;
     CUmodule module = NULL;
-    rk_status s = rk__cuda_ring_build(k, &r->l, &module);
+    rk_status s = rk__cuda_ring_build(k, RK_CUDA_WARPS_PER_BLOCK, &r->l, &module);
     if (s == RK_OK) s = rk__cuda_get_function(module, "rk_ring_batch", &r->fn);
     const size_t in_bytes = HEADER + (size_t)r->capacity * r->l.in_stage;
     const size_t out_bytes = (size_t)r->capacity * r->l.out_stage;

@@ -56,6 +56,10 @@ typedef struct rk__cuda_ring_layout {
     uint32_t in_ll, out_ll;        /* words per input / output slot (even) */
     uint32_t crq_ll;               /* words per channel-reply slot: out_ll + the id's two */
     uint32_t in_stage, out_stage;  /* staging bytes per message / reply (multiples of 16) */
+    /* Worker warps a block is compiled for (RK_WARPS_PER_BLOCK; the launch
+     * bounds follow): RK_CUDA_WARPS_PER_BLOCK, or 1 for a kernel that runs
+     * one worker warp, whose registers are then not capped by nine warps. */
+    uint32_t block_warps;
 } rk__cuda_ring_layout;
 
 static inline uint32_t rk__round_up(uint32_t v, uint32_t to) { return (v + to - 1) / to * to; }
@@ -70,6 +74,7 @@ static inline rk__cuda_ring_layout rk__cuda_ring_layout_of(uint32_t msg, uint32_
     l.crq_ll = l.out_ll + 2;
     l.in_stage = rk__round_up(l.in_ll * 4, 16);
     l.out_stage = rk__round_up(l.out_ll * 4, 16);
+    l.block_warps = RK_CUDA_WARPS_PER_BLOCK;
     return l;
 }
 

@@ -123,6 +123,16 @@ static uint32_t env_u32(const char *name, uint32_t fallback) {
     return *end || v > UINT32_MAX ? fallback : (uint32_t)v;
 }
 
+/* Worker warps one block is built for: a kernel that runs one worker warp
+ * (ordered, with state or RK_CUDA_ORDERED_WARPS 1) gets a block of two
+ * warps, it and the control warp, which then runs on another SM
+ * sub-partition (warp 1, not 8) and may use up to 255 registers, not 168
+ * (session 14: the round trip of such a kernel 0.02-0.09 us shorter);
+ * every other kernel, blocks of RK_CUDA_WARPS_PER_BLOCK. */
+static uint32_t block_warps_of(const rk_kernel *k) {
+    return k->desc.ordered && (k->desc.state_size || ordered_warps() == 1) ? 1u : RK_CUDA_WARPS_PER_BLOCK;
+}
+
 /* Messages per warp pass and whether staging fits in shared memory. */
 static void choose_chunk(persistent_ring *r, const rk_kernel *k, size_t *per_warp, bool *shared) {
     uint32_t chunk = r->capacity < RK_CUDA_MAX_CHUNK ? r->capacity : RK_CUDA_MAX_CHUNK;
@@ -146,17 +156,17 @@ static void choose_chunk(persistent_ring *r, const rk_kernel *k, size_t *per_war
         warps = want < chunks ? want : chunks ? chunks : 1;
     }
     r->worker_warps = (uint32_t)warps;
-    r->blocks = (uint32_t)((warps + RK_CUDA_WARPS_PER_BLOCK - 1) / RK_CUDA_WARPS_PER_BLOCK);
+    r->blocks = (uint32_t)((warps + r->l.block_warps - 1) / r->l.block_warps);
     /* Less the K2K link table, which the template keeps in static shared memory. */
-    *shared = RK_CUDA_WARPS_PER_BLOCK * *per_warp <= RK_CUDA_SHARED_STAGING - RK_CUDA_CHANNEL_SHARED;
+    *shared = r->l.block_warps * *per_warp <= RK_CUDA_SHARED_STAGING - RK_CUDA_CHANNEL_SHARED;
 }
 
 /* Finds the kernel, checks it fits, and prepares its arguments. */
 static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule module, size_t per_warp, bool shared) {
     rk_status s = rk__cuda_get_function(module, "rk_ring_persistent", &r->fn);
     if (s != RK_OK) return s;
-    const unsigned threads = 32 * (RK_CUDA_WARPS_PER_BLOCK + 1);
-    const size_t smem = shared ? RK_CUDA_WARPS_PER_BLOCK * per_warp : 0;
+    const unsigned threads = 32 * (r->l.block_warps + 1);
+    const size_t smem = shared ? r->l.block_warps * per_warp : 0;
     int per_sm = 0;
     CUresult res = rk__cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, r->fn, (int)threads, smem);
     if (res != RK_CUDA_SUCCESS) return rk__cuda_fail(res, RK_INTERNAL, "occupancy of the ring kernel");
@@ -230,7 +240,7 @@ static rk_status start(rk_kernel *k) {
     pthread_mutex_init(&r->recv_lock, NULL);
 
     CUmodule module = NULL;
-    rk_status s = rk__cuda_ring_build(k, &r->l, &module);
+    rk_status s = rk__cuda_ring_build(k, block_warps_of(k), &r->l, &module);
     size_t per_warp = 0;
     bool shared = false;
     if (s == RK_OK) choose_chunk(r, k, &per_warp, &shared);

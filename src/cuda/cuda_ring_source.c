@@ -25,6 +25,8 @@ rk_status rk__cuda_ring_source(const char *handler_source, const char *handler_n
     if (!handler_source || !l || !out)
         return rk__fail(RK_NULL_ARGUMENT, "rk__cuda_ring_source: %s is NULL",
                         !handler_source ? "handler_source" : !l ? "layout" : "out");
+    if (l->block_warps < 1 || l->block_warps > RK_CUDA_WARPS_PER_BLOCK)
+        return rk__fail(RK_INVALID_ARGUMENT, "block_warps %u is not 1 to %d", l->block_warps, RK_CUDA_WARPS_PER_BLOCK);
     if (!is_identifier(handler_name))
         return rk__fail(RK_INVALID_ARGUMENT, "handler_name '%s' is not a C identifier",
                         handler_name ? handler_name : "(null)");
@@ -40,7 +42,7 @@ rk_status rk__cuda_ring_source(const char *handler_source, const char *handler_n
                      "#line 1 \"ring.cu\"\n#define RK_HANDLER_FN %s\n%s\n"
                      "#line 1 \"channel_solo.cu\"\n%s",
                      handler_name, l->msg_bytes, l->reply_bytes, l->state_bytes, l->in_ll, l->out_ll, l->in_stage,
-                     l->out_stage, RK_CUDA_WARPS_PER_BLOCK, handler_source, rk__cuda_template_channel, handler_name,
+                     l->out_stage, (int)l->block_warps, handler_source, rk__cuda_template_channel, handler_name,
                      rk__cuda_template_ring, rk__cuda_template_channel_solo);
     if (n < 0) return rk__fail(RK_OUT_OF_MEMORY, "out of memory building the ring kernel source");
     *out = text;

@@ -109,8 +109,11 @@ static long persistent_frame(const unsigned char *elf, size_t size) {
  * when the log does not say. */
 static long persistent_frame_logged(const char *log) { return persistent_logged(log, " bytes stack frame"); }
 
-static void compile(const char *name, uint32_t state) {
+/* block_warps: the worker warps a block is built for (1: the one-warp
+ * kernel that every K2K test runs by default, with its own launch bounds). */
+static void compile(const char *name, uint32_t state, uint32_t block_warps) {
     rk__cuda_ring_layout l = rk__cuda_ring_layout_of(sizeof(k2k_msg), sizeof(k2k_msg), state);
+    l.block_warps = block_warps;
     char *source = NULL, *image = NULL, *log = NULL;
     size_t size = 0;
     CHECK_OK(rk__cuda_ring_source(channel_handlers_source, name, &l, &source));
@@ -125,8 +128,8 @@ static void compile(const char *name, uint32_t state) {
     const long frame = persistent_frame((const unsigned char *)image, size);
     const long logged = persistent_frame_logged(log), spills = persistent_spills(log);
     if (frame != 0 || (logged >= 0 && logged != frame) || spills > 0)
-        fprintf(stderr, "handler %s (state %u): stack frame %ld bytes in the cubin, %ld in the log, %ld spilled; "
-                "ptxas log:\n%s\n", name, state, frame, logged, spills, log ? log : "(none)");
+        fprintf(stderr, "handler %s (state %u, %u warps a block): stack frame %ld bytes in the cubin, %ld in the log, "
+                "%ld spilled; ptxas log:\n%s\n", name, state, block_warps, frame, logged, spills, log ? log : "(none)");
     CHECK(frame == 0);
     CHECK(logged < 0 || logged == frame);
     CHECK(spills <= 0);
@@ -141,8 +144,16 @@ int main(void) {
     char reason[512];
     if (rk__nvrtc_probe(reason, sizeof reason) != RK_OK) RK_SKIP("%s", reason);
     static const char *const handlers[] = {"stage", "fanout", "sink", "bounce", "wrong_size", "no_port", "crash"};
-    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) compile(handlers[i], 0);
-    compile("stage", 16); /* with state: one message per pass */
-    printf("%zu handlers compiled for sm_90, and one with state\n", sizeof handlers / sizeof handlers[0]);
+    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) compile(handlers[i], 0, 1);
+    compile("stage", 16, 1);                      /* with state: one message per pass */
+    compile("stage", 0, RK_CUDA_WARPS_PER_BLOCK); /* the block of RK_CUDA_ORDERED_WARPS > 1 */
+    /* A block size the template is not built for is refused. */
+    rk__cuda_ring_layout bad = rk__cuda_ring_layout_of(sizeof(k2k_msg), sizeof(k2k_msg), 0);
+    bad.block_warps = 0;
+    char *none = NULL;
+    CHECK(rk__cuda_ring_source(channel_handlers_source, "stage", &bad, &none) == RK_INVALID_ARGUMENT);
+    CHECK(none == NULL);
+    printf("%zu handlers compiled for sm_90 (one warp a block), one with state, one for %d warps a block\n",
+           sizeof handlers / sizeof handlers[0], RK_CUDA_WARPS_PER_BLOCK);
     return 0;
 }
