@@ -54,6 +54,10 @@ rk_status rk__cuda_ring_build(rk_kernel *k, rk__cuda_ring_layout *layout, CUmodu
                         "function pointer cannot run on the GPU",
                         k->name);
     *layout = rk__cuda_ring_layout_of(k->desc.message_size, k->desc.reply_size, k->desc.state_size);
+    /* More ordered warps than a block's usual 8: one block of them (its
+     * turns are shared words), so the module is built for that block. */
+    if (k->desc.ordered && !k->desc.state_size && rk__cuda_ordered_warps() > layout->warps_per_block)
+        layout->warps_per_block = rk__cuda_ordered_warps();
     char *source = NULL, *handler = NULL;
     /* NVRTC's messages name the user's file and lines. */
     if (asprintf(&handler, "#line 1 \"%s\"\n%s", rk__handler_source_name(&k->desc), k->desc.handler_source) < 0)
@@ -89,6 +93,20 @@ void rk__cuda_ring_fault(CUresult r, const char *where, rk_status *failure, char
 }
 
 uint64_t rk__cuda_watchdog_ns(void) { return rk__watchdog_ns("RK_CUDA_WATCHDOG_MS"); }
+
+/* Worker warps of an ordered kernel without state: RK_CUDA_ORDERED_WARPS
+ * (1 to RK_CUDA_MAX_ORDERED_WARPS, default 1; larger values are clamped).
+ * Its warps keep send order (the turns and lanes of channel.cu), so several
+ * give a K2K stage more throughput with the same order; one keeps the
+ * footprint small. */
+uint32_t rk__cuda_ordered_warps(void) {
+    const char *env = getenv("RK_CUDA_ORDERED_WARPS");
+    if (!env || !*env) return 1;
+    char *end = NULL;
+    unsigned long v = strtoul(env, &end, 10);
+    if (*end || v < 1) return 1;
+    return v > RK_CUDA_MAX_ORDERED_WARPS ? RK_CUDA_MAX_ORDERED_WARPS : (uint32_t)v;
+}
 
 static rk_status start(rk_kernel *k) {
     rk_status s = rk__cuda_bind(rk__cuda_ctx(k->ctx));

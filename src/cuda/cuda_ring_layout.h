@@ -13,6 +13,11 @@
 
 enum {
     RK_CUDA_WARPS_PER_BLOCK = 8,  /* worker warps per block; one more warp hosts the control thread */
+    /* An ordered kernel's worker warps are one block (its turns are shared
+     * words), built for their number when it is above 8: 15 workers and the
+     * control warp are 4 warps an SM quarter, 128 registers a thread (one
+     * warp more and ptxas allots 96: the kernel spills). */
+    RK_CUDA_MAX_ORDERED_WARPS = 15,
     RK_CUDA_DEFAULT_BLOCKS = 4,
     RK_CUDA_MAX_CHUNK = 32,       /* positions a warp takes per pass: one per lane */
     RK_CUDA_SHARED_STAGING = 48 * 1024,
@@ -56,7 +61,15 @@ typedef struct rk__cuda_ring_layout {
     uint32_t in_ll, out_ll;        /* words per input / output slot (even) */
     uint32_t crq_ll;               /* words per channel-reply slot: out_ll + the id's two */
     uint32_t in_stage, out_stage;  /* staging bytes per message / reply (multiples of 16) */
+    uint32_t warps_per_block;      /* worker warps per block (RK_WARPS_PER_BLOCK): 8, more for a wide ordered kernel */
 } rk__cuda_ring_layout;
+
+/* Static shared memory of channel.cu's link table (rk_links) for a block of
+ * `warps` worker warps: RK_CUDA_CHANNEL_SHARED up to 8, then a pass record
+ * per warp more (channel.cu asserts the same bound). */
+static inline uint32_t rk__cuda_channel_shared(uint32_t warps) {
+    return warps <= 8 ? RK_CUDA_CHANNEL_SHARED : 2048u + 448u * warps;
+}
 
 static inline uint32_t rk__round_up(uint32_t v, uint32_t to) { return (v + to - 1) / to * to; }
 
@@ -70,6 +83,7 @@ static inline rk__cuda_ring_layout rk__cuda_ring_layout_of(uint32_t msg, uint32_
     l.crq_ll = l.out_ll + 2;
     l.in_stage = rk__round_up(l.in_ll * 4, 16);
     l.out_stage = rk__round_up(l.out_ll * 4, 16);
+    l.warps_per_block = RK_CUDA_WARPS_PER_BLOCK;
     return l;
 }
 
@@ -86,6 +100,7 @@ typedef struct rk__cuda_ring_args {
     uint32_t turn_wait_cycles; /* how long a begin turn is waited for, or 0: the template's default */
     uint32_t idle_nap_ns;      /* a worker's (and the control thread's) nap while idle, or 0 */
     uint32_t k2k_solo;         /* RK__CUDA_SOLO_* bits: when one worker warp makes its next channel begin ready */
+    uint32_t k2k_lanes;        /* 1: several worker warps of a chain stage run in lanes (channel_lanes.cu) */
 } rk__cuda_ring_args;
 
 /* K2K with one worker warp (channel.cu, rk_solo_plan): the next channel

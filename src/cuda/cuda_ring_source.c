@@ -12,6 +12,7 @@
 extern const char rk__cuda_template_ring[];
 extern const char rk__cuda_template_channel[];
 extern const char rk__cuda_template_channel_solo[];
+extern const char rk__cuda_template_channel_lanes[];
 
 static bool is_identifier(const char *s) {
     if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
@@ -38,10 +39,12 @@ rk_status rk__cuda_ring_source(const char *handler_source, const char *handler_n
                      "#line 1 \"handler.cu\"\n%s\n"
                      "#line 1 \"channel.cu\"\n%s\n"
                      "#line 1 \"ring.cu\"\n#define RK_HANDLER_FN %s\n%s\n"
-                     "#line 1 \"channel_solo.cu\"\n%s",
+                     "#line 1 \"channel_solo.cu\"\n%s\n"
+                     "#line 1 \"channel_lanes.cu\"\n%s",
                      handler_name, l->msg_bytes, l->reply_bytes, l->state_bytes, l->in_ll, l->out_ll, l->in_stage,
-                     l->out_stage, RK_CUDA_WARPS_PER_BLOCK, handler_source, rk__cuda_template_channel, handler_name,
-                     rk__cuda_template_ring, rk__cuda_template_channel_solo);
+                     l->out_stage, l->warps_per_block ? (int)l->warps_per_block : RK_CUDA_WARPS_PER_BLOCK,
+                     handler_source, rk__cuda_template_channel, handler_name, rk__cuda_template_ring,
+                     rk__cuda_template_channel_solo, rk__cuda_template_channel_lanes);
     if (n < 0) return rk__fail(RK_OUT_OF_MEMORY, "out of memory building the ring kernel source");
     *out = text;
     return RK_OK;

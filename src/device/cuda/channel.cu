@@ -110,6 +110,10 @@ struct rk_warp_pass {
     rk_u32 ports; /* the ports with lanes allowed in this pass */
     unsigned char emitted[8][32];
     rk_u32 cursor; /* the input this warp polls first */
+    /* Lanes (channel_lanes.cu): the next input position this warp takes,
+     * and whether it has seen the request to leave lanes. */
+    rk_u64 lnext;
+    rk_u32 lacked;
 };
 
 struct rk_links {
@@ -124,12 +128,22 @@ struct rk_links {
      * when it is made (RK_SOLO_* bits). */
     rk_u32 plan_ok, plan_ports, plan_room, solo;
     rk_u32 ports; /* the connected ports, a bit each */
+    /* Lanes (channel_lanes.cu): RK_LANES_* state; whether the host allows
+     * it; warps that saw the request to leave; the input position lanes
+     * began at; the highest position any lanes pass took up to; per port,
+     * output position - input position. */
+    rk_u32 lanes, lanes_allowed, lanes_acks, lanes_out; /* lanes_out: warps that left rk_worker's loop */
+    rk_u64 lanes_base, lanes_hi;
+    rk_u64 lanes_d[8];
     rk_out_port out[8];
     rk_in_port in[16];
     rk_warp_pass w[RK_WARPS_PER_BLOCK];
 };
 
-static_assert(sizeof(rk_links) <= 6144, "rk_links must fit RK_CUDA_CHANNEL_SHARED (cuda_ring_layout.h)");
+/* The channel code's static shared memory, at most: rk__cuda_channel_shared
+ * (cuda_ring_layout.h) gives the same bound. */
+#define RK_CH_SHARED_BOUND (RK_WARPS_PER_BLOCK <= 8 ? 6144 : 2048 + 448 * RK_WARPS_PER_BLOCK)
+static_assert(sizeof(rk_links) <= RK_CH_SHARED_BOUND, "rk_links must fit rk__cuda_channel_shared (cuda_ring_layout.h)");
 
 /* One copy per block; only a kernel whose worker warps are all in one block
  * (the host refuses others) has channels. Its fields are shared by the
@@ -206,8 +220,12 @@ __device__ __forceinline__ void rk_ch_store_max(rk_u64 *p, rk_u64 v) {
 __device__ void rk_lean_init(); /* channel_solo.cu */
 
 /* Thread 0 at kernel start: nothing linked until the table is read. */
-__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo) {
+__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo, rk_u32 lanes) {
     rk_lean_init();
+    rk_ch.lanes = 0;
+    rk_ch.lanes_allowed = warps > 1 ? lanes : 0u;
+    rk_ch.lanes_acks = 0;
+    rk_ch.lanes_out = 0;
     rk_ch.turn_wait = turn_wait;
     rk_ch.plan_ok = 0;
     rk_ch.solo = warps == 1 ? solo : 0u; /* several warps: the turns' begin only */
@@ -226,6 +244,8 @@ __device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo) {
     for (int w = 0; w < RK_WARPS_PER_BLOCK; w++) {
         rk_ch.w[w].cursor = w;
         rk_ch.w[w].ports = 0;
+        rk_ch.w[w].lnext = 0;
+        rk_ch.w[w].lacked = 0;
         for (int p = 0; p < 8; p++) {
             rk_ch.w[w].allow[p] = 0;
             for (int l = 0; l < 32; l++) rk_ch.w[w].emitted[p][l] = 0;
@@ -253,7 +273,10 @@ __device__ void rk_links_refresh(const rk_u64 *hctl, rk_u64 gen, rk_u32 lane) {
     __syncwarp();
     if (lane == 0) {
         rk_ch_lock();
-        if (gen > rk_ch.gen) {
+        /* In lanes (channel_lanes.cu) the ports are fixed: they leave first. */
+        if (gen > rk_ch.gen && *(volatile rk_u32 *)&rk_ch.lanes) {
+            atomicCAS(&rk_ch.lanes, 1u, 2u);
+        } else if (gen > rk_ch.gen) {
             __threadfence_system(); /* the table's entries were written before the generation */
             for (int p = 0; p < 8; p++) {
                 const rk_u64 *e = hctl + RK_HCTL_OUT + 8 * p;
@@ -325,11 +348,18 @@ __device__ void rk_ports_closed_apply(rk_u64 closed, rk_u32 lane) {
 #pragma unroll
     for (int p = 0; p < 8; p++) status[p] = (rk_u32)__shfl_sync(0xffffffffu, closed, p);
     if (lane == 0) {
+        rk_u32 ports_ = ports;
         rk_ch_lock();
         rk_ch.plan_ok = 0; /* closed ports: the next begin is the general one */
+        /* In lanes (channel_lanes.cu) the ports' heads are not kept: they
+         * leave first, and a later pass applies the close (CLOSED stays). */
+        if (*(volatile rk_u32 *)&rk_ch.lanes) {
+            atomicCAS(&rk_ch.lanes, 1u, 2u);
+            ports_ = 0;
+        }
         for (int p = 0; p < 8; p++) {
             rk_out_port &o = rk_ch.out[p];
-            if (!((ports >> p) & 1u) || o.status) continue;
+            if (!((ports_ >> p) & 1u) || o.status) continue;
             o.status = (int)status[p];
             rk_port_final(o);
         }
@@ -452,6 +482,12 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
     const rk_u32 real = lanes & ~skip;
     const rk_u32 want = __popc(real);
     rk_ch_lock();
+    if (*(volatile rk_u32 *)&rk_ch.lanes) {
+        /* The channel input runs in lanes (channel_lanes.cu): the ports'
+         * positions are the lanes' until they leave; this pass waits. */
+        rk_ch_unlock();
+        return 0;
+    }
     rk_ch.plan_ok = 0; /* heads move: a plan made before is stale */
     bool cut = false;
     rk_u32 fresh = 0;
@@ -612,8 +648,10 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
 __device__ __forceinline__ bool rk_turn_wait(const rk_u64 *turn, rk_u64 pos, bool bounded) {
     if (rk_vload(turn) == pos) return true;
     const long long t0 = clock64();
+    /* A begin turn stops moving once the kernel's input runs in lanes
+     * (channel_lanes.cu): give up at once then. */
     while (rk_vload(turn) != pos)
-        if (bounded && clock64() - t0 > rk_ch.turn_wait) return false;
+        if (bounded && (clock64() - t0 > rk_ch.turn_wait || *(volatile rk_u32 *)&rk_ch.lanes)) return false;
     return true;
 }
 
@@ -709,6 +747,51 @@ __device__ __forceinline__ void rk_ch_check(rk_u32 u, rk_u64 x, rk_u64 y, rk_u64
     }
 }
 
+/* The whole warp: polls m_max (<= 32) slots of input c from position
+ * start into stage (RK_IN_STAGE bytes each). The slots' 16-byte units are
+ * spread over the lanes and all loaded before any is checked (one L2 round
+ * trip per poll, not one per word). Returns the slots found, a prefix
+ * (skips: those of them that hold no message). */
+__device__ __forceinline__ rk_u32 rk_channel_poll(const rk_in_port &c, rk_u64 start, rk_u32 m_max, rk_u32 lane,
+                                                  unsigned char *stage, rk_u32 &skips) {
+    const rk_u32 units = m_max * RK_CH_UNITS;
+    const rk_u32 want = m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u;
+    const rk_u64 mask = (1ull << c.log2cap) - 1;
+    rk_u32 bad = 0;
+    skips = 0;
+    if (units <= 32) {
+        /* A few slots (messages one at a time): one load per lane, no
+         * unrolled rounds: a lone warp runs every instruction of a poll
+         * in series, and the poll is most of a hop. */
+        rk_u64 x = 0, y = 0;
+        if (lane < units)
+            rk_ch_load2(c.ring + ((start + lane / RK_CH_UNITS) & mask) * RK_IN_LL + 2 * (lane % RK_CH_UNITS), x, y);
+        if (lane < units) rk_ch_check(lane, x, y, start, c.log2cap, stage, bad, skips);
+    } else {
+        for (rk_u32 round = 0; round < units; round += 32 * RK_CH_LOADS) {
+            rk_u64 x[RK_CH_LOADS], y[RK_CH_LOADS];
+#pragma unroll
+            for (int k = 0; k < RK_CH_LOADS; k++) {
+                const rk_u32 u = round + k * 32 + lane;
+                x[k] = y[k] = 0;
+                if (u < units) {
+                    const rk_u64 pos = start + u / RK_CH_UNITS;
+                    rk_ch_load2(c.ring + (pos & mask) * RK_IN_LL + 2 * (u % RK_CH_UNITS), x[k], y[k]);
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < RK_CH_LOADS; k++) {
+                const rk_u32 u = round + k * 32 + lane;
+                if (u < units) rk_ch_check(u, x[k], y[k], start, c.log2cap, stage, bad, skips);
+            }
+        }
+    }
+    bad = rk_ch_warp_or(bad);
+    skips = rk_ch_warp_or(skips);
+    const rk_u32 ok = want & (~bad | skips);
+    return ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
+}
+
 /* The whole warp: loads up to `max` (<= 32) slots (slot i: position
  * *first + i) of the next input with any into stage (RK_IN_STAGE bytes
  * each), from this warp's positions. The slots' 16-byte units are spread
@@ -736,41 +819,8 @@ __device__ __forceinline__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 wi, rk_u32
             end = __shfl_sync(0xffffffffu, end, 0);
         }
         const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - start);
-        const rk_u32 units = m_max * RK_CH_UNITS;
-        const rk_u32 want = m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u;
-        const rk_u64 mask = (1ull << c.log2cap) - 1;
-        rk_u32 bad = 0, skips = 0;
-        if (units <= 32) {
-            /* A few slots (messages one at a time): one load per lane, no
-             * unrolled rounds: a lone warp runs every instruction of a poll
-             * in series, and the poll is most of a hop. */
-            rk_u64 x = 0, y = 0;
-            if (lane < units)
-                rk_ch_load2(c.ring + ((start + lane / RK_CH_UNITS) & mask) * RK_IN_LL + 2 * (lane % RK_CH_UNITS), x, y);
-            if (lane < units) rk_ch_check(lane, x, y, start, c.log2cap, stage, bad, skips);
-        } else {
-            for (rk_u32 round = 0; round < units; round += 32 * RK_CH_LOADS) {
-                rk_u64 x[RK_CH_LOADS], y[RK_CH_LOADS];
-#pragma unroll
-                for (int k = 0; k < RK_CH_LOADS; k++) {
-                    const rk_u32 u = round + k * 32 + lane;
-                    x[k] = y[k] = 0;
-                    if (u < units) {
-                        const rk_u64 pos = start + u / RK_CH_UNITS;
-                        rk_ch_load2(c.ring + (pos & mask) * RK_IN_LL + 2 * (u % RK_CH_UNITS), x[k], y[k]);
-                    }
-                }
-#pragma unroll
-                for (int k = 0; k < RK_CH_LOADS; k++) {
-                    const rk_u32 u = round + k * 32 + lane;
-                    if (u < units) rk_ch_check(u, x[k], y[k], start, c.log2cap, stage, bad, skips);
-                }
-            }
-        }
-        bad = rk_ch_warp_or(bad);
-        skips = rk_ch_warp_or(skips);
-        const rk_u32 ok = want & (~bad | skips);
-        const rk_u32 prefix = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
+        rk_u32 skips;
+        const rk_u32 prefix = rk_channel_poll(c, start, m_max, lane, stage, skips);
         if (prefix) {
             *input = idx;
             *first = start;

@@ -1,0 +1,256 @@
+/* K2K lanes: several worker warps of a chain stage without a begin turn.
+ * Assembled after ring.cu (src/cuda/cuda_ring_source.c); the turn path
+ * and the channel protocol are in channel.cu, the design in
+ * docs/channels.md ("Lanes").
+ *
+ * A stage whose only input is one HOLD channel that does not ask for every
+ * reply, whose ports are all HOLD and open, and whose host queue is empty,
+ * keeps order by positions instead of a begin turn: the message at input
+ * position p goes to position p + d on each port (d fixed when lanes
+ * begin; a SKIP word where the handler emits nothing), so a warp's pass
+ * knows its output positions from its input positions, and each port's
+ * order is the input's by construction. Each warp takes its own chunks
+ * (warp w: chunks w, w + W, ... as on the turn path) at its own pace: no
+ * lock, no shared head. Credit: a pass waits (polls again later) until
+ * every port has room for its last position; the ports' TAKEN is reloaded
+ * only when the cached copy is short. What stays in input order is the
+ * publish turn, a few shared words after the handlers: the input's TAKEN
+ * and DELIVERED, the messages' sequence numbers and the reply queue (a
+ * handler's failure is answered in input order, as on the turn path).
+ *
+ * Lanes begin at the begin turn of a pass (every earlier position was
+ * given its ports' positions by the turn path) and end at a quiet point:
+ * a warp that sees host messages, a link change, a closed port, a pause,
+ * a terminate or a deactivate asks to leave (RK_LANES_LEAVING); every warp
+ * acknowledges, after which no pass goes past the highest position taken
+ * (lanes_hi); once the publish turn reaches it, the ports' heads and the
+ * input's begin turn are set there and the turn path goes on. */
+
+#define RK_LANES_OFF 0u
+#define RK_LANES_ON 1u
+#define RK_LANES_LEAVING 2u
+
+__device__ __forceinline__ rk_u32 rk_lanes_state() { return *(volatile rk_u32 *)&rk_ch.lanes; }
+
+/* Lane 0 of warp wi, holding the begin turn of input `input` at `first`
+ * (every earlier position has begun on the turn path): enters lanes when
+ * the kernel is a chain stage (see the top) and no host message waits
+ * (host_pub: positions the host has published; all ones while the kernel
+ * terminates) and no warp has left rk_worker's loop. True: the pass is not
+ * begun; the warp polls again, in lanes. */
+__device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
+    if (!rk_ch.lanes_allowed || rk_ch.in_count != 1 || input != 0) return false;
+    const rk_in_port &c = rk_ch.in[0];
+    if (!c.ring || c.report || c.reply_all) return false;
+    rk_ch_lock();
+    /* Ports change only under the lock (a connect, a close): checked here. */
+    bool ok = rk_lanes_state() == RK_LANES_OFF && !rk_ch.lanes_out && host_pub <= rk_vload(&rk_ch.host_tail) &&
+              rk_vload(&c.tail) == first;
+    RK_FOR_BITS(p, ok ? rk_ch.ports : 0u) {
+        const rk_out_port &o = rk_ch.out[p];
+        if (o.status || o.flow != RK_FLOW_HOLD) ok = false;
+    }
+    if (ok) {
+        const rk_u32 W = rk_ch.warps;
+        RK_FOR_BITS(p, rk_ch.ports) rk_ch.lanes_d[p] = rk_ch.out[p].head - first;
+        /* Each warp starts at its first chunk from first's on (the owner of
+         * first's chunk at first): chunk k belongs to warp k % W. */
+        const rk_u64 c0 = first >> 5;
+        const rk_u32 r32 = (0xffffffffu % W + 1u) % W;
+        const rk_u32 c0_mod = ((rk_u32)(c0 >> 32) % W * r32 + (rk_u32)c0 % W) % W;
+        for (rk_u32 w = 0; w < W; w++) {
+            const rk_u32 dw = (w + W - c0_mod) % W;
+            rk_ch.w[w].lnext = dw ? (c0 + dw) << 5 : first;
+            rk_ch.w[w].lacked = 0;
+        }
+        rk_ch.lanes_base = first;
+        rk_ch.lanes_hi = first;
+        rk_ch.lanes_acks = 0;
+        rk_ch.plan_ok = 0;
+        __threadfence_block();
+        *(volatile rk_u32 *)&rk_ch.lanes = RK_LANES_ON;
+    }
+    rk_ch_unlock();
+    return ok;
+}
+
+/* Lane 0: asks the warps to leave lanes (the top of the file says when). */
+__device__ __forceinline__ void rk_lanes_leave_request() {
+    if (rk_lanes_state() == RK_LANES_ON) atomicCAS(&rk_ch.lanes, RK_LANES_ON, RK_LANES_LEAVING);
+}
+
+/* The whole warp, about to leave rk_worker's loop (a pause, or for good):
+ * true while the kernel's input runs in lanes (it is asked to leave them,
+ * and the warp takes its part until they have: every warp's acknowledgement
+ * is needed). Otherwise the warp is counted out, under the lock, so that
+ * lanes never begin without it (rk_lanes_enter). */
+__device__ bool rk_lanes_hold_exit(rk_u32 lane) {
+    rk_u32 hold = 0;
+    if (lane == 0 && rk_ch.lanes_allowed) {
+        rk_ch_lock();
+        if (rk_lanes_state() != RK_LANES_OFF) {
+            rk_lanes_leave_request();
+            hold = 1;
+        } else {
+            rk_ch.lanes_out++;
+        }
+        rk_ch_unlock();
+    }
+    return __shfl_sync(0xffffffffu, hold, 0) != 0;
+}
+
+/* Lane 0, leaving: once every warp has acknowledged (no pass goes past
+ * lanes_hi any more) and every position below lanes_hi is published, the
+ * turn path takes over there. */
+__device__ void rk_lanes_try_leave() {
+    if (*(volatile rk_u32 *)&rk_ch.lanes_acks < rk_ch.warps) return;
+    __threadfence_block();
+    const rk_u64 hi = rk_vload(&rk_ch.lanes_hi);
+    rk_in_port &c = rk_ch.in[0];
+    if (rk_vload(&c.pub) != hi) return;
+    rk_ch_lock();
+    if (rk_lanes_state() == RK_LANES_LEAVING) {
+        RK_FOR_BITS(p, rk_ch.ports) rk_ch.out[p].head = hi + rk_ch.lanes_d[p];
+        rk_ch.plan_ok = 0;
+        rk_vstore(&c.tail, hi);
+        __threadfence_block();
+        *(volatile rk_u32 *)&rk_ch.lanes = RK_LANES_OFF;
+    }
+    rk_ch_unlock();
+}
+
+/* Lane 0, a pass of n slots from first (kept: their lanes, a prefix; skip:
+ * those of them with no message): cuts it to the room of every port (in
+ * positions: a SKIP slot keeps its position) and of the reply queue (in
+ * messages: each may fail and be answered), reloading TAKEN and the host's
+ * place only when the cached room is short. Returns the lanes kept. */
+__device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64 cr_cap, const rk_u64 *cr_word) {
+    rk_u32 n = __popc(kept);
+    RK_FOR_BITS(p, rk_ch.ports) {
+        rk_out_port &o = rk_ch.out[p];
+        const rk_u64 cap = 1ull << o.log2cap, at = first + rk_vload(&rk_ch.lanes_d[p]);
+        rk_u64 taken = rk_vload(&o.taken);
+        if (at + n - taken > cap) {
+            const rk_u64 t = rk_ch_load(o.ctl + RK_CH_TAKEN);
+            if (t > taken) {
+                atomicMax((unsigned long long *)&o.taken, (unsigned long long)t);
+                taken = t;
+            }
+        }
+        const rk_u64 used = at - taken; /* positions given below this pass, not yet taken */
+        const rk_u64 room = used >= cap ? 0 : cap - used;
+        if (room < n) n = (rk_u32)room;
+    }
+    kept &= n >= 32 ? 0xffffffffu : (1u << n) - 1u;
+    const rk_u32 real = kept & ~skip;
+    rk_u32 want = __popc(real);
+    if (!want) return kept;
+    /* The reply queue: room promised for every message (a failure is
+     * answered); rk_reply_publish gives back what was not used. */
+    rk_u64 after = atomicAdd((unsigned long long *)&rk_ch.cr_promised, (unsigned long long)want) + want;
+    rk_u64 received = rk_vload(&rk_ch.cr_received);
+    if (after - received > cr_cap) {
+        const rk_u64 r = *(const volatile rk_u64 *)cr_word;
+        if (r > received) {
+            atomicMax((unsigned long long *)&rk_ch.cr_received, (unsigned long long)r);
+            received = r;
+        }
+        if (after - received > cr_cap) {
+            const rk_u64 over = after - received - cr_cap;
+            const rk_u32 fit = over >= want ? 0u : want - (rk_u32)over;
+            atomicAdd((unsigned long long *)&rk_ch.cr_promised, (unsigned long long)0 - (want - fit));
+            const rk_u32 kept_real = rk_first_bits(real, fit);
+            if (kept_real != real) kept &= (1u << (__ffs(real & ~kept_real) - 1)) - 1u;
+        }
+    }
+    return kept;
+}
+
+/* The whole warp of worker wi, while the kernel's input runs in lanes: one
+ * pass over this warp's next slots (at most max). Returns the slots taken. */
+__device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, unsigned char *stage_in,
+                                unsigned char *stage_out, rk_u32 max, rk_ch_poll &cp, rk_u64 &handled,
+                                rk_u64 &errors) {
+    rk_warp_pass &wp = rk_ch.w[wi];
+    rk_in_port &c = rk_ch.in[0];
+    const rk_u64 cap = a.capacity_mask + 1;
+    if (max > cp.window) max = cp.window;
+    /* Lane 0 decides where this pass may poll; leaving, up to lanes_hi. */
+    rk_u64 first = rk_vload(&wp.lnext), end = (first | 31u) + 1u;
+    rk_u32 stop = 0;
+    if (lane == 0 && rk_lanes_state() == RK_LANES_LEAVING) {
+        if (!wp.lacked) {
+            wp.lacked = 1;
+            __threadfence_block(); /* this warp's lanes_hi before its acknowledgement */
+            atomicAdd(&rk_ch.lanes_acks, 1u);
+        }
+        const rk_u64 hi = rk_vload(&rk_ch.lanes_hi);
+        if (first >= hi) {
+            rk_lanes_try_leave();
+            stop = 1;
+        } else if (hi < end) {
+            end = hi;
+        }
+    }
+    stop = __shfl_sync(0xffffffffu, stop, 0);
+    first = __shfl_sync(0xffffffffu, first, 0);
+    end = __shfl_sync(0xffffffffu, end, 0);
+    if (stop) return 0;
+    const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - first);
+    rk_u32 skip = 0;
+    const rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
+    skip &= lanes;
+    const rk_u32 found = __popc(lanes);
+    if (found && found == max) {
+        cp.window = min(32u, 2 * cp.window);
+        cp.empty = 0;
+    } else if (!found && ++cp.empty >= 16) {
+        cp.window = RK_CH_MIN_WINDOW;
+    }
+    if (!lanes) return 0;
+    __syncwarp(); /* every lane's staged words before any handler reads them */
+    rk_u32 kept = 0;
+    if (lane == 0) {
+        kept = rk_lanes_credit(lanes, skip, first, cap, a.dctl + RK_DCTL_CR_RECEIVED);
+        if (kept) {
+            /* Every port gives every slot kept its position (HOLD: all of
+             * them); rk_emit_finish writes SKIP where no message went. */
+            const rk_u32 ports = rk_ch.ports;
+            RK_FOR_BITS(p, ports) {
+                wp.allow[p] = kept;
+                wp.base[p] = first + rk_vload(&rk_ch.lanes_d[p]);
+            }
+            wp.ports = ports;
+            atomicMax((unsigned long long *)&rk_ch.lanes_hi, (unsigned long long)(first + __popc(kept)));
+        }
+    }
+    kept = __shfl_sync(0xffffffffu, kept, 0);
+    __syncwarp();
+    if (!kept) return 0;
+    const rk_u32 n = __popc(kept), run = kept & ~skip;
+    int status = 0;
+    if ((run >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
+    rk_emit_finish(lane, wi);
+    const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
+    rk_u64 seq0 = 0;
+    if (lane == 0) {
+        /* The publish turn: the input's TAKEN and DELIVERED, the messages'
+         * sequence numbers and the replies' places, in input order. */
+        rk_turn_wait(&c.pub, first, false);
+        rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
+        seq0 = c.delivered;
+        c.delivered = seq0 + __popc(run);
+        if (run) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + __popc(run));
+        rk_reply_publish(0, wi, first, n, __popc(run), failed);
+        rk_u64 next = first + n;
+        if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
+        wp.lnext = next;
+    }
+    seq0 = __shfl_sync(0xffffffffu, seq0, 0);
+    __syncwarp();
+    rk_channel_replies(a, lane, wi, stage_out, 0, failed, run, seq0);
+    handled += __popc(run);
+    errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
+    __syncwarp();
+    return n;
+}
