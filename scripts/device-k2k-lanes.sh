@@ -6,8 +6,7 @@
 # branch at 1, 8 and 15 warps (and the branch with the lanes off,
 # RK_CUDA_K2K_LANES=0, the turn path it keeps), then the branch's tests at
 # 15 warps: the chain, test_k2k_stream with 10 M messages, ctest's CUDA
-# k2k tests, the conformance suite's channel checks. RK_CUDA_K2K_LANES=2
-# (lanes without the publish turn) has its own gate, rows and stream.
+# k2k tests, the conformance suite's channel checks, test_k2k_nvrtc.
 #   (here)   git archive <main> | tar -x -C build-base-src
 #            cmake -S build-base-src -B build-base -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-base rk
 #            cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release
@@ -49,26 +48,23 @@ gate() { # gate WARPS: the chain test of the new build at that many warps a stag
 }
 gate 8 && g8=1 || g8=0
 gate 15 && g15=1 || g15=0
-RK_CUDA_K2K_LANES=2 gate 15 && gf=1 || gf=0
 # The lanes' rows only where their gate passed (a hang costs the whole limit).
-lanes8=() lanes15=() free=()
+lanes8=() lanes15=()
 [ "$g8" = 1 ] && lanes8=(lanes8="$new",RK_CUDA_ORDERED_WARPS=8)
 [ "$g15" = 1 ] && lanes15=(lanes15="$new",RK_CUDA_ORDERED_WARPS=15)
-[ "$gf" = 1 ] && free=(free8="$new",RK_CUDA_ORDERED_WARPS=8,RK_CUDA_K2K_LANES=2
-    free15="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=2)
 K2K_BENCH_LIMIT_S=${K2K_BENCH_LIMIT_S:-25} scripts/device-k2k-ab.sh \
-    base1="$base" lanes1="$new" base8="$base",RK_CUDA_ORDERED_WARPS=8 "${lanes8[@]}" "${lanes15[@]}" "${free[@]}" \
-    turns15="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=0 "${lanes15[@]}" base1="$base" lanes1="$new"
+    base1="$base" lanes1="$new" \
+    base8="$base",RK_CUDA_ORDERED_WARPS=8 "${lanes8[@]}" "${lanes15[@]}" \
+    turns8="$new",RK_CUDA_ORDERED_WARPS=8,RK_CUDA_K2K_LANES=0 turns15="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=0 \
+    "${lanes8[@]}" "${lanes15[@]}" base1="$base" lanes1="$new"
 export RK_CUDA_ORDERED_WARPS=15
 run "stream 10 M, 15 warps" 40 "$new/tests/k2k/test_k2k_stream" cuda 10000000
-run "stream 10 M, 15 warps, no publish turn" 40 env RK_CUDA_K2K_LANES=2 "$new/tests/k2k/test_k2k_stream" cuda 10000000
 RUN_TAIL=16 run "conformance channel checks, 15 warps" 50 env LD_LIBRARY_PATH="$new" "$new/tools/rk/rk" \
     conformance --backend cuda --check channel --timeout 20
+RUN_TAIL=12 run "test_k2k_nvrtc" 60 "$new/tests/k2k/test_k2k_nvrtc"
 if [ "$SECONDS" -le "$budget" ]; then
     echo "=== ctest -L cuda -R k2k -E nvrtc, 15 warps ($new, $SECONDS s)"
-    left=$((budget + 10 - SECONDS))
-    [ "$left" -gt 70 ] && left=70
-    (cd "$new" && timeout -k 5 "$left" ctest -L cuda -R k2k -E 'nvrtc|stream' --timeout 30 \
+    (cd "$new" && timeout -k 5 ${K2K_CTEST_LIMIT_S:-70} ctest -L cuda -R k2k -E 'nvrtc|stream' --timeout 30 \
         --output-on-failure 2>&1 | tail -30)
 fi
 echo "=== done ($SECONDS s)"

@@ -68,7 +68,7 @@ typedef struct rk__cuda_ring_layout {
  * `warps` worker warps: RK_CUDA_CHANNEL_SHARED up to 8, then a pass record
  * per warp more (channel.cu asserts the same bound). */
 static inline uint32_t rk__cuda_channel_shared(uint32_t warps) {
-    return warps <= 8 ? RK_CUDA_CHANNEL_SHARED : 2048u + 512u * warps;
+    return warps <= 8 ? RK_CUDA_CHANNEL_SHARED : 2048u + 448u * warps;
 }
 
 static inline uint32_t rk__round_up(uint32_t v, uint32_t to) { return (v + to - 1) / to * to; }
@@ -100,7 +100,7 @@ typedef struct rk__cuda_ring_args {
     uint32_t turn_wait_cycles; /* how long a begin turn is waited for, or 0: the template's default */
     uint32_t idle_nap_ns;      /* a worker's (and the control thread's) nap while idle, or 0 */
     uint32_t k2k_solo;         /* RK__CUDA_SOLO_* bits: when one worker warp makes its next channel begin ready */
-    uint32_t k2k_lanes;        /* several worker warps of a chain stage in lanes (channel_lanes.cu): 0 never, 1 with the publish turn, 2 without */
+    uint32_t k2k_lanes;        /* 1: several worker warps of a chain stage run in lanes (channel_lanes.cu) */
 } rk__cuda_ring_args;
 
 /* K2K with one worker warp (channel.cu, rk_solo_plan): the next channel

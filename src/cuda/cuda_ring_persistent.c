@@ -200,10 +200,9 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
         .idle_nap_ns = env_u32("RK_CUDA_IDLE_NAP_NS", 0),
         /* When a lone worker warp plans its next channel begin (0: never). */
         .k2k_solo = env_u32("RK_CUDA_K2K_SOLO", RK__CUDA_SOLO_DEFAULT),
-        /* Several warps of a chain stage without a begin turn: with the
-         * publish turn (1, the default), without it (2), or always the
-         * turns (0). */
-        .k2k_lanes = env_u32("RK_CUDA_K2K_LANES", 1) > 2 ? 2u : env_u32("RK_CUDA_K2K_LANES", 1),
+        /* Several warps of a chain stage without a begin turn (1, the
+         * default), or always the turns (0). */
+        .k2k_lanes = env_u32("RK_CUDA_K2K_LANES", 1) ? 1u : 0u,
     };
     r->threads = threads;
     r->smem = smem;

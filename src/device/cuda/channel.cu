@@ -93,8 +93,6 @@ struct rk_out_port {
     rk_u32 final_stored;
 };
 
-#define RK_LANES_MARKS 8 /* chunks a warp remembers (channel_lanes.cu): it runs at most 7 rounds ahead */
-
 struct rk_in_port {
     rk_u64 *ring, *ctl;
     rk_u64 tail;      /* begin turn: the next position to take */
@@ -113,13 +111,9 @@ struct rk_warp_pass {
     unsigned char emitted[8][32];
     rk_u32 cursor; /* the input this warp polls first */
     /* Lanes (channel_lanes.cu): the next input position this warp takes,
-     * and whether it has seen the request to leave lanes. Without the
-     * publish turn (RK_LANES_FREE): the messages it took in lanes, and for
-     * its last RK_LANES_MARKS chunks (round-robin by lround) the chunk's
-     * number and that count when the warp came to it (low 32 bits each). */
-    rk_u64 lnext, lcount;
-    rk_u32 lacked, lround;
-    rk_u32 lmark_chunk[RK_LANES_MARKS], lmark_count[RK_LANES_MARKS];
+     * and whether it has seen the request to leave lanes. */
+    rk_u64 lnext;
+    rk_u32 lacked;
 };
 
 struct rk_links {
@@ -140,7 +134,6 @@ struct rk_links {
      * output position - input position. */
     rk_u32 lanes, lanes_allowed, lanes_acks, lanes_out; /* lanes_out: warps that left rk_worker's loop */
     rk_u64 lanes_base, lanes_hi;
-    rk_u64 lanes_seq0, lanes_front; /* RK_LANES_FREE: messages taken before lanes; every position below front is taken */
     rk_u64 lanes_d[8];
     rk_out_port out[8];
     rk_in_port in[16];
@@ -149,7 +142,7 @@ struct rk_links {
 
 /* The channel code's static shared memory, at most: rk__cuda_channel_shared
  * (cuda_ring_layout.h) gives the same bound. */
-#define RK_CH_SHARED_BOUND (RK_WARPS_PER_BLOCK <= 8 ? 6144 : 2048 + 512 * RK_WARPS_PER_BLOCK)
+#define RK_CH_SHARED_BOUND (RK_WARPS_PER_BLOCK <= 8 ? 6144 : 2048 + 448 * RK_WARPS_PER_BLOCK)
 static_assert(sizeof(rk_links) <= RK_CH_SHARED_BOUND, "rk_links must fit rk__cuda_channel_shared (cuda_ring_layout.h)");
 
 /* One copy per block; only a kernel whose worker warps are all in one block
@@ -251,8 +244,8 @@ __device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo, rk_u3
     for (int w = 0; w < RK_WARPS_PER_BLOCK; w++) {
         rk_ch.w[w].cursor = w;
         rk_ch.w[w].ports = 0;
-        rk_ch.w[w].lnext = rk_ch.w[w].lcount = 0;
-        rk_ch.w[w].lacked = rk_ch.w[w].lround = 0;
+        rk_ch.w[w].lnext = 0;
+        rk_ch.w[w].lacked = 0;
         for (int p = 0; p < 8; p++) {
             rk_ch.w[w].allow[p] = 0;
             for (int l = 0; l < 32; l++) rk_ch.w[w].emitted[p][l] = 0;

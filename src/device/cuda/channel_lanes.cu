@@ -29,14 +29,6 @@
 #define RK_LANES_OFF 0u
 #define RK_LANES_ON 1u
 #define RK_LANES_LEAVING 2u
-/* rk_links.lanes_allowed: 0 never, RK_LANES_TURN (1) with the publish
- * turn, RK_LANES_FREE (2) without it (RK_CUDA_K2K_LANES). */
-#define RK_LANES_TURN 1u
-#define RK_LANES_FREE 2u
-/* RK_LANES_FREE: a warp takes from a chunk only this many rounds of W
- * chunks ahead of the lowest position not taken (a failure's sequence
- * number is counted from the chunks each warp remembers, RK_LANES_MARKS). */
-#define RK_LANES_AHEAD (RK_LANES_MARKS - 2)
 
 __device__ __forceinline__ rk_u32 rk_lanes_state() { return *(volatile rk_u32 *)&rk_ch.lanes; }
 
@@ -67,20 +59,10 @@ __device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
         const rk_u32 r32 = (0xffffffffu % W + 1u) % W;
         const rk_u32 c0_mod = ((rk_u32)(c0 >> 32) % W * r32 + (rk_u32)c0 % W) % W;
         for (rk_u32 w = 0; w < W; w++) {
-            rk_warp_pass &ww = rk_ch.w[w];
             const rk_u32 dw = (w + W - c0_mod) % W;
-            ww.lnext = dw ? (c0 + dw) << 5 : first;
-            ww.lacked = 0;
-            ww.lcount = 0;
-            ww.lround = 0;
-            for (int k = 0; k < RK_LANES_MARKS; k++) {
-                ww.lmark_chunk[k] = (rk_u32)(c0 - 1); /* no chunk asked about (they are above c0) */
-                ww.lmark_count[k] = 0;
-            }
-            ww.lmark_chunk[0] = (rk_u32)(c0 + dw);
+            rk_ch.w[w].lnext = dw ? (c0 + dw) << 5 : first;
+            rk_ch.w[w].lacked = 0;
         }
-        rk_ch.lanes_seq0 = c.delivered; /* every pass below first has begun: counted */
-        rk_ch.lanes_front = first;
         rk_ch.lanes_base = first;
         rk_ch.lanes_hi = first;
         rk_ch.lanes_acks = 0;
@@ -125,24 +107,11 @@ __device__ void rk_lanes_try_leave() {
     __threadfence_block();
     const rk_u64 hi = rk_vload(&rk_ch.lanes_hi);
     rk_in_port &c = rk_ch.in[0];
-    const bool free_ = rk_ch.lanes_allowed == RK_LANES_FREE;
-    if (free_) {
-        /* Every lanes pass below hi finished, and the turn path's passes
-         * before lanes placed their replies. */
-        if (rk_vload(&c.pub) != rk_ch.lanes_base) return;
-        for (rk_u32 w = 0; w < rk_ch.warps; w++)
-            if (rk_vload(&rk_ch.w[w].lnext) < hi) return;
-    } else if (rk_vload(&c.pub) != hi) {
-        return;
-    }
+    if (rk_vload(&c.pub) != hi) return;
     rk_ch_lock();
     if (rk_lanes_state() == RK_LANES_LEAVING) {
         RK_FOR_BITS(p, rk_ch.ports) rk_ch.out[p].head = hi + rk_ch.lanes_d[p];
         rk_ch.plan_ok = 0;
-        if (free_) {
-            rk_ch_store_max(c.ctl + RK_CH_TAKEN, hi);
-            rk_vstore(&c.pub, hi);
-        }
         rk_vstore(&c.tail, hi);
         __threadfence_block();
         *(volatile rk_u32 *)&rk_ch.lanes = RK_LANES_OFF;
@@ -197,53 +166,6 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
     return kept;
 }
 
-/* The whole warp, RK_LANES_FREE: the lowest position any warp has not
- * taken (every position below it is: the input's TAKEN, told the producer
- * when it moved). */
-__device__ __forceinline__ rk_u64 rk_lanes_frontier(rk_u32 lane, const rk_in_port &c) {
-    rk_u64 v = lane < rk_ch.warps ? rk_vload(&rk_ch.w[lane].lnext) : ~0ull;
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-        const rk_u64 u = __shfl_xor_sync(0xffffffffu, v, d);
-        v = u < v ? u : v;
-    }
-    if (lane == 0 && v > rk_vload(&rk_ch.lanes_front)) {
-        atomicMax((unsigned long long *)&rk_ch.lanes_front, (unsigned long long)v);
-        rk_ch_store_max(c.ctl + RK_CH_TAKEN, v);
-    }
-    return v;
-}
-
-/* Lane 0 of warp wi, RK_LANES_FREE, a pass from `first` with a failure to
- * answer: waits until every position below first is taken and its replies
- * placed (each warp's next position at first or past it) and the turn
- * path's passes before lanes placed theirs, then returns the sequence
- * number of the pass's first message: the messages before lanes, this
- * warp's in lanes, and each other warp's when it came to its first chunk
- * above first's (RK_LANES_AHEAD keeps that chunk among the ones it
- * remembers). */
-__device__ rk_u64 rk_lanes_seq(rk_u32 wi, rk_u64 first) {
-    const rk_in_port &c = rk_ch.in[0];
-    const rk_u32 W = rk_ch.warps;
-    rk_turn_wait(&c.pub, rk_ch.lanes_base, false);
-    rk_u64 seq = rk_ch.lanes_seq0 + rk_ch.w[wi].lcount;
-    const rk_u64 f = first >> 5;
-    for (rk_u32 w = 0; w < W; w++) {
-        if (w == wi) continue;
-        const rk_warp_pass &o = rk_ch.w[w];
-        while (rk_vload(&o.lnext) < first) {
-        }
-        __threadfence_block();
-        const rk_u32 cw = (rk_u32)(f + (w + W - wi) % W);
-        rk_u32 mark = 0;
-        for (int k = 0; k < RK_LANES_MARKS; k++)
-            if (*(volatile const rk_u32 *)&o.lmark_chunk[k] == cw) mark = *(volatile const rk_u32 *)&o.lmark_count[k];
-        const rk_u64 now = rk_vload(&o.lcount); /* at the mark or after: within 2^32 of it */
-        seq += now - (rk_u32)((rk_u32)now - mark);
-    }
-    return seq;
-}
-
 /* The whole warp of worker wi, while the kernel's input runs in lanes: one
  * pass over this warp's next slots (at most max). Returns the slots taken. */
 __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, unsigned char *stage_in,
@@ -274,16 +196,6 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     first = __shfl_sync(0xffffffffu, first, 0);
     end = __shfl_sync(0xffffffffu, end, 0);
     if (stop) return 0;
-    const bool free_ = rk_ch.lanes_allowed == RK_LANES_FREE;
-    if (free_) {
-        /* At most RK_LANES_AHEAD rounds ahead of the lowest position not taken. */
-        const rk_u64 reach = (rk_u64)RK_LANES_AHEAD * rk_ch.warps;
-        rk_u64 front = __shfl_sync(0xffffffffu, rk_vload(&rk_ch.lanes_front), 0);
-        if ((first >> 5) >= (front >> 5) + reach) {
-            front = rk_lanes_frontier(lane, c);
-            if ((first >> 5) >= (front >> 5) + reach) return 0;
-        }
-    }
     const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - first);
     rk_u32 skip = 0;
     const rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
@@ -322,55 +234,23 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
     rk_u64 seq0 = 0;
     if (lane == 0) {
-        if (!free_) {
-            /* The publish turn: the input's TAKEN and DELIVERED, the
-             * messages' sequence numbers and the replies' places, in input
-             * order. */
-            rk_turn_wait(&c.pub, first, false);
-            rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
-            seq0 = c.delivered;
-            c.delivered = seq0 + __popc(run);
-            if (run) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + __popc(run));
-            rk_reply_publish(0, wi, first, n, __popc(run), failed);
-        } else {
-            /* No turn: DELIVERED adds up; a failure waits for everything
-             * before it (rk_lanes_seq), so replies keep input order. */
-            if (run) {
-                const rk_u64 d0 = atomicAdd((unsigned long long *)&c.delivered, (unsigned long long)__popc(run));
-                rk_ch_store_max(c.ctl + RK_CH_DELIVERED, d0 + __popc(run));
-            }
-            if (failed) {
-                seq0 = rk_lanes_seq(wi, first);
-                rk_ch.w[wi].cr_base = rk_ch_add(&rk_ch.cr_head, (rk_u64)__popc(failed));
-            }
-            if ((rk_u32)__popc(run) != (rk_u32)__popc(failed))
-                rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - (rk_u64)(__popc(run) - __popc(failed)));
-        }
+        /* The publish turn: the input's TAKEN and DELIVERED, the messages'
+         * sequence numbers and the replies' places, in input order. */
+        rk_turn_wait(&c.pub, first, false);
+        rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
+        seq0 = c.delivered;
+        c.delivered = seq0 + __popc(run);
+        if (run) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + __popc(run));
+        rk_reply_publish(0, wi, first, n, __popc(run), failed);
+        rk_u64 next = first + n;
+        if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
+        wp.lnext = next;
     }
     seq0 = __shfl_sync(0xffffffffu, seq0, 0);
     __syncwarp();
     rk_channel_replies(a, lane, wi, stage_out, 0, failed, run, seq0);
     handled += __popc(run);
     errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
-    __syncwarp(); /* the replies are stored before this warp's next position moves on */
-    if (lane == 0) {
-        rk_u64 next = first + n;
-        if (free_) {
-            wp.lcount += __popc(run);
-            if ((next & 31u) == 0) {
-                next += (rk_u64)(rk_ch.warps - 1) << 5;
-                const rk_u32 k = ++wp.lround % RK_LANES_MARKS;
-                wp.lmark_count[k] = (rk_u32)wp.lcount;
-                __threadfence_block();
-                wp.lmark_chunk[k] = (rk_u32)(next >> 5);
-            }
-            rk_vstore(&wp.lnext, next);
-        } else {
-            if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
-            wp.lnext = next;
-        }
-    }
     __syncwarp();
-    if (free_) rk_lanes_frontier(lane, c); /* TAKEN */
     return n;
 }

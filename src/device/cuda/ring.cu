@@ -88,7 +88,7 @@ struct rk_ring_args {
     rk_u32 turn_wait_cycles; /* how long a begin turn is waited for (channel.cu), or 0: the default */
     rk_u32 idle_nap_ns;      /* a worker's nap after many idle passes (sanitizer runs), or 0 */
     rk_u32 k2k_solo;         /* RK_SOLO_* bits (channel.cu): when one worker warp plans its next channel begin */
-    rk_u32 k2k_lanes;        /* several worker warps of a chain stage run in lanes (channel_lanes.cu): 0 never, 1, 2 */
+    rk_u32 k2k_lanes;        /* 1: several worker warps of a chain stage run in lanes (channel_lanes.cu) */
 };
 
 /* Control word indices: see cuda_ring_layout.h. */
