@@ -58,6 +58,9 @@ rk_status rk__cuda_ring_build(rk_kernel *k, rk__cuda_ring_layout *layout, CUmodu
      * turns are shared words), so the module is built for that block. */
     if (k->desc.ordered && !k->desc.state_size && rk__cuda_ordered_warps() > layout->warps_per_block)
         layout->warps_per_block = rk__cuda_ordered_warps();
+    /* Lanes only where several ordered warps may use them: a kernel of one
+     * warp is compiled exactly as without them (channel.cu says why). */
+    layout->lanes = k->desc.ordered && !k->desc.state_size && rk__cuda_ordered_warps() > 1 && rk__cuda_k2k_lanes();
     char *source = NULL, *handler = NULL;
     /* NVRTC's messages name the user's file and lines. */
     if (asprintf(&handler, "#line 1 \"%s\"\n%s", rk__handler_source_name(&k->desc), k->desc.handler_source) < 0)
@@ -99,6 +102,16 @@ uint64_t rk__cuda_watchdog_ns(void) { return rk__watchdog_ns("RK_CUDA_WATCHDOG_M
  * Its warps keep send order (the turns and lanes of channel.cu), so several
  * give a K2K stage more throughput with the same order; one keeps the
  * footprint small. */
+/* RK_CUDA_K2K_LANES: RK__CUDA_LANES_* bits (cuda_ring_layout.h), 0 for
+ * the turns only; unset or not a number: RK__CUDA_LANES_DEFAULT. */
+uint32_t rk__cuda_k2k_lanes(void) {
+    const char *env = getenv("RK_CUDA_K2K_LANES");
+    if (!env || !*env) return RK__CUDA_LANES_DEFAULT;
+    char *end = NULL;
+    unsigned long v = strtoul(env, &end, 10);
+    return *end ? RK__CUDA_LANES_DEFAULT : (uint32_t)(v & RK__CUDA_LANES_ALL);
+}
+
 uint32_t rk__cuda_ordered_warps(void) {
     const char *env = getenv("RK_CUDA_ORDERED_WARPS");
     if (!env || !*env) return 1;

@@ -22,6 +22,8 @@ uint64_t rk__cuda_watchdog_ns(void);
 
 /* RK_CUDA_ORDERED_WARPS: worker warps of an ordered kernel without state. */
 uint32_t rk__cuda_ordered_warps(void);
+/* RK_CUDA_K2K_LANES: the lanes of a chain stage (RK__CUDA_LANES_* bits). */
+uint32_t rk__cuda_k2k_lanes(void);
 
 extern const rk__ring_iface rk__cuda_persistent_ops;
 

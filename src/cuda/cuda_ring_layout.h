@@ -62,6 +62,7 @@ typedef struct rk__cuda_ring_layout {
     uint32_t crq_ll;               /* words per channel-reply slot: out_ll + the id's two */
     uint32_t in_stage, out_stage;  /* staging bytes per message / reply (multiples of 16) */
     uint32_t warps_per_block;      /* worker warps per block (RK_WARPS_PER_BLOCK): 8, more for a wide ordered kernel */
+    uint32_t lanes;                /* 1: the template's lanes are compiled in (RK_LANES_BUILT, channel_lanes.cu) */
 } rk__cuda_ring_layout;
 
 /* Static shared memory of channel.cu's link table (rk_links) for a block of
@@ -84,6 +85,7 @@ static inline rk__cuda_ring_layout rk__cuda_ring_layout_of(uint32_t msg, uint32_
     l.in_stage = rk__round_up(l.in_ll * 4, 16);
     l.out_stage = rk__round_up(l.out_ll * 4, 16);
     l.warps_per_block = RK_CUDA_WARPS_PER_BLOCK;
+    l.lanes = 0;
     return l;
 }
 
@@ -100,7 +102,7 @@ typedef struct rk__cuda_ring_args {
     uint32_t turn_wait_cycles; /* how long a begin turn is waited for, or 0: the template's default */
     uint32_t idle_nap_ns;      /* a worker's (and the control thread's) nap while idle, or 0 */
     uint32_t k2k_solo;         /* RK__CUDA_SOLO_* bits: when one worker warp makes its next channel begin ready */
-    uint32_t k2k_lanes;        /* 1: several worker warps of a chain stage run in lanes (channel_lanes.cu) */
+    uint32_t k2k_lanes;        /* RK__CUDA_LANES_* bits: several worker warps of a chain stage in lanes (channel_lanes.cu) */
 } rk__cuda_ring_args;
 
 /* K2K with one worker warp (channel.cu, rk_solo_plan): the next channel
@@ -114,6 +116,14 @@ typedef struct rk__cuda_ring_args {
 #define RK__CUDA_SOLO_POLL_PLAIN 16u /* a channel poll's first position without shuffles */
 #define RK__CUDA_SOLO_LEAN 32u       /* channel_solo.cu's lean loop while only channels have messages */
 #define RK__CUDA_SOLO_LEAN_EMIT 64u  /* the lean loop's emits go to slots found before the handlers */
+/* K2K with several worker warps (channel_lanes.cu): RK_CUDA_K2K_LANES bits,
+ * as rk_links.lanes_bits there (0: the turns only). */
+#define RK__CUDA_LANES_USE 1u    /* a chain stage of several warps runs in lanes */
+#define RK__CUDA_LANES_WHOLE 2u  /* its polls read whole chunks while messages come */
+#define RK__CUDA_LANES_REPOLL 4u /* part of a chunk (8 slots or more) is polled once more before it is taken */
+#define RK__CUDA_LANES_ALL 7u
+#define RK__CUDA_LANES_DEFAULT RK__CUDA_LANES_ALL
+
 #define RK__CUDA_SOLO_DEFAULT (RK__CUDA_SOLO_AFTER_PASS | RK__CUDA_SOLO_IDLE | RK__CUDA_SOLO_LEAN | RK__CUDA_SOLO_LEAN_EMIT)
 
 /* The full NVRTC source for a handler: layout defines, dsl.h, the handler,

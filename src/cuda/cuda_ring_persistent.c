@@ -200,9 +200,9 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
         .idle_nap_ns = env_u32("RK_CUDA_IDLE_NAP_NS", 0),
         /* When a lone worker warp plans its next channel begin (0: never). */
         .k2k_solo = env_u32("RK_CUDA_K2K_SOLO", RK__CUDA_SOLO_DEFAULT),
-        /* Several warps of a chain stage without a begin turn (1, the
-         * default), or always the turns (0). */
-        .k2k_lanes = env_u32("RK_CUDA_K2K_LANES", 1) ? 1u : 0u,
+        /* Several warps of a chain stage without a begin turn (lanes; the
+         * module has them only when built for several ordered warps). */
+        .k2k_lanes = r->l.lanes ? rk__cuda_k2k_lanes() : 0u,
     };
     r->threads = threads;
     r->smem = smem;

@@ -31,7 +31,7 @@ rk_status rk__cuda_ring_source(const char *handler_source, const char *handler_n
                         handler_name ? handler_name : "(null)");
     char *text = NULL;
     int n = asprintf(&text,
-                     "/* ringkernel CUDA ring kernel for handler %s */\n"
+                     "/* ringkernel CUDA ring kernel for handler %s */\n%s"
                      "#define RK_MSG_BYTES %u\n#define RK_REPLY_BYTES %u\n#define RK_STATE_BYTES %u\n"
                      "#define RK_IN_LL %u\n#define RK_OUT_LL %u\n#define RK_IN_STAGE %u\n#define RK_OUT_STAGE %u\n"
                      "#define RK_WARPS_PER_BLOCK %d\n"
@@ -41,7 +41,7 @@ rk_status rk__cuda_ring_source(const char *handler_source, const char *handler_n
                      "#line 1 \"ring.cu\"\n#define RK_HANDLER_FN %s\n%s\n"
                      "#line 1 \"channel_solo.cu\"\n%s\n"
                      "#line 1 \"channel_lanes.cu\"\n%s",
-                     handler_name, l->msg_bytes, l->reply_bytes, l->state_bytes, l->in_ll, l->out_ll, l->in_stage,
+                     handler_name, l->lanes ? "#define RK_LANES_BUILT 1\n" : "", l->msg_bytes, l->reply_bytes, l->state_bytes, l->in_ll, l->out_ll, l->in_stage,
                      l->out_stage, l->warps_per_block ? (int)l->warps_per_block : RK_CUDA_WARPS_PER_BLOCK,
                      handler_source, rk__cuda_template_channel, handler_name, rk__cuda_template_ring,
                      rk__cuda_template_channel_solo, rk__cuda_template_channel_lanes);

@@ -109,9 +109,10 @@ static long persistent_frame(const unsigned char *elf, size_t size) {
  * when the log does not say. */
 static long persistent_frame_logged(const char *log) { return persistent_logged(log, " bytes stack frame"); }
 
-static void compile(const char *name, uint32_t state, uint32_t warps) {
+static void compile(const char *name, uint32_t state, uint32_t warps, uint32_t lanes) {
     rk__cuda_ring_layout l = rk__cuda_ring_layout_of(sizeof(k2k_msg), sizeof(k2k_msg), state);
     if (warps) l.warps_per_block = warps;
+    l.lanes = lanes;
     char *source = NULL, *image = NULL, *log = NULL;
     size_t size = 0;
     CHECK_OK(rk__cuda_ring_source(channel_handlers_source, name, &l, &source));
@@ -119,7 +120,7 @@ static void compile(const char *name, uint32_t state, uint32_t warps) {
     rk_status s = rk__nvrtc_compile(source, "k2k_ring.cu", "sm_90", verbose, 1, &image, &size, &log);
     if (s != RK_OK) fprintf(stderr, "handler %s:\n%s\n", name, log ? log : "(no log)");
     if (getenv("RK_TEST_PTXAS_LOG"))
-        fprintf(stderr, "handler %s, %u warps a block:\n%s\n", name, l.warps_per_block, log ? log : "");
+        fprintf(stderr, "handler %s, %u warps a block, lanes %u:\n%s\n", name, l.warps_per_block, lanes, log ? log : "");
     CHECK_OK(s);
     CHECK(size > 0);
     /* No spill and no local array: the kernel's stack frame in the cubin is
@@ -144,13 +145,15 @@ int main(void) {
     char reason[512];
     if (rk__nvrtc_probe(reason, sizeof reason) != RK_OK) RK_SKIP("%s", reason);
     static const char *const handlers[] = {"stage", "fanout", "sink", "bounce", "wrong_size", "no_port", "crash"};
-    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) compile(handlers[i], 0, 0);
-    compile("stage", 16, 0); /* with state: one message per pass */
-    /* A wide ordered block (RK_CUDA_ORDERED_WARPS above 8, the lanes of a
-     * chain stage): 15 workers and the control warp, 128 registers a thread. */
-    compile("stage", 0, 15);
-    compile("sink", 0, 15);
-    printf("%zu handlers compiled for sm_90, one with state, and two in a block of 15 workers\n",
+    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) compile(handlers[i], 0, 0, 0);
+    compile("stage", 16, 0, 0); /* with state: one message per pass */
+    /* Several ordered warps with the lanes of a chain stage (channel_lanes.cu):
+     * 8 a block, and a wide block of 15 workers and the control warp (128
+     * registers a thread). */
+    compile("stage", 0, 0, 1);
+    compile("stage", 0, 15, 1);
+    compile("sink", 0, 15, 1);
+    printf("%zu handlers compiled for sm_90, one with state, three with lanes (8 and 15 warps a block)\n",
            sizeof handlers / sizeof handlers[0]);
     return 0;
 }

@@ -49,6 +49,20 @@
 typedef unsigned long long rk_u64;
 typedef unsigned int rk_u32;
 
+/* Lanes (channel_lanes.cu) are compiled only into kernels that may use
+ * them (the host defines RK_LANES_BUILT 1 for several ordered warps): a
+ * kernel of one warp is compiled exactly as without them (its lean loop is
+ * sensitive to the code around it: lanes-1 measured 1.21 against 1.06 us a
+ * hop with them in). */
+#ifndef RK_LANES_BUILT
+#define RK_LANES_BUILT 0
+#endif
+#if RK_LANES_BUILT
+#define RK_LANES_ACTIVE() (*(volatile rk_u32 *)&rk_ch.lanes != 0u)
+#else
+#define RK_LANES_ACTIVE() false
+#endif
+
 /* Host-mapped control words (cuda_ring_layout.h). */
 #define RK_HCTL_LINK_GEN 48
 #define RK_HCTL_IN_COUNT 49
@@ -110,10 +124,13 @@ struct rk_warp_pass {
     rk_u32 ports; /* the ports with lanes allowed in this pass */
     unsigned char emitted[8][32];
     rk_u32 cursor; /* the input this warp polls first */
+#if RK_LANES_BUILT
     /* Lanes (channel_lanes.cu): the next input position this warp takes,
-     * and whether it has seen the request to leave lanes. */
-    rk_u64 lnext;
+     * the end of its last pass, and whether it has seen the request to
+     * leave lanes. */
+    rk_u64 lnext, lend;
     rk_u32 lacked;
+#endif
 };
 
 struct rk_links {
@@ -128,13 +145,13 @@ struct rk_links {
      * when it is made (RK_SOLO_* bits). */
     rk_u32 plan_ok, plan_ports, plan_room, solo;
     rk_u32 ports; /* the connected ports, a bit each */
-    /* Lanes (channel_lanes.cu): RK_LANES_* state; whether the host allows
-     * it; warps that saw the request to leave; the input position lanes
-     * began at; the highest position any lanes pass took up to; per port,
-     * output position - input position. */
-    rk_u32 lanes, lanes_allowed, lanes_acks, lanes_out; /* lanes_out: warps that left rk_worker's loop */
-    rk_u64 lanes_base, lanes_hi;
+#if RK_LANES_BUILT
+    /* Lanes (channel_lanes.cu): RK_LANES_* state; the RK_CUDA_K2K_LANES
+     * bits; warps that saw the request to leave; warps that left
+     * rk_worker's loop; per port, output position - input position. */
+    rk_u32 lanes, lanes_bits, lanes_acks, lanes_out;
     rk_u64 lanes_d[8];
+#endif
     rk_out_port out[8];
     rk_in_port in[16];
     rk_warp_pass w[RK_WARPS_PER_BLOCK];
@@ -151,6 +168,17 @@ static_assert(sizeof(rk_links) <= RK_CH_SHARED_BOUND, "rk_links must fit rk__cud
  * and the reply queue's place change under rk_ch.lock (lane 0 of a warp,
  * short sections); a warp's own pass record is its own. */
 __shared__ rk_links rk_ch;
+
+/* Lanes (channel_lanes.cu): rk_links.lanes. */
+#define RK_LANES_OFF 0u
+#define RK_LANES_ON 1u
+#define RK_LANES_LEAVING 2u
+/* Lane 0: asks the warps to leave lanes (channel_lanes.cu says when). */
+__device__ __forceinline__ void rk_lanes_leave_request() {
+#if RK_LANES_BUILT
+    if (*(volatile rk_u32 *)&rk_ch.lanes == RK_LANES_ON) atomicCAS(&rk_ch.lanes, RK_LANES_ON, RK_LANES_LEAVING);
+#endif
+}
 
 /* p over the set bits of mask (the hot paths visit connected ports only). */
 #define RK_FOR_BITS(p, mask) for (rk_u32 m_ = (mask), p = 0; m_ && ((p = __ffs(m_) - 1), 1); m_ &= m_ - 1)
@@ -222,10 +250,14 @@ __device__ void rk_lean_init(); /* channel_solo.cu */
 /* Thread 0 at kernel start: nothing linked until the table is read. */
 __device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo, rk_u32 lanes) {
     rk_lean_init();
+#if RK_LANES_BUILT
     rk_ch.lanes = 0;
-    rk_ch.lanes_allowed = warps > 1 ? lanes : 0u;
+    rk_ch.lanes_bits = warps > 1 ? lanes : 0u;
     rk_ch.lanes_acks = 0;
     rk_ch.lanes_out = 0;
+#else
+    (void)lanes;
+#endif
     rk_ch.turn_wait = turn_wait;
     rk_ch.plan_ok = 0;
     rk_ch.solo = warps == 1 ? solo : 0u; /* several warps: the turns' begin only */
@@ -244,8 +276,10 @@ __device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo, rk_u3
     for (int w = 0; w < RK_WARPS_PER_BLOCK; w++) {
         rk_ch.w[w].cursor = w;
         rk_ch.w[w].ports = 0;
-        rk_ch.w[w].lnext = 0;
+#if RK_LANES_BUILT
+        rk_ch.w[w].lnext = rk_ch.w[w].lend = 0;
         rk_ch.w[w].lacked = 0;
+#endif
         for (int p = 0; p < 8; p++) {
             rk_ch.w[w].allow[p] = 0;
             for (int l = 0; l < 32; l++) rk_ch.w[w].emitted[p][l] = 0;
@@ -274,8 +308,8 @@ __device__ void rk_links_refresh(const rk_u64 *hctl, rk_u64 gen, rk_u32 lane) {
     if (lane == 0) {
         rk_ch_lock();
         /* In lanes (channel_lanes.cu) the ports are fixed: they leave first. */
-        if (gen > rk_ch.gen && *(volatile rk_u32 *)&rk_ch.lanes) {
-            atomicCAS(&rk_ch.lanes, 1u, 2u);
+        if (gen > rk_ch.gen && RK_LANES_ACTIVE()) {
+            rk_lanes_leave_request();
         } else if (gen > rk_ch.gen) {
             __threadfence_system(); /* the table's entries were written before the generation */
             for (int p = 0; p < 8; p++) {
@@ -353,8 +387,8 @@ __device__ void rk_ports_closed_apply(rk_u64 closed, rk_u32 lane) {
         rk_ch.plan_ok = 0; /* closed ports: the next begin is the general one */
         /* In lanes (channel_lanes.cu) the ports' heads are not kept: they
          * leave first, and a later pass applies the close (CLOSED stays). */
-        if (*(volatile rk_u32 *)&rk_ch.lanes) {
-            atomicCAS(&rk_ch.lanes, 1u, 2u);
+        if (RK_LANES_ACTIVE()) {
+            rk_lanes_leave_request();
             ports_ = 0;
         }
         for (int p = 0; p < 8; p++) {
@@ -482,7 +516,7 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
     const rk_u32 real = lanes & ~skip;
     const rk_u32 want = __popc(real);
     rk_ch_lock();
-    if (*(volatile rk_u32 *)&rk_ch.lanes) {
+    if (RK_LANES_ACTIVE()) {
         /* The channel input runs in lanes (channel_lanes.cu): the ports'
          * positions are the lanes' until they leave; this pass waits. */
         rk_ch_unlock();
@@ -651,7 +685,7 @@ __device__ __forceinline__ bool rk_turn_wait(const rk_u64 *turn, rk_u64 pos, boo
     /* A begin turn stops moving once the kernel's input runs in lanes
      * (channel_lanes.cu): give up at once then. */
     while (rk_vload(turn) != pos)
-        if (bounded && (clock64() - t0 > rk_ch.turn_wait || *(volatile rk_u32 *)&rk_ch.lanes)) return false;
+        if (bounded && (clock64() - t0 > rk_ch.turn_wait || RK_LANES_ACTIVE())) return false;
     return true;
 }
 

@@ -23,12 +23,16 @@
  * a warp that sees host messages, a link change, a closed port, a pause,
  * a terminate or a deactivate asks to leave (RK_LANES_LEAVING); every warp
  * acknowledges, after which no pass goes past the highest position taken
- * (lanes_hi); once the publish turn reaches it, the ports' heads and the
+ * (rk_lanes_hi); once the publish turn reaches it, the ports' heads and the
  * input's begin turn are set there and the turn path goes on. */
 
-#define RK_LANES_OFF 0u
-#define RK_LANES_ON 1u
-#define RK_LANES_LEAVING 2u
+#if RK_LANES_BUILT
+
+/* rk_links.lanes_bits (RK_CUDA_K2K_LANES; 0 for one warp): */
+#define RK_LANES_USE 1u     /* a chain stage of several warps runs in lanes */
+#define RK_LANES_WHOLE 2u   /* its polls read the warp's whole chunk; the window shrinks only after a long idle */
+#define RK_LANES_REPOLL 4u  /* a poll that finds part of a chunk (8 slots or more) polls once more before taking */
+#define RK_LANES_IDLE_POLLS 256 /* empty polls before a RK_LANES_WHOLE window shrinks (~100 us) */
 
 __device__ __forceinline__ rk_u32 rk_lanes_state() { return *(volatile rk_u32 *)&rk_ch.lanes; }
 
@@ -39,7 +43,7 @@ __device__ __forceinline__ rk_u32 rk_lanes_state() { return *(volatile rk_u32 *)
  * terminates) and no warp has left rk_worker's loop. True: the pass is not
  * begun; the warp polls again, in lanes. */
 __device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
-    if (!rk_ch.lanes_allowed || rk_ch.in_count != 1 || input != 0) return false;
+    if (!(rk_ch.lanes_bits & RK_LANES_USE) || rk_ch.in_count != 1 || input != 0) return false;
     const rk_in_port &c = rk_ch.in[0];
     if (!c.ring || c.report || c.reply_all) return false;
     rk_ch_lock();
@@ -61,10 +65,9 @@ __device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
         for (rk_u32 w = 0; w < W; w++) {
             const rk_u32 dw = (w + W - c0_mod) % W;
             rk_ch.w[w].lnext = dw ? (c0 + dw) << 5 : first;
+            rk_ch.w[w].lend = first;
             rk_ch.w[w].lacked = 0;
         }
-        rk_ch.lanes_base = first;
-        rk_ch.lanes_hi = first;
         rk_ch.lanes_acks = 0;
         rk_ch.plan_ok = 0;
         __threadfence_block();
@@ -74,11 +77,6 @@ __device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
     return ok;
 }
 
-/* Lane 0: asks the warps to leave lanes (the top of the file says when). */
-__device__ __forceinline__ void rk_lanes_leave_request() {
-    if (rk_lanes_state() == RK_LANES_ON) atomicCAS(&rk_ch.lanes, RK_LANES_ON, RK_LANES_LEAVING);
-}
-
 /* The whole warp, about to leave rk_worker's loop (a pause, or for good):
  * true while the kernel's input runs in lanes (it is asked to leave them,
  * and the warp takes its part until they have: every warp's acknowledgement
@@ -86,7 +84,7 @@ __device__ __forceinline__ void rk_lanes_leave_request() {
  * lanes never begin without it (rk_lanes_enter). */
 __device__ bool rk_lanes_hold_exit(rk_u32 lane) {
     rk_u32 hold = 0;
-    if (lane == 0 && rk_ch.lanes_allowed) {
+    if (lane == 0 && rk_ch.lanes_bits) {
         rk_ch_lock();
         if (rk_lanes_state() != RK_LANES_OFF) {
             rk_lanes_leave_request();
@@ -99,13 +97,24 @@ __device__ bool rk_lanes_hold_exit(rk_u32 lane) {
     return __shfl_sync(0xffffffffu, hold, 0) != 0;
 }
 
+/* Lane 0, leaving: the end of the highest pass any warp took (once every
+ * warp has acknowledged the request, it moves no more). */
+__device__ __forceinline__ rk_u64 rk_lanes_hi() {
+    rk_u64 hi = 0;
+    for (rk_u32 w = 0; w < rk_ch.warps; w++) {
+        const rk_u64 e = rk_vload(&rk_ch.w[w].lend);
+        if (e > hi) hi = e;
+    }
+    return hi;
+}
+
 /* Lane 0, leaving: once every warp has acknowledged (no pass goes past
- * lanes_hi any more) and every position below lanes_hi is published, the
+ * rk_lanes_hi any more) and every position below it is published, the
  * turn path takes over there. */
 __device__ void rk_lanes_try_leave() {
     if (*(volatile rk_u32 *)&rk_ch.lanes_acks < rk_ch.warps) return;
     __threadfence_block();
-    const rk_u64 hi = rk_vload(&rk_ch.lanes_hi);
+    const rk_u64 hi = rk_lanes_hi();
     rk_in_port &c = rk_ch.in[0];
     if (rk_vload(&c.pub) != hi) return;
     rk_ch_lock();
@@ -181,10 +190,10 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     if (lane == 0 && rk_lanes_state() == RK_LANES_LEAVING) {
         if (!wp.lacked) {
             wp.lacked = 1;
-            __threadfence_block(); /* this warp's lanes_hi before its acknowledgement */
+            __threadfence_block(); /* this warp's lend before its acknowledgement */
             atomicAdd(&rk_ch.lanes_acks, 1u);
         }
-        const rk_u64 hi = rk_vload(&rk_ch.lanes_hi);
+        const rk_u64 hi = rk_lanes_hi();
         if (first >= hi) {
             rk_lanes_try_leave();
             stop = 1;
@@ -196,12 +205,26 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     first = __shfl_sync(0xffffffffu, first, 0);
     end = __shfl_sync(0xffffffffu, end, 0);
     if (stop) return 0;
+    const rk_u32 bits = rk_ch.lanes_bits;
     const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - first);
     rk_u32 skip = 0;
-    const rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
+    rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
+    if ((bits & RK_LANES_REPOLL) && __popc(lanes) >= 8 && __popc(lanes) < m_max) {
+        /* Part of a chunk a producer's warp is writing at once: the rest is
+         * on its way (one pass, not two). */
+        lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
+    }
     skip &= lanes;
     const rk_u32 found = __popc(lanes);
-    if (found && found == max) {
+    if (bits & RK_LANES_WHOLE) {
+        /* Whole chunks while messages come: a pass a chunk. */
+        if (found) {
+            cp.window = 32;
+            cp.empty = 0;
+        } else if (++cp.empty >= RK_LANES_IDLE_POLLS) {
+            cp.window = RK_CH_MIN_WINDOW;
+        }
+    } else if (found && found == max) {
         cp.window = min(32u, 2 * cp.window);
         cp.empty = 0;
     } else if (!found && ++cp.empty >= 16) {
@@ -221,7 +244,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
                 wp.base[p] = first + rk_vload(&rk_ch.lanes_d[p]);
             }
             wp.ports = ports;
-            atomicMax((unsigned long long *)&rk_ch.lanes_hi, (unsigned long long)(first + __popc(kept)));
+            *(volatile rk_u64 *)&wp.lend = first + __popc(kept);
         }
     }
     kept = __shfl_sync(0xffffffffu, kept, 0);
@@ -234,14 +257,20 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
     rk_u64 seq0 = 0;
     if (lane == 0) {
-        /* The publish turn: the input's TAKEN and DELIVERED, the messages'
-         * sequence numbers and the replies' places, in input order. */
+        /* The publish turn, as short as it can be (every pass of the input
+         * goes through it in order): the messages' sequence numbers and the
+         * replies' places. */
+        const rk_u32 msgs = __popc(run), replies = __popc(failed);
         rk_turn_wait(&c.pub, first, false);
-        rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
         seq0 = c.delivered;
-        c.delivered = seq0 + __popc(run);
-        if (run) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + __popc(run));
-        rk_reply_publish(0, wi, first, n, __popc(run), failed);
+        c.delivered = seq0 + msgs;
+        if (replies) wp.cr_base = rk_ch_add(&rk_ch.cr_head, (rk_u64)replies);
+        rk_vstore(&c.pub, first + n);
+        /* After it: monotone words (TAKEN and DELIVERED take the largest
+         * value stored), and the reply room promised and not used. */
+        rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
+        if (msgs) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + msgs);
+        if (msgs != replies) rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - (rk_u64)(msgs - replies));
         rk_u64 next = first + n;
         if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
         wp.lnext = next;
@@ -254,3 +283,5 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     __syncwarp();
     return n;
 }
+
+#endif /* RK_LANES_BUILT */

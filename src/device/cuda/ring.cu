@@ -88,7 +88,7 @@ struct rk_ring_args {
     rk_u32 turn_wait_cycles; /* how long a begin turn is waited for (channel.cu), or 0: the default */
     rk_u32 idle_nap_ns;      /* a worker's nap after many idle passes (sanitizer runs), or 0 */
     rk_u32 k2k_solo;         /* RK_SOLO_* bits (channel.cu): when one worker warp plans its next channel begin */
-    rk_u32 k2k_lanes;        /* 1: several worker warps of a chain stage run in lanes (channel_lanes.cu) */
+    rk_u32 k2k_lanes;        /* RK_LANES_* bits (channel_lanes.cu): several worker warps of a chain stage in lanes */
 };
 
 /* Control word indices: see cuda_ring_layout.h. */
@@ -274,9 +274,11 @@ template <bool SOLO>
 __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, unsigned char *stage_in,
                                   unsigned char *stage_out, rk_u32 max, rk_ch_poll &cp, rk_u64 &handled,
                                   rk_u64 &errors, bool idle_host, rk_u64 host_pub) {
+#if RK_LANES_BUILT
     /* Several warps of a chain stage: lanes (channel_lanes.cu). */
     if (!SOLO && __shfl_sync(0xffffffffu, rk_lanes_state(), 0))
         return rk_lanes_pass(a, lane, wi, stage_in, stage_out, max, cp, handled, errors);
+#endif
     const rk_u64 cap = a.capacity_mask + 1;
     if (max > cp.window) max = cp.window;
     rk_u32 input = 0, skip = 0;
@@ -330,9 +332,12 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
          * what it keeps is taken at once (staged), before any handler emits
          * (rk_channel_taken says why). */
         if (lane == 0 && rk_turn_wait(&rk_ch.in[input].tail, first, true)) {
+#if RK_LANES_BUILT
             /* A chain stage of several warps goes into lanes here, holding
              * the turn (the pass is polled again there). */
-            if (SOLO || !rk_ch.lanes_allowed || !rk_lanes_enter(input, first, host_pub)) {
+            if (SOLO || !rk_ch.lanes_bits || !rk_lanes_enter(input, first, host_pub))
+#endif
+            {
                 kept = rk_emit_begin(lanes, skip, wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
                 if (kept) seq0 = rk_channel_taken(input, first, __popc(kept), __popc(kept & ~skip));
             }
@@ -439,8 +444,15 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
          * without channels (and none after it, while the inputs drain).
          * Kernels without inputs poll as always. */
         bool poll_host = true;
+#if RK_LANES_BUILT
         const rk_u64 host_pub = __shfl_sync(0xffffffffu, host_pub_word, 0);
+#else
+        const rk_u64 host_pub = 0; /* only lanes need it here */
+#endif
         if (rk_ch.in_count) {
+#if !RK_LANES_BUILT
+            const rk_u64 host_pub = __shfl_sync(0xffffffffu, host_pub_word, 0);
+#endif
             const rk_u64 t = __shfl_sync(0xffffffffu, term, 0);
             poll_host = t ? chunk_pos < t - 1 : host_pub > chunk_pos + first;
         }
@@ -448,6 +460,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         const rk_u32 units = poll_host ? (lim - first) * RK_IN_UNITS : 0;
         rk_u64 x[RK_LOADS_IN_FLIGHT], y[RK_LOADS_IN_FLIGHT];
         rk_issue_loads(a, chunk_pos, first, units, 0, lane, x, y);
+#if RK_LANES_BUILT
         if (__shfl_sync(0xffffffffu, rk_lanes_state(), 0)) {
             /* The channel input runs in lanes (channel_lanes.cu): only its
              * passes run until they leave, which anything else this loop
@@ -471,11 +484,14 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             }
             continue;
         }
+#endif
         rk_links_refresh(a.hctl, __shfl_sync(0xffffffffu, gen, 0), lane); /* channels connected meanwhile */
         rk_ports_closed_apply(closed, lane); /* destinations that closed: FINAL, then emits refused */
 
         if (pause) {
+#if RK_LANES_BUILT
             if (rk_lanes_hold_exit(lane)) continue; /* lanes leave first (channel_lanes.cu) */
+#endif
             pausing = true;
             break;
         }
@@ -485,7 +501,11 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
              * input channels and drain them, then leave. */
             rk_u64 target = term - 1;
             if (chunk_pos >= target) {
+#if RK_LANES_BUILT
                 if (!rk_ch.enabled || (rk_channel_drained(lane) && !rk_lanes_hold_exit(lane))) break;
+#else
+                if (!rk_ch.enabled || rk_channel_drained(lane)) break;
+#endif
                 host_done = true;
             } else {
                 if (chunk_pos + P > target) done |= full & ~rk_bits(0, (rk_u32)(target - chunk_pos));
