@@ -44,12 +44,15 @@ run() { # run LABEL LIMIT COMMAND...
     timeout -k 2 "$limit" "$@" 2>&1 | tail -"${RUN_TAIL:-3}"
     echo "=== $label: exit ${PIPESTATUS[0]}"
 }
-# Bits of RK_CUDA_K2K_LANES: 1 lanes, 2 whole-chunk polls, 4 a partial chunk polled again (default 7).
+# Bits of RK_CUDA_K2K_LANES: 1 lanes, 2 whole-chunk polls, 4 a partial chunk polled again, 8 the window
+# snaps between a few slots (empty) and the whole chunk (found) (default 7).
 K2K_BENCH_LIMIT_S=${K2K_BENCH_LIMIT_S:-25} scripts/device-k2k-ab.sh \
     base1="$base" lanes1="$new" base8="$base",RK_CUDA_ORDERED_WARPS=8 \
     lanes15="$new",RK_CUDA_ORDERED_WARPS=15 lanes15-b1="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=1 \
     lanes15-b3="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=3 \
     lanes15-b5="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=5 \
+    lanes15-b9="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=9 \
+    lanes15-b13="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=13 \
     lanes15="$new",RK_CUDA_ORDERED_WARPS=15 base1="$base" lanes1="$new"
 export RK_CUDA_ORDERED_WARPS=15
 t="$new/tests/k2k"

@@ -60,7 +60,8 @@ rk_status rk__cuda_ring_build(rk_kernel *k, rk__cuda_ring_layout *layout, CUmodu
         layout->warps_per_block = rk__cuda_ordered_warps();
     /* Lanes only where several ordered warps may use them: a kernel of one
      * warp is compiled exactly as without them (channel.cu says why). */
-    layout->lanes = k->desc.ordered && !k->desc.state_size && rk__cuda_ordered_warps() > 1 && rk__cuda_k2k_lanes();
+    layout->lanes = k->desc.ordered && !k->desc.state_size && rk__cuda_ordered_warps() > 1 &&
+                    (rk__cuda_k2k_lanes() & RK__CUDA_LANES_USE) != 0;
     char *source = NULL, *handler = NULL;
     /* NVRTC's messages name the user's file and lines. */
     if (asprintf(&handler, "#line 1 \"%s\"\n%s", rk__handler_source_name(&k->desc), k->desc.handler_source) < 0)

@@ -121,8 +121,9 @@ typedef struct rk__cuda_ring_args {
 #define RK__CUDA_LANES_USE 1u    /* a chain stage of several warps runs in lanes */
 #define RK__CUDA_LANES_WHOLE 2u  /* its polls read whole chunks while messages come */
 #define RK__CUDA_LANES_REPOLL 4u /* part of a chunk (8 slots or more) is polled once more before it is taken */
-#define RK__CUDA_LANES_ALL 7u
-#define RK__CUDA_LANES_DEFAULT RK__CUDA_LANES_ALL
+#define RK__CUDA_LANES_SNAP 8u   /* the window: a whole chunk after a poll that found messages, a few slots after one that did not */
+#define RK__CUDA_LANES_ALL 15u
+#define RK__CUDA_LANES_DEFAULT (RK__CUDA_LANES_USE | RK__CUDA_LANES_WHOLE | RK__CUDA_LANES_REPOLL)
 
 #define RK__CUDA_SOLO_DEFAULT (RK__CUDA_SOLO_AFTER_PASS | RK__CUDA_SOLO_IDLE | RK__CUDA_SOLO_LEAN | RK__CUDA_SOLO_LEAN_EMIT)
 

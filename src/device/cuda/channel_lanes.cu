@@ -32,6 +32,7 @@
 #define RK_LANES_USE 1u     /* a chain stage of several warps runs in lanes */
 #define RK_LANES_WHOLE 2u   /* its polls read the warp's whole chunk; the window shrinks only after a long idle */
 #define RK_LANES_REPOLL 4u  /* a poll that finds part of a chunk (8 slots or more) polls once more before taking */
+#define RK_LANES_SNAP 8u    /* the window: the whole chunk after a poll that found messages, a few slots after one that did not */
 #define RK_LANES_IDLE_POLLS 256 /* empty polls before a RK_LANES_WHOLE window shrinks (~100 us) */
 
 __device__ __forceinline__ rk_u32 rk_lanes_state() { return *(volatile rk_u32 *)&rk_ch.lanes; }
@@ -216,7 +217,12 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     }
     skip &= lanes;
     const rk_u32 found = __popc(lanes);
-    if (bits & RK_LANES_WHOLE) {
+    if (bits & RK_LANES_SNAP) {
+        /* A producer's warp writes a chunk at once: a few slots tell it is
+         * coming (cheap polls while waiting), then the whole chunk. */
+        cp.window = found ? 32u : RK_CH_MIN_WINDOW;
+        cp.empty = 0;
+    } else if (bits & RK_LANES_WHOLE) {
         /* Whole chunks while messages come: a pass a chunk. */
         if (found) {
             cp.window = 32;
