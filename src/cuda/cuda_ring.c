@@ -99,7 +99,8 @@ void rk__cuda_ring_fault(CUresult r, const char *where, rk_status *failure, char
 uint64_t rk__cuda_watchdog_ns(void) { return rk__watchdog_ns("RK_CUDA_WATCHDOG_MS"); }
 
 /* Worker warps of an ordered kernel without state: RK_CUDA_ORDERED_WARPS
- * (1 to RK_CUDA_MAX_ORDERED_WARPS, default 1; larger values are clamped).
+ * (1 to RK_CUDA_MAX_ORDERED_WARPS with the lanes on, else 1 to
+ * RK_CUDA_WARPS_PER_BLOCK; default 1; larger values are clamped).
  * Its warps keep send order (the turns and lanes of channel.cu), so several
  * give a K2K stage more throughput with the same order; one keeps the
  * footprint small. */
@@ -119,7 +120,9 @@ uint32_t rk__cuda_ordered_warps(void) {
     char *end = NULL;
     unsigned long v = strtoul(env, &end, 10);
     if (*end || v < 1) return 1;
-    return v > RK_CUDA_MAX_ORDERED_WARPS ? RK_CUDA_MAX_ORDERED_WARPS : (uint32_t)v;
+    const unsigned long most =
+        (rk__cuda_k2k_lanes() & RK__CUDA_LANES_USE) ? RK_CUDA_MAX_ORDERED_WARPS : RK_CUDA_WARPS_PER_BLOCK;
+    return v > most ? (uint32_t)most : (uint32_t)v;
 }
 
 static rk_status start(rk_kernel *k) {

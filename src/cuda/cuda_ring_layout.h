@@ -14,7 +14,8 @@
 enum {
     RK_CUDA_WARPS_PER_BLOCK = 8,  /* worker warps per block; one more warp hosts the control thread */
     /* An ordered kernel's worker warps are one block (its turns are shared
-     * words), built for their number when it is above 8: 15 workers and the
+     * words), built for their number when it is above 8 (only with the
+     * lanes of channel_lanes.cu on; 8 otherwise): 15 workers and the
      * control warp are 4 warps an SM quarter, 128 registers a thread (one
      * warp more and ptxas allots 96: the kernel spills). */
     RK_CUDA_MAX_ORDERED_WARPS = 15,
@@ -123,7 +124,9 @@ typedef struct rk__cuda_ring_args {
 #define RK__CUDA_LANES_REPOLL 4u /* part of a chunk (8 slots or more) is polled once more before it is taken */
 #define RK__CUDA_LANES_SNAP 8u   /* the window: a whole chunk after a poll that found messages, a few slots after one that did not */
 #define RK__CUDA_LANES_ALL 15u
-#define RK__CUDA_LANES_DEFAULT (RK__CUDA_LANES_USE | RK__CUDA_LANES_WHOLE | RK__CUDA_LANES_REPOLL)
+/* Off until measured correct on the GPU (device-runs.md, session 13: lanes-2
+ * stalled): every kernel then compiles to main's cubin. */
+#define RK__CUDA_LANES_DEFAULT 0u
 
 #define RK__CUDA_SOLO_DEFAULT (RK__CUDA_SOLO_AFTER_PASS | RK__CUDA_SOLO_IDLE | RK__CUDA_SOLO_LEAN | RK__CUDA_SOLO_LEAN_EMIT)
 

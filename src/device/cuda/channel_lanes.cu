@@ -185,7 +185,11 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     rk_in_port &c = rk_ch.in[0];
     const rk_u64 cap = a.capacity_mask + 1;
     if (max > cp.window) max = cp.window;
-    /* Lane 0 decides where this pass may poll; leaving, up to lanes_hi. */
+    /* Lane 0 decides where this pass may poll; leaving, up to the highest
+     * pass taken. Acquire: the lanes were seen on (rk_channel_pass), and
+     * what rk_lanes_enter wrote before turning them on (this warp's next
+     * position, the ports' d) is read after that. */
+    if (lane == 0) __threadfence_block();
     rk_u64 first = rk_vload(&wp.lnext), end = (first | 31u) + 1u;
     rk_u32 stop = 0;
     if (lane == 0 && rk_lanes_state() == RK_LANES_LEAVING) {
@@ -268,8 +272,13 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
          * replies' places. */
         const rk_u32 msgs = __popc(run), replies = __popc(failed);
         rk_turn_wait(&c.pub, first, false);
-        seq0 = c.delivered;
-        c.delivered = seq0 + msgs;
+        /* Acquire: what the pass before wrote under the turn (c.delivered)
+         * is read after the turn is seen, never before it (a weak load may
+         * be moved above the wait's volatile loads; the likely cause of
+         * lanes-2's stall, device-runs.md: not yet run on the GPU). */
+        __threadfence_block();
+        seq0 = rk_vload(&c.delivered);
+        *(volatile rk_u64 *)&c.delivered = seq0 + msgs;
         if (replies) wp.cr_base = rk_ch_add(&rk_ch.cr_head, (rk_u64)replies);
         rk_vstore(&c.pub, first + n);
         /* After it: monotone words (TAKEN and DELIVERED take the largest
