@@ -69,7 +69,7 @@
  *   - both kernels on the same runtime's backend. CPU: persistent mode, one
  *     worker each (per-channel order). WebGPU: every kernel (relaunch; a
  *     handler that emits runs its batch in order). CUDA: persistent
- *     ordered kernels (ordered = true: without state, 1 to 15 worker warps
+ *     ordered kernels (ordered = true: without state, 1 to 8 worker warps
  *     in one block, RK_CUDA_ORDERED_WARPS, which take their inputs and give
  *     out port positions in order, so per-channel order holds with several
  *     warps). docs/channels.md has each backend's design.
