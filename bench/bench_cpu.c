@@ -58,25 +58,51 @@ bool rk_bench_pick_cpu_pair(rk_bench_cpu_pair *out) {
     if (b < 0) b = cpus[first + 1 < n ? first + 1 : 0]; /* only hardware threads of one core */
     out->first = a;
     out->second = b;
+    /* The workers: the next CPUs of the first one's package on cores of their own. */
+    int cores[4] = {core, cpu_topology(b, "core_id"), -1, -1}, found = 0;
+    out->workers[0] = out->workers[1] = -1;
+    for (int i = first + 1; i < n && found < 2 && core >= 0; i++) {
+        int c = cpu_topology(cpus[i], "core_id");
+        if (cpu_topology(cpus[i], "physical_package_id") != pkg || c < 0) continue;
+        bool taken = false;
+        for (int j = 0; j < 2 + found; j++) taken |= cores[j] == c;
+        if (!taken) {
+            cores[2 + found] = c;
+            out->workers[found++] = cpus[i];
+        }
+    }
+    if (found < 2) out->workers[0] = out->workers[1] = -1;
     return true;
 }
 
-bool rk_bench_pin_self(int cpu) {
-    if (cpu < 0 || cpu >= CPU_SETSIZE) return false;
+bool rk_bench_pin_has_workers(const rk_bench_cpu_pair *pin) {
+    return pin && pin->workers[0] >= 0 && pin->workers[1] >= 0;
+}
+
+/* Pins the calling thread to the n CPUs of cpus (threads it starts inherit them). */
+static bool pin_self_to(const int *cpus, int n) {
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
+    for (int i = 0; i < n; i++) {
+        if (cpus[i] < 0 || cpus[i] >= CPU_SETSIZE) return false;
+        CPU_SET(cpus[i], &set);
+    }
     return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
+bool rk_bench_pin_self(int cpu) { return pin_self_to(&cpu, 1); }
+
 _Static_assert(sizeof(cpu_set_t) <= sizeof(((rk_bench_affinity *)0)->mask), "cpu_set_t fits rk_bench_affinity");
 
-bool rk_bench_pin_self_saving(int cpu, rk_bench_affinity *saved) {
+/* Keeps the calling thread's CPU mask in *saved, then pins it to cpus. */
+static bool pin_self_saving_to(const int *cpus, int n, rk_bench_affinity *saved) {
     cpu_set_t mask;
     saved->saved = pthread_getaffinity_np(pthread_self(), sizeof mask, &mask) == 0;
     if (saved->saved) memcpy(saved->mask, &mask, sizeof mask);
-    return rk_bench_pin_self(cpu);
+    return pin_self_to(cpus, n);
 }
+
+bool rk_bench_pin_self_saving(int cpu, rk_bench_affinity *saved) { return pin_self_saving_to(&cpu, 1, saved); }
 
 void rk_bench_restore_self(const rk_bench_affinity *saved) {
     if (!saved->saved) return;
@@ -289,12 +315,19 @@ static rk_status launch_bench_kernel_here(rk_runtime *rt, const rk_bench_kernel_
 
 /* Pinned (o->pin, one worker): the workers start while this thread runs on
  * pin->second, so they inherit that CPU; this thread then moves to
- * pin->first until the caller restores *saved. */
+ * pin->first until the caller restores *saved. The pipelined shape (two
+ * host threads, two workers): the workers start on pin->workers[] alike. */
+static bool pins_pipelined(const rk_bench_kernel_opts *o) {
+    return o->host_threads == 2 && o->workers == 2 && rk_bench_pin_has_workers(o->pin);
+}
+
 static rk_status launch_bench_kernel(rk_runtime *rt, const rk_bench_kernel_opts *o, rk_kernel **k,
                                      rk_bench_affinity *saved) {
     saved->saved = false;
-    bool pinned = o->pin && o->workers <= 1 && o->host_threads <= 1;
-    if (pinned) rk_bench_pin_self_saving(o->pin->second, saved);
+    bool one = o->pin && o->workers <= 1 && o->host_threads <= 1;
+    bool pinned = one || pins_pipelined(o);
+    if (one) rk_bench_pin_self_saving(o->pin->second, saved);
+    if (pinned && !one) pin_self_saving_to(o->pin->workers, 2, saved);
     rk_status s = launch_bench_kernel_here(rt, o, k);
     if (pinned) rk_bench_pin_self(o->pin->first);
     if (s != RK_OK) rk_bench_restore_self(saved);
@@ -371,6 +404,7 @@ static uint64_t check_replies(const unsigned char *replies, uint32_t message_siz
  * stack, whose busy locals must not share the sender's line. */
 typedef struct sender_run {
     _Alignas(64) rk_kernel *k;
+    int cpu; /* -1: where the scheduler puts it */
     uint64_t messages;
     uint32_t message_size;
     size_t batch;
@@ -379,6 +413,7 @@ typedef struct sender_run {
 
 static void *sender_main(void *arg) {
     sender_run *s = arg;
+    if (s->cpu >= 0) rk_bench_pin_self(s->cpu);
     unsigned char *requests = calloc(s->batch, s->message_size);
     if (!requests) {
         atomic_store(&s->status, RK_OUT_OF_MEMORY);
@@ -436,7 +471,8 @@ rk_status rk_bench_kernel_throughput(rk_runtime *rt, const rk_bench_kernel_opts 
     uint64_t sent = 0, received = 0, errors = 0;
     double t0 = now_seconds();
     if (o.host_threads == 2) {
-        sender_run sender = {.k = k, .messages = o.messages, .message_size = o.message_size, .batch = batch};
+        sender_run sender = {.k = k, .messages = o.messages, .message_size = o.message_size, .batch = batch,
+                             .cpu = pins_pipelined(&o) ? o.pin->second : -1};
         atomic_init(&sender.status, RK_OK);
         pthread_t thread;
         if (pthread_create(&thread, NULL, sender_main, &sender) != 0) {

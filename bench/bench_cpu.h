@@ -18,14 +18,18 @@
  * of one core, two cores or two sockets changes a one-at-a-time rate 5x. */
 typedef struct rk_bench_cpu_pair {
     int first, second;
+    int workers[2]; /* two more CPUs, on cores of their own, for the pipelined row's two workers; -1: none */
 } rk_bench_cpu_pair;
 
 /* Two CPUs of this process's affinity mask on different physical cores
  * (the lowest such pair after the first CPU, which the rest of the process
- * tends to use). false when the mask has fewer than two CPUs. */
+ * tends to use), and where the mask has them two more on two further cores
+ * (else workers[] is -1). false when the mask has fewer than two CPUs. */
 bool rk_bench_pick_cpu_pair(rk_bench_cpu_pair *out);
 /* Pins the calling thread to cpu; false if the system refused. */
 bool rk_bench_pin_self(int cpu);
+/* Whether pin places the pipelined row's four threads (two more CPUs known). */
+bool rk_bench_pin_has_workers(const rk_bench_cpu_pair *pin);
 
 /* The calling thread's CPU mask, kept while a benchmark pins it and put
  * back after (a thread that stayed pinned would skew the next rows). */
@@ -80,8 +84,10 @@ typedef struct rk_bench_kernel_opts {
     uint32_t host_threads;  /* throughput: 0 or 1 = one host thread alternates sending and receiving;
                                2 = one thread sends, another receives (the floor's shape) */
     const rk_bench_cpu_pair *pin; /* one host thread and one worker: the host thread on first, the
-                                     worker on second (it inherits the launching thread's mask); NULL
-                                     or another shape: where the scheduler puts them */
+                                     worker on second (it inherits the launching thread's mask); two
+                                     host threads and two workers, with pin->workers[]: the receiver on
+                                     first, the sender on second, the workers on workers[]; NULL or
+                                     another shape: where the scheduler puts them */
 } rk_bench_kernel_opts;
 
 typedef struct rk_bench_kernel_result {

@@ -94,7 +94,7 @@ static int queue_pairs(const rk_bench_cpu_pair *pin, uint64_t n, unsigned rounds
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "qpin") == 0) {
         /* bench_cpu qpin [A B|auto|none] [N] [ROUNDS] */
-        rk_bench_cpu_pair pair;
+        rk_bench_cpu_pair pair = {.first = -1, .second = -1, .workers = {-1, -1}};
         const rk_bench_cpu_pair *pin = NULL;
         int arg = 2;
         if (argc > 2 && strcmp(argv[2], "none") == 0) {
@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "rtt") == 0) {
         /* bench_cpu rtt [N] [auto]: auto pins both sides as rk bench does */
         unsigned long long n = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
-        rk_bench_cpu_pair pair;
+        rk_bench_cpu_pair pair = {.first = -1, .second = -1, .workers = {-1, -1}};
         bool pinned = argc > 3 && strcmp(argv[3], "auto") == 0 && rk_bench_pick_cpu_pair(&pair);
         if (pinned) printf("threads on CPUs %d and %d\n", pair.first, pair.second);
         return round_trips_only(n ? n : 200000u, pinned ? &pair : NULL);

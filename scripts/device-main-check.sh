@@ -1,7 +1,8 @@
 #!/bin/bash
 # The session's last check of main on the GPU machine, in one call of about
 # five minutes: every CUDA-labelled test (MPI aside), `rk bench k2k` with
-# one and with eight warps a stage, then issue 17's ratios
+# one and with eight warps a stage, compute-sanitizer memcheck and racecheck
+# of the persistent simulation kernel, then issue 17's ratios
 # (scripts/device-ratios.sh, one run).
 #   (here)   cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-rel
 #   (device) scripts/device-main-check.sh BUILD_DIR      carry: BUILD_DIR (no object files)
@@ -19,8 +20,9 @@ bdir=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$build/CMakeCache.txt")
 if [ -n "$bdir" ] && [ "$bdir" != "$build" ] && [ ! -e "$bdir" ]; then ln -s "$build" "$bdir"; fi
 {
     date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-    echo "=== ctest -L cuda -E mpi"
-    (cd "$build" && timeout 260 ctest -L cuda -E mpi --timeout 120 2>&1 | grep -E "Test +#|tests passed|FAILED|Failed|Skipped" )
+    # NVRTC-only tests (no GPU needed) run in CI; RK_MAIN_CHECK_EXCLUDE adds more.
+    echo "=== ctest -L cuda -E mpi|nvrtc${RK_MAIN_CHECK_EXCLUDE:+|$RK_MAIN_CHECK_EXCLUDE}"
+    (cd "$build" && timeout 260 ctest -L cuda -E "mpi|nvrtc${RK_MAIN_CHECK_EXCLUDE:+|$RK_MAIN_CHECK_EXCLUDE}" --timeout 120 2>&1 | grep -E "Test +#|tests passed|FAILED|Failed|Skipped" )
     echo "=== rk conformance --check channel (cuda)"
     timeout 60 "$build/tools/rk/rk" conformance --backend cuda --check channel --timeout 20 2>&1 | tail -3
     for w in 1 8; do
@@ -28,6 +30,14 @@ if [ -n "$bdir" ] && [ "$bdir" != "$build" ] && [ ! -e "$bdir" ]; then ln -s "$b
         RK_CUDA_ORDERED_WARPS=$w timeout 60 "$build/tools/rk/rk" bench k2k --backend cuda --messages 1000000 2>/dev/null |
             grep -E "^k2k"
     done
+    if command -v compute-sanitizer > /dev/null; then
+        for tool in memcheck racecheck; do
+            echo "=== compute-sanitizer $tool, heat3d persistent (the simulation kernel; lines named)"
+            RK_CUDA_LINEINFO=1 timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
+                --log-file "$out/sanitizer-$tool.log" "$build/examples/heat3d/heat3d_example" persistent cuda > /dev/null 2>&1
+            echo "exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error:|in sim_device" "$out/sanitizer-$tool.log" | head -6
+        done
+    fi
     echo "=== ratios"
     OUT=$out timeout 150 "$root/scripts/device-ratios.sh" "$build" 1
 } 2>&1 | tee "$out/main-check.log"

@@ -222,7 +222,8 @@ rk_status rk_sim_finish(rk_sim *sim);
 
 /* Elements [first, first + count) of a field, in its type; after every
  * command sent so far. Out of range is RK_OUT_OF_RANGE, an unknown name
- * RK_NOT_FOUND. Writing a field of a running persistent simulation stops
+ * RK_NOT_FOUND; RK_HUNG when the commands' launches do not end within the
+ * hang timeout. Writing a field of a running persistent simulation stops
  * its kernel and launches it again around the copy (rare by intent). */
 rk_status rk_sim_read_field(rk_sim *sim, const char *field, size_t first, size_t count, void *dst);
 rk_status rk_sim_write_field(rk_sim *sim, const char *field, size_t first, size_t count, const void *src);

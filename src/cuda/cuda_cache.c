@@ -171,8 +171,8 @@ rk_status rk__cuda_build_module(rk__cuda_context *ctx, const char *source, const
 
     /* Key: everything that can change the compiled image. */
     char versions[128];
-    snprintf(versions, sizeof versions, "rk-cuda-1|%s|driver %d|nvrtc %d.%d", ctx->arch, ctx->driver_version, major,
-             minor);
+    snprintf(versions, sizeof versions, "rk-cuda-1|%s|driver %d|nvrtc %d.%d%s", ctx->arch, ctx->driver_version, major,
+             minor, rk__nvrtc_line_info() ? "|lineinfo" : "");
     size_t count = option_count + 2;
     const void **parts = malloc(count * sizeof *parts);
     size_t *sizes = malloc(count * sizeof *sizes);

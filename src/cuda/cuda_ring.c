@@ -70,10 +70,24 @@ rk_status rk__cuda_ring_build(rk_kernel *k, rk__cuda_ring_layout *layout, CUmodu
     free(handler);
     if (s != RK_OK) return s;
     const rk_compile_options *o = k->desc.compile_options;
-    size_t count = o ? o->include_dir_count + o->define_count + 1 : 0;
+    /* $RK_CUDA_RING_DEFINES ("A=1 B=2"): the template's tuning macros
+     * (ring.cu, channel.cu) for a measurement without a rebuild. */
+    char *env = getenv("RK_CUDA_RING_DEFINES") ? strdup(getenv("RK_CUDA_RING_DEFINES")) : NULL;
+    size_t env_count = 0;
+    for (const char *c = env; c && *c; c++) env_count += *c != ' ' && (c == env || c[-1] == ' ');
+    size_t count = (o ? o->include_dir_count + o->define_count + 1 : 0) + env_count;
     char **options = count ? calloc(count, sizeof *options) : NULL;
     size_t n = 0;
     if (count && !options) s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
+    char *save = NULL;
+    for (char *tok = env && s == RK_OK ? strtok_r(env, " ", &save) : NULL; tok; tok = strtok_r(NULL, " ", &save)) {
+        if (asprintf(&options[n], "-D%s", tok) < 0) {
+            s = rk__fail(RK_OUT_OF_MEMORY, "out of memory");
+            break;
+        }
+        n++;
+    }
+    free(env);
     for (size_t i = 0; o && s == RK_OK && i < o->include_dir_count; i++)
         if (!o->include_dirs[i] || asprintf(&options[n++], "-I%s", o->include_dirs[i]) < 0)
             s = rk__fail(RK_NULL_ARGUMENT, "kernel '%s': include directory %zu is NULL", k->name, i);

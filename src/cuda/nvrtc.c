@@ -159,6 +159,13 @@ static rk_status take_image(nvrtcProgram prog, bool cubin, char **out, size_t *o
     return RK_OK;
 }
 
+/* Line info does not change the code; it lets compute-sanitizer and ncu
+ * name the source line of a hazard or a hot spot. */
+bool rk__nvrtc_line_info(void) {
+    const char *env = getenv("RK_CUDA_LINEINFO");
+    return env && *env && strcmp(env, "0") != 0;
+}
+
 rk_status rk__nvrtc_compile(const char *source, const char *name, const char *arch, const char *const *options,
                             size_t option_count, char **ptx_out, size_t *ptx_size, char **log_out) {
     static const char fn[] = "rk__nvrtc_compile";
@@ -179,12 +186,13 @@ rk_status rk__nvrtc_compile(const char *source, const char *name, const char *ar
 
     char arch_option[64];
     snprintf(arch_option, sizeof arch_option, "--gpu-architecture=%s", arch);
-    size_t total = option_count + 2;
+    size_t total = option_count + 3;
     const char **all = malloc(total * sizeof *all);
     if (!all) return rk__fail(RK_OUT_OF_MEMORY, "%s: out of memory", fn);
     size_t n = 0;
     all[n++] = arch_option;
     if (!names_standard(options, option_count)) all[n++] = "-std=c++17";
+    if (rk__nvrtc_line_info()) all[n++] = "--generate-line-info";
     for (size_t i = 0; i < option_count; i++) {
         if (!options[i]) {
             free(all);

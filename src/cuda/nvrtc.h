@@ -31,6 +31,10 @@ RK__NVRTC_API rk_status rk__nvrtc_compile(const char *source, const char *name, 
                                          const char *const *options, size_t option_count, char **ptx_out,
                                          size_t *ptx_size, char **log_out);
 
+/* Whether $RK_CUDA_LINEINFO asks for source line info in every image
+ * (for compute-sanitizer and ncu reports); part of the module cache's key. */
+RK__NVRTC_API bool rk__nvrtc_line_info(void);
+
 /* Loads NVRTC if needed. RK_OK, or RK_BACKEND_UNAVAILABLE with why in reason. */
 RK__NVRTC_API rk_status rk__nvrtc_probe(char *reason, size_t reason_size);
 

@@ -214,6 +214,7 @@ rk_status rk_sim_create(const rk_sim_desc *desc, rk_sim **out) {
     sim->pattern = sim->requested = desc->pattern;
     sim->rows = desc->rows;
     sim->halo = desc->halo_rows;
+    sim->words = rk__sim_wire_words(desc);
     sim->hang_ns = (uint64_t)(desc->hang_timeout_ms ? desc->hang_timeout_ms : 60000u) * 1000000u;
     for (size_t i = 0; i < desc->command_count; i++)
         sim->commands[i] = (rk_sim_command_rt){desc->commands[i].id, desc->commands[i].payload_size, desc->commands[i].scope};
@@ -352,12 +353,9 @@ rk_status rk_sim_wait(rk_sim *sim, rk_sim_ticket ticket, uint64_t *answer) {
         return rk__fail(RK_OUT_OF_RANGE, "rk_sim_wait: the answer to command %llu is gone (%llu commands since; kept "
                                          "for %u)",
                         (unsigned long long)ticket, (unsigned long long)(sim->sent - ticket), RK_SIM_SLOTS);
-    rk_status s = rk__sim_wait(sim, ticket);
-    if (s != RK_OK) {
-        if (s == sim->failed && ticket > sim->failure_told) sim->failure_told = ticket;
-        return s;
-    }
-    return answer ? rk__sim_read_answer(sim, ticket, answer) : RK_OK;
+    rk_status s = answer ? rk__sim_wait_answer(sim, ticket, answer) : rk__sim_wait(sim, ticket);
+    if (s != RK_OK && s == sim->failed && ticket > sim->failure_told) sim->failure_told = ticket;
+    return s;
 }
 
 rk_status rk_sim_finish(rk_sim *sim) {
@@ -392,7 +390,10 @@ static rk_status find_field(rk_sim *sim, const char *fn, const char *name, size_
 
 /* Every command sent so far applied, and its writes visible to copies. */
 static rk_status settle(rk_sim *sim) {
-    if (sim->pattern != RK_SIM_PERSISTENT || !sim->running) return rk_sim_finish(sim);
+    if (sim->pattern != RK_SIM_PERSISTENT || !sim->running) {
+        TRY(rk_sim_finish(sim));
+        return rk__sim_drain(sim);
+    }
     rk_sim_ticket t = 0;
     TRY(rk__sim_submit(sim, RK_SIM_OP_FENCE, 1, 0, 0, NULL, 0, &t));
     TRY(rk_sim_finish(sim));
@@ -419,7 +420,7 @@ rk_status rk_sim_write_field(rk_sim *sim, const char *field, size_t first, size_
     /* A running kernel may hold the old values in its caches: it stops
      * around the copy, and starts again where it left off. */
     bool restart = sim->running;
-    TRY(restart ? rk__sim_stop(sim) : rk_sim_finish(sim));
+    TRY(restart ? rk__sim_stop(sim) : settle(sim));
     size_t es = elem_size(f->type);
     rk_status s = rk_copy_to_device(sim->ctx, f->buffer, first * es, src, count * es, sim->copy_stream);
     if (s == RK_OK) s = rk_stream_synchronize(sim->copy_stream);

@@ -127,13 +127,32 @@ static bool advance(rk_sim *sim) {
     return sim->seen_done != before;
 }
 
-/* Waits until command t has completed (or, with for_slot, its slot is free). */
-static rk_status wait_for(rk_sim *sim, rk_sim_ticket t, bool for_slot) {
+/* The tagged answer words of command t, as last loaded, when both carry t's tag. */
+static bool answer_of(const uint64_t lo, const uint64_t hi, rk_sim_ticket t, uint64_t *answer) {
+    if ((uint32_t)(lo >> 32) != (uint32_t)t || (uint32_t)(hi >> 32) != (uint32_t)t) return false;
+    *answer = (hi << 32) | (lo & 0xffffffffu);
+    return true;
+}
+
+/* Waits until command t has completed (or, with for_slot, its slot is free).
+ * With answer (not NULL), every look at done also loads t's answer words,
+ * which the device writes just before done: the host then has them from
+ * the same wait rather than after one more cache miss on its way back
+ * (*got says so; RK_SIM_LOAD_ANSWER_EARLY 0: not). */
+#ifndef RK_SIM_LOAD_ANSWER_EARLY
+#define RK_SIM_LOAD_ANSWER_EARLY 1
+#endif
+static rk_status wait_for(rk_sim *sim, rk_sim_ticket t, bool for_slot, uint64_t *answer, bool *got) {
+    const uint64_t *words = sim->mb->answer[t & (RK_SIM_SLOTS - 1u)];
+    const bool early = RK_SIM_LOAD_ANSWER_EARLY && answer != NULL;
     if (!for_slot && t <= sim->seen_done) return RK_OK;
     if (for_slot && slot_known_free(sim, t)) return RK_OK;
     uint64_t since = rk__now_ns();
     for (unsigned i = 0;; i++) {
+        const uint64_t lo = early ? __atomic_load_n(&words[0], __ATOMIC_RELAXED) : 0;
+        const uint64_t hi = early ? __atomic_load_n(&words[1], __ATOMIC_RELAXED) : 0;
         if (for_slot ? slot_free(sim, t) : completed(sim, t)) {
+            if (early) *got = answer_of(lo, hi, t, answer);
             advance(sim);
             return RK_OK;
         }
@@ -158,7 +177,18 @@ static rk_status wait_for(rk_sim *sim, rk_sim_ticket t, bool for_slot) {
 }
 
 rk_status rk__sim_wait(rk_sim *sim, rk_sim_ticket t) {
-    return sim->wg ? rk__sim_wg_wait(sim, t) : wait_for(sim, t, false);
+    return sim->wg ? rk__sim_wg_wait(sim, t) : wait_for(sim, t, false, NULL, NULL);
+}
+
+rk_status rk__sim_wait_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer) {
+    if (sim->wg) {
+        rk_status s = rk__sim_wg_wait(sim, t);
+        return s != RK_OK ? s : rk__sim_read_answer(sim, t, answer);
+    }
+    bool got = false;
+    rk_status s = wait_for(sim, t, false, answer, &got);
+    if (s != RK_OK || got) return s;
+    return rk__sim_read_answer(sim, t, answer);
 }
 
 /* The answer of a completed command: its two words were written before its
@@ -169,10 +199,7 @@ rk_status rk__sim_read_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer) {
     const uint64_t since = rk__now_ns();
     for (unsigned i = 0;; i++) {
         const uint64_t lo = __atomic_load_n(&words[0], __ATOMIC_ACQUIRE), hi = __atomic_load_n(&words[1], __ATOMIC_ACQUIRE);
-        if ((uint32_t)(lo >> 32) == (uint32_t)t && (uint32_t)(hi >> 32) == (uint32_t)t) {
-            *answer = (hi << 32) | (lo & 0xffffffffu);
-            return RK_OK;
-        }
+        if (answer_of(lo, hi, t, answer)) return RK_OK;
         if (i < SPIN_BEFORE_YIELD) continue;
         sched_yield();
         if (rk__now_ns() - since > sim->hang_ns)
@@ -209,7 +236,7 @@ rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end,
     rk_sim_ticket t = sim->sent + 1;
     /* The slot last held command t - SLOTS: it must have completed and been read. */
     if (t > RK_SIM_SLOTS) {
-        s = wait_for(sim, t - RK_SIM_SLOTS, true);
+        s = wait_for(sim, t - RK_SIM_SLOTS, true, NULL, NULL);
         if (s != RK_OK) return s;
     }
     uint32_t fields[RK_SIM_CMD_WORDS] = {0};
@@ -219,7 +246,7 @@ rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end,
     fields[RK_SIM_W_ARG] = arg;
     if (size) memcpy(&fields[RK_SIM_W_PAYLOAD], payload, size);
     uint64_t *slot = sim->mb->cmd[t & (RK_SIM_SLOTS - 1u)];
-    for (int w = 0; w < RK_SIM_CMD_WORDS; w++)
+    for (unsigned w = 0; w < sim->words; w++) /* the words the kernels read (rk__sim_wire_words) */
         __atomic_store_n(&slot[w], (uint64_t)(uint32_t)t << 32 | fields[w], __ATOMIC_RELEASE);
     sim->sent = t;
     uint64_t steps_before = sim->steps;
@@ -235,6 +262,33 @@ rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end,
     }
     if (ticket) *ticket = t;
     return RK_OK;
+}
+
+/* A command's done word can come before the rest of its block has written
+ * its rows (rk_sim_region_command_ answers before the block's barrier, for
+ * latency): only the end of its launch says every row is written, and a
+ * copy on the copy stream must not start before it. The watcher waits for
+ * that end, so that a launch that never ends is RK_HUNG, not a hung host. */
+rk_status rk__sim_drain(rk_sim *sim) {
+    if (sim->wg || sim->pattern == RK_SIM_PERSISTENT) return RK_OK;
+    if (!sim->watching) {
+        rk_status s = start_watcher(sim);
+        if (s != RK_OK) return s;
+    }
+    const uint64_t since = rk__now_ns();
+    for (unsigned i = 0; !__atomic_load_n(&sim->watch_state, __ATOMIC_ACQUIRE); i++) {
+        if (i < SPIN_BEFORE_YIELD) continue;
+        sched_yield();
+        if (rk__now_ns() - since > sim->hang_ns)
+            return rk__fail(RK_HUNG, "rk_sim: every command sent has answered, but their launches did not end within "
+                                     "%llu ms (a thread of a command or step still runs)",
+                            (unsigned long long)(sim->hang_ns / 1000000u));
+    }
+    rk_status s = join_watcher(sim);
+    if (s == RK_OK) return RK_OK;
+    sim->failed = RK_DEVICE_FAULT;
+    return rk__fail(RK_DEVICE_FAULT, "rk_sim: the kernels' stream failed (%s: %s)", rk_status_name(s),
+                    sim->watch_error);
 }
 
 rk_status rk__sim_stop(rk_sim *sim) {

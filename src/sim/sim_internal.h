@@ -59,6 +59,7 @@ struct rk_sim {
     uint64_t ticks;          /* ticks sent: a step of n is n, any other command 1 (sim_device.c) */
     uint64_t first_tick;     /* persistent: the ticks before first_seq */
     bool relay;              /* persistent: one block relays the host's ring to the others */
+    unsigned words;          /* words of a command the host writes (rk__sim_wire_words) */
     int halo;                /* rows beyond its own a step reads; 0 = any */
     uint64_t launches;
     uint32_t first_seq;      /* persistent: the command the running kernel started at */
@@ -98,11 +99,25 @@ int rk__sim_command_args(const rk_sim *sim, uint32_t op, uint32_t begin, uint32_
 rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg, const void *payload,
                          size_t size, rk_sim_ticket *ticket);
 rk_status rk__sim_wait(rk_sim *sim, rk_sim_ticket t);
+/* The words of a command on the wire for d: 8 (one 64-byte line) where every
+ * payload fits RK_SIM_SHORT_PAYLOAD bytes, else RK_SIM_CMD_WORDS; the
+ * generated kernels read as many (sim_protocol.h, RK_SIM_WORDS). With
+ * RK_SIM_SHORT_COMMANDS 0 when the library is built, always 16. */
+#ifndef RK_SIM_SHORT_COMMANDS
+#define RK_SIM_SHORT_COMMANDS 1
+#endif
+unsigned rk__sim_wire_words(const rk_sim_desc *d);
 rk_status rk__sim_read_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer);
+/* rk__sim_wait, then the answer (rk__sim_read_answer), loaded while waiting where it can be. */
+rk_status rk__sim_wait_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer);
 /* Waits for the watcher thread to return (RK_OK if none runs): its stream's status. */
 rk_status rk__sim_join_watcher(rk_sim *sim);
 /* Stops the persistent kernel (STOP, then the watcher's return). */
 rk_status rk__sim_stop(rk_sim *sim);
+/* Traditional and graph, after rk_sim_finish: the launches have ended too,
+ * so a copy may read or write the state; RK_HUNG when they do not within
+ * the hang timeout. RK_OK at once for the other patterns. */
+rk_status rk__sim_drain(rk_sim *sim);
 
 /* sim_graph.c: the graph pattern. Whether the backend has launch graphs
  * (else RK_SIM_GRAPH runs as RK_SIM_TRADITIONAL); the launches of command

@@ -173,9 +173,19 @@ static void kernels(text *t, const rk_sim_desc *d) {
     add(t, "    rk_sim_command_body_(&s, mb, board, seq, steps, first_band, bands);\n}\n");
 }
 
+unsigned rk__sim_wire_words(const rk_sim_desc *d) {
+    if (!RK_SIM_SHORT_COMMANDS) return RK_SIM_CMD_WORDS;
+    for (size_t i = 0; i < d->command_count; i++)
+        if (d->commands[i].payload_size > RK_SIM_SHORT_PAYLOAD) return RK_SIM_CMD_WORDS;
+    return RK_SIM_CMD_WORDS / 2;
+}
+
 rk_status rk__sim_source(const rk_sim_desc *d, char **out) {
     *out = NULL;
     text t = {0};
+    /* The words of a command on the wire, as the host writes them (sim_protocol.h). */
+    const unsigned words = rk__sim_wire_words(d);
+    if (words != RK_SIM_CMD_WORDS) add(&t, "#define RK_SIM_WORDS %u\n", words);
     add(&t, "#include <ringkernel/dsl.h>\n#line 1 \"sim_protocol.h\"\n%s\n#line 1 \"rk_sim_declarations.h\"\n",
         rk__sim_protocol_source);
     declarations(&t, d);

@@ -10,17 +10,6 @@
 
 #include "sim_test.h"
 
-/* A hung simulation's memory is left allocated on purpose (sim.h): the leak
- * checker is told to pass over what the test allocates for one. */
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#define ABANDON_BEGIN() __lsan_disable()
-#define ABANDON_END() __lsan_enable()
-#else
-#define ABANDON_BEGIN() ((void)0)
-#define ABANDON_END() ((void)0)
-#endif
-
 static const char *device;
 
 static rk_sim *open_sim(rk_sim_pattern pattern, uint32_t hang_timeout_ms) {

@@ -53,7 +53,35 @@ int main(void) {
         printf("heat3d simulation kernels: %s cubin, %zu bytes\n", arch, size);
         free(cubin);
     }
+
+    /* RK_CUDA_LINEINFO=1: the image names source lines (the library's
+     * sim_device.c among them), so compute-sanitizer can report them. */
+    CHECK(setenv("RK_CUDA_LINEINFO", "1", 1) == 0);
+    CHECK_OK(rk__nvrtc_compile(source, "heat3d.cu", "compute_90", NULL, 0, &ptx, &size, NULL));
+    CHECK_STR_CONTAINS(ptx, ".loc");
+    CHECK_STR_CONTAINS(ptx, "sim_device.c");
+    free(ptx);
+    CHECK(unsetenv("RK_CUDA_LINEINFO") == 0);
     free(source);
+
+    /* The words of a command on the wire: heat3d's payloads fit 16 bytes,
+     * so its kernels read 8-word commands; one larger payload anywhere and
+     * every command is 16 words, which must compile too. */
+    CHECK_OK(rk_sim_generate_source(&desc, &source));
+    CHECK_STR_CONTAINS(source, "#define RK_SIM_WORDS 8");
+    free(source);
+    rk_sim_command wide[RK_SIM_MAX_COMMANDS];
+    CHECK(desc.command_count <= RK_SIM_MAX_COMMANDS);
+    memcpy(wide, desc.commands, desc.command_count * sizeof wide[0]);
+    wide[0].payload_size = 24;
+    const rk_sim_command *narrow = desc.commands;
+    desc.commands = wide;
+    CHECK_OK(rk_sim_generate_source(&desc, &source));
+    CHECK(strstr(source, "#define RK_SIM_WORDS 8") == NULL);
+    CHECK_OK(rk__nvrtc_compile(source, "heat3d_wide.cu", "sm_90", NULL, 0, &ptx, &size, NULL));
+    free(ptx);
+    free(source);
+    desc.commands = narrow;
 
     /* A step that does not compile: NVRTC's log names the problem. */
     desc.source = "RK_DEVICE void heat_step(const rk_sim_state *s, const rk_sim_region *r) { undefined_name; }\n";

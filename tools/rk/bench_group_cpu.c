@@ -220,7 +220,7 @@ static int report_pair(const bench_config *cfg, bench_report *rep, const bench_p
         bench_row_against(&rows[i], &floors[i]);
         errors += floors[i].errors + rows[i].errors;
     }
-    char ratios[160] = "";
+    char ratios[112] = "";
     for (uint32_t i = 0; i < n && n > 1; i++) {
         size_t used = strlen(ratios);
         snprintf(ratios + used, sizeof ratios - used, "%s%.2f", i ? ", " : "", rows[i].vs_floor);
@@ -233,8 +233,11 @@ static int report_pair(const bench_config *cfg, bench_report *rep, const bench_p
         order[j] = i;
     }
     bench_row row = rows[order[n / 2]], floor = floors[order[n / 2]];
-    char where[48] = "";
+    char where[80] = "";
     if (p->pin) snprintf(where, sizeof where, "threads on CPUs %d and %d", p->pin->first, p->pin->second);
+    if (p->pin && p->kernel && p->kernel->host_threads == 2)
+        snprintf(where, sizeof where, "host threads on CPUs %d and %d, workers on %d and %d", p->pin->first,
+                 p->pin->second, p->pin->workers[0], p->pin->workers[1]);
     if (n > 1)
         snprintf(row.note, sizeof row.note, "median of %u alternated pairs; ratios %s%s%s", n, ratios,
                  *where ? "; " : "", where);
@@ -278,6 +281,7 @@ static bool cpus_from_option(const char *text, rk_bench_cpu_pair *storage, const
     }
     storage->first = (int)a;
     storage->second = (int)b;
+    storage->workers[0] = storage->workers[1] = -1;
     *pin = storage;
     return true;
 }
@@ -349,9 +353,11 @@ int bench_group_kernel(const bench_config *cfg, bench_report *rep, bool requeste
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (cases[i].host_threads == 2 && !pipelined) continue;
         /* Pinned: the persistent rows of one host thread and one worker on
-         * the CPU backend (the pipelined row's four threads and the
-         * launches' pool threads stay the scheduler's). */
-        bool pinned = strcmp(backend, "cpu") == 0 && cases[i].mode == RK_MODE_PERSISTENT && cases[i].host_threads != 2;
+         * the CPU backend, and the pipelined row's four threads where four
+         * cores were found (its floor on the host threads' two CPUs); the
+         * launches' pool threads stay the scheduler's. */
+        bool pinned = strcmp(backend, "cpu") == 0 && cases[i].mode == RK_MODE_PERSISTENT &&
+                      (cases[i].host_threads != 2 || rk_bench_pin_has_workers(pin));
         bench_pair p = {.group = "kernel", .kernel = &cases[i], .rt = rt, .backend = backend,
                         .pin = pinned ? pin : NULL};
         p.floor = webgpu ? FLOOR_DISPATCH : cases[i].latency ? FLOOR_PINGPONG : FLOOR_RING;

@@ -151,9 +151,11 @@ extern __shared__ __align__(16) unsigned char rk_ring_smem[];
  * passes: fewer of them. */
 #define RK_LOADS_IN_FLIGHT (RK_WARPS_PER_BLOCK > 8 ? 4 : 8)
 #ifndef RK_REPOLL_DELAY_NS
-#define RK_REPOLL_DELAY_NS 500        /* after a lone reply, before the next poll (see rk_worker) */
+#define RK_REPOLL_DELAY_NS 300        /* after a lone reply, before the next poll (see rk_worker) */
 #endif
+#ifndef RK_SPARSE_NS
 #define RK_SPARSE_NS 2000             /* a message this long after the previous one is "lone" */
+#endif
 #define RK_CHANNEL_POLLS 3            /* K2K input polls per pass over the host queue */
 #define RK_CHANNEL_SPIN_POLLS 32      /* K2K input polls between two looks at the control words */
 

@@ -189,9 +189,9 @@ RK_DEVICE void rk_sim_read_(const rk_sim_mailbox *mb, uint32_t seq, uint32_t *wo
         const uint64_t *slot = mb->cmd[seq & (RK_SIM_SLOTS - 1u)];
         for (;;) {
             /* Relaxed: each word carries its own tag, and the loads of all lanes are in flight at once. */
-            const uint64_t w = tid < RK_SIM_CMD_WORDS ? load_relaxed_u64(&slot[tid]) : (uint64_t)seq << 32;
+            const uint64_t w = tid < RK_SIM_WORDS ? load_relaxed_u64(&slot[tid]) : (uint64_t)seq << 32;
             if (warp_all((uint32_t)(w >> 32) == seq) || !wait) {
-                if (tid < RK_SIM_CMD_WORDS) words[tid] = (uint32_t)w;
+                if (tid < RK_SIM_WORDS) words[tid] = (uint32_t)w;
                 break;
             }
             rk_sim_pause_();
@@ -574,12 +574,14 @@ RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state 
     return (past & 1) || ((rowwise || (arg & RK_SIM_ARG_QUERY)) && (past & 2));
 }
 
-/* The relay's warp, with lane l holding word l % 16 of command seq + l / 16
- * in w[0] and of seq + 2 + l / 16 in w[1]: how many commands from seq on
- * are whole (every word tagged with its number). */
+/* The relay's warp, with lane l holding word l % W of command seq + l / W
+ * in w0 and, for W = 16, of seq + 2 + l / 16 in w1 (W = RK_SIM_WORDS,
+ * sim_protocol.h): how many commands from seq on are whole (every word
+ * tagged with its number). */
 RK_DEVICE int rk_sim_whole_commands_(uint64_t w0, uint64_t w1, int part, uint32_t seq) {
     int n = 0;
-    while (n < 4 && warp_all(part != (n & 1) || (uint32_t)((n < 2 ? w0 : w1) >> 32) == seq + (uint32_t)n)) n++;
+    while (n < 4 && warp_all(part != RK_SIM_PART_OF(n) || (uint32_t)((RK_SIM_LOAD_OF(n) ? w1 : w0) >> 32) == seq + (uint32_t)n))
+        n++;
     return n;
 }
 
@@ -598,14 +600,14 @@ RK_DEVICE int rk_sim_read_staggered_(const rk_sim_mailbox *mb, uint32_t seq, int
                                      uint64_t *w1, uint64_t *issued, uint64_t *newer0, uint64_t *newer1,
                                      uint64_t *newer_issued) {
     const uint64_t *p0 = &mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
-    const uint64_t *p1 = &mb->cmd[(seq + 2u + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
+    const uint64_t *p1 = &mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
     uint64_t ta = RK_SIM_TRACE ? rk_sim_now_() : 0u;
-    uint64_t a0 = load_relaxed_u64(p0), a1 = load_relaxed_u64(p1);
+    uint64_t a0 = load_relaxed_u64(p0), a1 = RK_SIM_SECOND ? load_relaxed_u64(p1) : 0u;
     for (;;) {
         rk_sim_nap_(RK_SIM_READ_STAGGER_NS);
         sync_warp(); /* every lane issues the next read after the nap */
         const uint64_t tb = RK_SIM_TRACE ? rk_sim_now_() : 0u;
-        const uint64_t b0 = load_relaxed_u64(p0), b1 = load_relaxed_u64(p1);
+        const uint64_t b0 = load_relaxed_u64(p0), b1 = RK_SIM_SECOND ? load_relaxed_u64(p1) : 0u;
         const int n = rk_sim_whole_commands_(a0, a1, part, seq); /* the older read: waits for it, not the newer */
         if (n) {
             *w0 = a0;
@@ -634,18 +636,18 @@ RK_DEVICE int rk_sim_read_staggered_(const rk_sim_mailbox *mb, uint32_t seq, int
 #define RK_SIM_KEEP_NEWER_READ 1 /* 0: the newer read is dropped */
 #endif
 RK_DEVICE uint64_t rk_sim_pick_word_(uint64_t v0, uint64_t v1, int j, int word, uint32_t seq) {
-    const int src = (j & 1) * RK_SIM_CMD_WORDS + word;
+    const int src = RK_SIM_PART_OF(j) * RK_SIM_WORDS + word;
     const uint32_t lo0 = (uint32_t)shfl_i32((int)(uint32_t)v0, src), hi0 = (uint32_t)shfl_i32((int)(uint32_t)(v0 >> 32), src);
     const uint32_t lo1 = (uint32_t)shfl_i32((int)(uint32_t)v1, src), hi1 = (uint32_t)shfl_i32((int)(uint32_t)(v1 >> 32), src);
     if (j > 3) return (uint64_t)(seq + 1u) << 32; /* not in the read: a tag that is not the command's */
-    return (j >> 1) ? (uint64_t)hi1 << 32 | lo1 : (uint64_t)hi0 << 32 | lo0;
+    return RK_SIM_LOAD_OF(j) ? (uint64_t)hi1 << 32 | lo1 : (uint64_t)hi0 << 32 | lo0;
 }
 RK_DEVICE int rk_sim_pending_commands_(uint64_t v0, uint64_t v1, uint32_t from, uint32_t seq, int part, int word,
                                        uint64_t *w0, uint64_t *w1) {
     const uint32_t d = seq - from;
     if (d > 3u) return 0;
     *w0 = rk_sim_pick_word_(v0, v1, (int)d + part, word, seq + (uint32_t)part);
-    *w1 = rk_sim_pick_word_(v0, v1, (int)d + 2 + part, word, seq + 2u + (uint32_t)part);
+    *w1 = rk_sim_pick_word_(v0, v1, (int)d + RK_SIM_PARTS + part, word, seq + RK_SIM_PARTS + (uint32_t)part);
     return rk_sim_whole_commands_(*w0, *w1, part, seq);
 }
 
@@ -668,8 +670,8 @@ RK_DEVICE void rk_sim_log_store_(rk_sim_board *board, uint32_t seq, int m, uint3
                                  uint64_t w1) {
     for (int k = 0; k < m; k++) {
         const int i = RK_SIM_LOG_LAST_FIRST ? m - 1 - k : k;
-        if (part != (i & 1)) continue;
-        uint64_t v = i >> 1 ? w1 : w0;
+        if (part != RK_SIM_PART_OF(i)) continue;
+        uint64_t v = RK_SIM_LOAD_OF(i) ? w1 : w0;
         if (((take >> i) & 1u) && word == RK_SIM_W_OP) v |= RK_SIM_OP_RELAYED;
         store_relaxed_u64(&board->log[(seq + (uint32_t)i) & (RK_SIM_SLOTS - 1u)][word], v);
     }
@@ -708,7 +710,7 @@ RK_DEVICE void rk_sim_log_store_(rk_sim_board *board, uint32_t seq, int m, uint3
 RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_relay_cmd *c,
                              const rk_sim_state *local, const rk_sim_state *s, uint32_t seq, uint64_t tick,
                              uint64_t steps, int bands, int halo) {
-    const int lane = lane_id(), part = lane / RK_SIM_CMD_WORDS, word = lane % RK_SIM_CMD_WORDS;
+    const int lane = lane_id(), part = lane / RK_SIM_WORDS, word = lane % RK_SIM_WORDS;
     uint32_t known = seq - 1u; /* every band has read the commands before seq; asked again only when needed */
     uint32_t awaited = 0;      /* the last command copied; 0: none yet */
     int read_again = 1; /* read once more at once before waiting for the last command's answer */
@@ -739,10 +741,10 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             rk_sim_await_answer_(board, awaited, last_step, bands, busy, &idle);
         else if (n == 0 && awaited != 0u && last_taken && RK_SIM_SELF_PAUSE_NS > 0u) rk_sim_nap_(RK_SIM_SELF_PAUSE_NS);
         while (n == 0) {
-            /* Commands seq + part and seq + 2 + part. */
+            /* Commands seq + part and (16 words a command) seq + 2 + part. */
             if (RK_SIM_TRACE) issued = rk_sim_now_();
             w0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
-            w1 = load_relaxed_u64(&mb->cmd[(seq + 2u + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+            w1 = RK_SIM_SECOND ? load_relaxed_u64(&mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
             n = rk_sim_whole_commands_(w0, w1, part, seq);
             if (n) break;
             if (read_again && awaited != 0u) {
@@ -778,8 +780,8 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         if (early) {
             int upto = n; /* the commands up to a stop */
             for (int i = 0; i < n; i++) {
-                const uint64_t x = i >> 1 ? w1 : w0;
-                if ((uint32_t)shfl_i32((int)(uint32_t)x, (i & 1) * RK_SIM_CMD_WORDS + RK_SIM_W_OP) == RK_SIM_OP_STOP) {
+                const uint64_t x = RK_SIM_LOAD_OF(i) ? w1 : w0;
+                if ((uint32_t)shfl_i32((int)(uint32_t)x, RK_SIM_PART_OF(i) * RK_SIM_WORDS + RK_SIM_W_OP) == RK_SIM_OP_STOP) {
                     upto = i + 1;
                     break;
                 }
@@ -791,7 +793,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         last_taken = 0;
         int stop = 0, m = 0; /* m: the commands of this read up to a stop */
         for (int i = 0; i < n && !stop; i++, m++) {
-            const int k = i >> 1, base = (i & 1) * RK_SIM_CMD_WORDS;
+            const int k = RK_SIM_LOAD_OF(i), base = RK_SIM_PART_OF(i) * RK_SIM_WORDS;
             const uint64_t x = k ? w1 : w0;
             const uint32_t op = (uint32_t)shfl_i32((int)(uint32_t)x, base + RK_SIM_W_OP);
             const uint32_t arg = (uint32_t)shfl_i32((int)(uint32_t)x, base + RK_SIM_W_ARG);
@@ -831,14 +833,14 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         if (RK_SIM_KEEP_NEWER_READ && !pending && (RK_SIM_FOLLOW_UP_READ == 1 || (RK_SIM_FOLLOW_UP_READ == 2 && !last_taken))) {
             newer_issued = RK_SIM_TRACE ? rk_sim_now_() : 0u;
             newer0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
-            newer1 = load_relaxed_u64(&mb->cmd[(seq + 2u + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+            newer1 = RK_SIM_SECOND ? load_relaxed_u64(&mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
             pending = 1;
             pending_from = seq;
         }
         if (RK_SIM_TRACE && word == RK_SIM_W_OP) {
             for (int i = 0; i < m; i++) {
-                if (part != (i & 1)) continue;
-                const uint64_t v = i >> 1 ? w1 : w0;
+                if (part != RK_SIM_PART_OF(i)) continue;
+                const uint64_t v = RK_SIM_LOAD_OF(i) ? w1 : w0;
                 rk_sim_stamp_(board, seq + (uint32_t)i, RK_SIM_T_SEQ, seq + (uint32_t)i);
                 rk_sim_stamp_(board, seq + (uint32_t)i, RK_SIM_T_OP, (v & 0xffffffffu) | (((take >> i) & 1u) ? RK_SIM_OP_RELAYED : 0u));
                 rk_sim_stamp_(board, seq + (uint32_t)i, RK_SIM_T_LOGGED, logged);
@@ -846,7 +848,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         }
         for (int i = 0; i < m; i++) {
             if (!((take >> i) & 1u)) continue;
-            if (part == (i & 1)) ((uint32_t *)c->buffer)[word] = (uint32_t)(i >> 1 ? w1 : w0);
+            if (part == RK_SIM_PART_OF(i)) ((uint32_t *)c->buffer)[word] = (uint32_t)(RK_SIM_LOAD_OF(i) ? w1 : w0);
             if (lane == 0) {
                 c->steps = steps_before[i];
                 c->seq = seq + (uint32_t)i;
@@ -894,7 +896,7 @@ RK_DEVICE void rk_sim_relay_block_(const rk_sim_state *s, rk_sim_mailbox *mb, rk
 #endif
 typedef struct rk_sim_batch {
     uint64_t buffer[RK_SIM_BATCH][RK_SIM_CMD_WORDS / 2]; /* 8-byte aligned: a payload is a user's struct */
-    uint64_t near; /* the least band_done of the bands near this one, seen with the read; 0: not watched */
+    uint64_t near; /* the least band_done of the bands near this one, seen with the read, or a lower bound (RK_SIM_NEAR_VOTE); 0: not watched */
     int n;         /* commands read, 1 .. RK_SIM_BATCH */
     int early;     /* the place + 1 of a step whose query behind warp 0 answered at the read (rk_sim_answer_early_); 0: none */
 } rk_sim_batch;
@@ -916,26 +918,38 @@ RK_DEVICE uint64_t rk_sim_warp_min_u64_(uint64_t v) {
  * each, at most 32 of them) into b; after a block barrier (the caller's)
  * the whole block has the batch. The band says it has read them (its
  * words are in shared memory now). */
-RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batch *b, int band, int lo, int hi) {
+#ifndef RK_SIM_NEAR_VOTE
+#define RK_SIM_NEAR_VOTE 1 /* 0: how far the bands near are, as the least of their words (five rounds of shuffles) */
+#endif
+RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batch *b, int band, int lo, int hi,
+                                  uint64_t need, uint64_t shared_tick) {
     const int tid = thread_idx_x();
     if (tid < 32) {
-        const int part = tid / RK_SIM_CMD_WORDS, word = tid % RK_SIM_CMD_WORDS;
+        const int part = tid / RK_SIM_WORDS, word = tid % RK_SIM_WORDS;
         const uint64_t *first = &board->log[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
-        const uint64_t *second = &board->log[(seq + 2u + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
+        const uint64_t *second = &board->log[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
         const int watching = hi - lo < 32, b_near = lo + tid;
         for (;;) {
-            const uint64_t w0 = load_relaxed_u64(first), w1 = load_relaxed_u64(second);
+            const uint64_t w0 = load_relaxed_u64(first), w1 = RK_SIM_SECOND ? load_relaxed_u64(second) : 0u;
             /* Not the band's own word: it is past its own commands, and may not have said so yet. */
             const uint64_t d = watching && b_near <= hi && b_near != band ? load_acquire_gpu_u64(&board->band_done[b_near])
                                                                           : ~(uint64_t)0;
             int n = 0;
             while (n < RK_SIM_BATCH &&
-                   warp_all(part != (n & 1) || (uint32_t)((n < 2 ? w0 : w1) >> 32) == seq + (uint32_t)n))
+                   warp_all(part != RK_SIM_PART_OF(n) || (uint32_t)((RK_SIM_LOAD_OF(n) ? w1 : w0) >> 32) == seq + (uint32_t)n))
                 n++;
             if (n) {
                 if (part < n) ((uint32_t *)b->buffer[part])[word] = (uint32_t)w0;
-                if (2 + part < n) ((uint32_t *)b->buffer[2 + part])[word] = (uint32_t)w1;
-                const uint64_t least = rk_sim_warp_min_u64_(d);
+                if (RK_SIM_SECOND && RK_SIM_PARTS + part < n) ((uint32_t *)b->buffer[RK_SIM_PARTS + part])[word] = (uint32_t)w1;
+                /* Not the least of them (five rounds of shuffles, on the way of
+                 * every command) but the larger of the two ticks the band
+                 * compares it with that they are all past (need >=
+                 * shared_tick; 0: neither): a lower bound, which can only
+                 * make the band wait or look where it need not have. */
+                const uint64_t least = !RK_SIM_NEAR_VOTE    ? rk_sim_warp_min_u64_(d)
+                                       : warp_all(d >= need) ? need
+                                       : warp_all(d >= shared_tick) ? shared_tick
+                                                                     : 0u;
                 if (tid == 0) {
                     b->n = n;
                     b->near = watching ? least : 0u;
@@ -976,7 +990,10 @@ RK_DEVICE int rk_sim_query_behind_(const uint32_t *h, int rb, int re, int *begin
  * b->early says which step it was behind (its place + 1). */
 RK_DEVICE void rk_sim_answer_early_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_batch *b,
                                     uint32_t seq, int rb, int re, int halo, uint64_t need, uint64_t steps) {
-    if (b->near < need) return;
+    /* Volatile: NVVM hoisted this load above the caller's tid < 32 test, so
+     * every warp read the word thread 0 was about to write (a discarded
+     * value, but a shared-memory hazard to compute-sanitizer's racecheck). */
+    if (*(volatile const uint64_t *)&b->near < need) return;
     for (int i = 0; i + 1 < b->n; i++) {
         const uint32_t *h = (const uint32_t *)b->buffer[i];
         const uint32_t op = h[RK_SIM_W_OP];
@@ -1076,7 +1093,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             if (tid == finisher) rk_sim_say_done_(board, band, tick, &said);
             sync_threads(); /* everyone is done with the last batch's words */
             if (relay) {
-                rk_sim_read_batch_(board, seq, &batch, band, near_lo, near_hi);
+                rk_sim_read_batch_(board, seq, &batch, band, near_lo, near_hi, need, shared_tick);
                 if (RK_SIM_QUERY_AHEAD >= 3 && tid < 32) rk_sim_answer_early_(&local, mb, board, &batch, seq, rb, re, halo, need, steps);
                 sync_threads();
                 n = batch.n;

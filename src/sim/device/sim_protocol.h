@@ -19,6 +19,19 @@
 #define RK_SIM_SLOTS 64u          /* = RK_SIM_RING_SLOTS; a power of two */
 #define RK_SIM_CMD_WORDS 16       /* 4 header words and 12 of payload (48 bytes) */
 #define RK_SIM_PAYLOAD_WORDS 12
+/* Words of a command as it crosses the bus and sits in the log: all 16, or
+ * the first 8 for a simulation whose payloads all fit 16 bytes (the
+ * generated source then defines RK_SIM_WORDS 8, and the host writes 8
+ * words): one 64-byte line a command, four commands in one warp-wide load,
+ * as in the wave showcase. */
+#ifndef RK_SIM_WORDS
+#define RK_SIM_WORDS RK_SIM_CMD_WORDS
+#endif
+#define RK_SIM_SHORT_PAYLOAD 16                /* bytes of payload at most where RK_SIM_WORDS is 8 */
+#define RK_SIM_PARTS (32 / RK_SIM_WORDS)       /* commands in one warp-wide load: 2 or 4 */
+#define RK_SIM_SECOND (RK_SIM_PARTS < 4)       /* a read of four commands takes a second load */
+#define RK_SIM_PART_OF(i) ((i) % RK_SIM_PARTS) /* command i of a read: in which lanes ... */
+#define RK_SIM_LOAD_OF(i) ((i) / RK_SIM_PARTS) /* ... of which load (0 or 1) */
 #ifndef RK_SIM_POLL_NS
 #define RK_SIM_POLL_NS 32u        /* pause between two reads of the host's ring */
 #endif

@@ -1,0 +1,76 @@
+#!/bin/bash
+# Issue 14's per-hop latency (one warp a stage, the lean loop of
+# src/device/cuda/channel_solo.cu) on the GPU machine, in one call of about
+# three minutes: `rk bench k2k --backend cuda` alternated between main's
+# build and the branch's (and optional candidates), ROUNDS rounds, so every
+# figure has its base beside it from the same card; then the branch's CUDA
+# K2K tests and the conformance suite's channel checks.
+#   (here)   cmake -S <main's sources> -B build-base -G Ninja -DCMAKE_BUILD_TYPE=Release
+#            ninja -C build-base rk
+#            cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release
+#            ninja -C build-rel rk test_k2k_chain test_k2k_loop test_k2k_stream test_k2k_terminate \
+#                test_k2k_errors test_k2k_relay
+#   (device) scripts/device-k2k-hop.sh [BASE_DIR [NEW_DIR [ROUNDS [CANDIDATE=DIR[,ENV=V...] ...]]]]
+#            carry: build-base build-rel (and any candidate's build)
+# Each candidate is a label, a build and settings, as scripts/device-k2k-ab.sh
+# takes them (e.g. emit99=build-rel,RK_CUDA_K2K_SOLO=99); it joins every round.
+# K2K_MESSAGES (default 200000) per bench run; STAGES_ONLY=1: the benches
+# only (no tests after them). Session 13 (docs/device-runs.md) ran it twice,
+# about 70 s each with five variants.
+# TEST_SOLO (optional): RK_CUDA_K2K_SOLO for the tests after the benches
+# (the gate runs the branch's default first, then TEST_SOLO's setting too).
+# Success: every test passes and the summary's "new" rows show a per hop
+# p50 below base's in every round (issue 14: <= 1 us); the "one kernel"
+# figure each row's note prints is what the hop subtracts (same run).
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+base=${1:-build-base}
+new=${2:-build-rel}
+rounds=${3:-3}
+shift $(($# < 3 ? $# : 3))
+extra=("$@")
+export CUDA_MODULE_LOADING=EAGER RK_CACHE_DIR=${RK_CACHE_DIR:-/tmp/rk-k2k-cache}
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null
+echo "=== commit $(git log --oneline -1 2>/dev/null)"
+# Binaries and CTest files name the development machine's source paths.
+for b in "$base" "$new"; do
+    src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$b/CMakeCache.txt" 2>/dev/null)
+    [ -n "$src" ] && [ ! -e "$src" ] && mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"
+done
+failed=0
+run() { # run LABEL LIMIT COMMAND...
+    local label=$1 limit=$2
+    shift 2
+    echo "=== $label: $*"
+    LD_LIBRARY_PATH="$new" timeout -k 5 "$limit" "$@" 2>&1 | tail -${RUN_TAIL:-3}
+    local rc=${PIPESTATUS[0]}
+    echo "=== $label: exit $rc"
+    [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && failed=1
+}
+# The gate: the 4-stage chain with the branch (also compiles its handlers).
+run gate 60 "$new/tests/k2k/test_k2k_chain" cuda
+solo=()
+if [ -n "${TEST_SOLO:-}" ]; then
+    solo=(env RK_CUDA_K2K_SOLO="$TEST_SOLO")
+    run "gate (RK_CUDA_K2K_SOLO=$TEST_SOLO)" 30 "${solo[@]}" "$new/tests/k2k/test_k2k_chain" cuda
+fi
+variants=()
+for ((r = 0; r < rounds; r++)); do variants+=(base="$base" new="$new" "${extra[@]}"); done
+# The whole A/B output to a file ($OUT when set); here a line per run (the
+# chain's end-to-end p50 and the one kernel's beside the hop), then the summary.
+ab=${OUT:-$(mktemp -d)}/k2k-hop-ab.log
+K2K_MESSAGES=${K2K_MESSAGES:-200000} K2K_BENCH_LIMIT_S=${K2K_BENCH_LIMIT_S:-30} scripts/device-k2k-ab.sh "${variants[@]}" > "$ab" 2>&1
+awk '/^=== /{label=$2} /^k2k\/4-stage chain, K2K channels \(per hop\):/{print "  run " label " " $0}' "$ab" | sed 's/k2k\/4-stage chain, K2K channels (per hop): //'
+sed -n '/k2k A\/B summary/,$p' "$ab"
+[ "${STAGES_ONLY:-0}" = 1 ] && exit 0
+k2k=$new/tests/k2k
+[ ${#solo[@]} -gt 0 ] && echo "=== tests below: RK_CUDA_K2K_SOLO=$TEST_SOLO"
+run loop 30 "${solo[@]}" "$k2k/test_k2k_loop" cuda
+run stream 40 "${solo[@]}" "$k2k/test_k2k_stream" cuda 2000000
+run terminate 30 "${solo[@]}" "$k2k/test_k2k_terminate" cuda
+run errors 30 "${solo[@]}" "$k2k/test_k2k_errors" cuda
+run relay-to 30 "${solo[@]}" "$k2k/test_k2k_relay" to cuda
+RUN_TAIL=14 run conformance-channels 90 "${solo[@]}" "$new/tools/rk/rk" conformance --backend cuda --check channel --timeout 30
+echo "device-k2k-hop: $([ $failed -eq 0 ] && echo 'all tests ok or skipped' || echo 'SOME TESTS FAILED')"
+exit $failed
