@@ -1,34 +1,39 @@
 #!/bin/bash
 # Issue 14's throughput (>= 100 M msg/s device only through the 4-stage
 # chain) with the lanes of src/device/cuda/channel_lanes.cu, on the GPU
-# machine, in one call of at most ~2.5 minutes: `rk bench k2k` of main's
-# build beside this branch at 1 and 15 warps a stage (main at 8, its best),
-# the branch's lanes with each RK_CUDA_K2K_LANES setting, then the branch's
-# tests at 15 warps a stage: the chain, test_k2k_stream with 10 M messages,
+# machine, in one call of at most ~3 minutes: `rk bench k2k` of a baseline
+# build (session 13's lanes, b2f60c2) beside this branch at 15 warps a stage
+# with each RK_CUDA_K2K_LANES setting under test, the turns alone at 8 warps
+# (main's best; lanes off compile to main's cubin), then two runs with the
+# RK_LANES_PROFILE measurement build (cycles a lanes pass spends where, per
+# stage; "lanes-prof" lines), then the branch's tests at 15 warps a stage
+# with LANES_TEST_BITS: the chain, test_k2k_stream with 10 M messages,
 # errors, terminate, loop, the relay into CUDA, the conformance suite's
 # channel checks (all sharing one module cache, so each handler compiles
 # once).
-#   (here)   git archive <main> | tar -x -C build-base-src
-#            cmake -S build-base-src -B build-base -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-base rk
+#   (here)   git archive b2f60c2 | tar -x -C /tmp/s13src
+#            cmake -S /tmp/s13src -B build-s13 -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-s13 rk
 #            cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release
 #            ninja -C build-rel rk test_k2k_chain test_k2k_loop test_k2k_stream test_k2k_terminate \
 #                test_k2k_errors test_k2k_relay
-#   (device) scripts/device-k2k-lanes.sh [BASE_DIR [NEW_DIR]]   carry: build-base build-rel
+#   (device) scripts/device-k2k-lanes.sh [NEW_DIR [BASE_DIR]]   carry: build-rel build-s13
 # A "block of 16 warps" is 15 workers and the control warp: the most that
 # keep 128 registers a thread (cuda_ring_layout.h, RK_CUDA_MAX_ORDERED_WARPS).
-# The lanes are off unless RK_CUDA_K2K_LANES is set (default 0 since
-# lanes-2 stalled; then every kernel compiles to main's cubin byte for
-# byte); one warp a stage never has them, so lanes1 and base1 agree.
-# Success: every test exits 0 (with the lanes on); the summary's lanes15 rows
-# show "device only" >= 100 M msg/s (issue 14; lanes-1: 68 M), and lanes1's per
-# hop p50 stays with base1's.
-# LANES_BUDGET_S (default 135): steps not started by then are skipped.
+# Bits of RK_CUDA_K2K_LANES: 1 lanes, 2 whole-chunk polls, 4 a partial chunk
+# polled again, 8 the window snaps, 16 a pass with no reply posts itself for
+# the publish turn's holder and goes on (no wait), 32 the publish turn is
+# waited for in short naps.
+# Success: every test exits 0; the summary's best lanes15 row shows "device
+# only" >= 100 M msg/s (issue 14; session 13: 73.2-74.0 M).
+# LANES_BUDGET_S (default 150): steps not started by then are skipped.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
-base=${1:-build-base}
-new=${2:-build-rel}
-budget=${LANES_BUDGET_S:-135}
+new=${1:-build-rel}
+base=${2:-build-s13}
+budget=${LANES_BUDGET_S:-150}
+out_dir=${OUT:-/tmp/k2k-lanes-out}
+mkdir -p "$out_dir"
 export CUDA_MODULE_LOADING=EAGER RK_CACHE_DIR=${RK_CACHE_DIR:-/tmp/rk-k2k-cache}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null
 echo "=== commit $(git log --oneline -1 2>/dev/null)"
@@ -39,26 +44,26 @@ run() { # run LABEL LIMIT COMMAND...
         echo "=== $label: skipped (budget)"
         return
     fi
-    # Never past the call's hard limit (LANES_HARD_S, default 145 s).
-    local left=$((${LANES_HARD_S:-145} - SECONDS))
+    # Never past the call's hard limit (LANES_HARD_S, default 172 s).
+    local left=$((${LANES_HARD_S:-172} - SECONDS))
     [ "$left" -lt "$limit" ] && limit=$left
     echo "=== $label: $* ($SECONDS s, limit $limit s)"
     timeout -k 2 "$limit" "$@" 2>&1 | tail -"${RUN_TAIL:-3}"
     echo "=== $label: exit ${PIPESTATUS[0]}"
 }
-# Bits of RK_CUDA_K2K_LANES: 1 lanes, 2 whole-chunk polls, 4 a partial chunk polled again, 8 the window
-# snaps between a few slots (empty) and the whole chunk (found) (default 0: off). The tests below run
-# with LANES_TEST_BITS (default 1).
-export RK_CUDA_K2K_LANES=${LANES_TEST_BITS:-1}
+w15=RK_CUDA_ORDERED_WARPS=15
 K2K_BENCH_LIMIT_S=${K2K_BENCH_LIMIT_S:-25} scripts/device-k2k-ab.sh \
-    base1="$base" lanes1="$new" base8="$base",RK_CUDA_ORDERED_WARPS=8 \
-    lanes15-b7="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=7 lanes15-b1="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=1 \
-    lanes15-b3="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=3 \
-    lanes15-b5="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=5 \
-    lanes15-b9="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=9 \
-    lanes15-b13="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=13 \
-    lanes15-b1="$new",RK_CUDA_ORDERED_WARPS=15,RK_CUDA_K2K_LANES=1 base1="$base" lanes1="$new"
-export RK_CUDA_ORDERED_WARPS=15
+    s13-b1="$base",$w15,RK_CUDA_K2K_LANES=1 b1="$new",$w15,RK_CUDA_K2K_LANES=1 \
+    b17="$new",$w15,RK_CUDA_K2K_LANES=17 b33="$new",$w15,RK_CUDA_K2K_LANES=33 b49="$new",$w15,RK_CUDA_K2K_LANES=49 \
+    s13-b1="$base",$w15,RK_CUDA_K2K_LANES=1 b17="$new",$w15,RK_CUDA_K2K_LANES=17 b1="$new",$w15,RK_CUDA_K2K_LANES=1 \
+    turns8="$base",RK_CUDA_ORDERED_WARPS=8,RK_CUDA_K2K_LANES=0 2>&1 | tee "$out_dir/ab.txt" | grep -A20 'A/B summary'
+# Where a lanes pass's cycles go, per stage (printed by each kernel as it ends).
+for bits in 1 17; do
+    RUN_TAIL=14 run "profile, bits $bits" 30 env RK_CUDA_RING_DEFINES=RK_LANES_PROFILE RK_CUDA_K2K_LANES=$bits $w15 \
+        LD_LIBRARY_PATH="$new" sh -c "$new/tools/rk/rk bench k2k --backend cuda --messages 1000000 > $out_dir/prof-$bits.txt 2>&1; \
+        rc=\$?; grep -E 'lanes-prof|device only  ' $out_dir/prof-$bits.txt | cut -c1-330; exit \$rc"
+done
+export RK_CUDA_ORDERED_WARPS=15 RK_CUDA_K2K_LANES=${LANES_TEST_BITS:-17}
 t="$new/tests/k2k"
 run "chain, 15 warps" 30 "$t/test_k2k_chain" cuda
 run "stream 10 M, 15 warps" 30 "$t/test_k2k_stream" cuda 10000000

@@ -123,7 +123,9 @@ typedef struct rk__cuda_ring_args {
 #define RK__CUDA_LANES_WHOLE 2u  /* its polls read whole chunks while messages come */
 #define RK__CUDA_LANES_REPOLL 4u /* part of a chunk (8 slots or more) is polled once more before it is taken */
 #define RK__CUDA_LANES_SNAP 8u   /* the window: a whole chunk after a poll that found messages, a few slots after one that did not */
-#define RK__CUDA_LANES_ALL 15u
+#define RK__CUDA_LANES_POST 16u  /* a pass with no reply posts itself for the publish turn's holder and goes on */
+#define RK__CUDA_LANES_NAP 32u   /* the publish turn is waited for in short naps */
+#define RK__CUDA_LANES_ALL 63u
 /* Off until measured correct on the GPU (device-runs.md, session 13: lanes-2
  * stalled): every kernel then compiles to main's cubin. */
 #define RK__CUDA_LANES_DEFAULT 0u

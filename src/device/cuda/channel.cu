@@ -130,6 +130,10 @@ struct rk_warp_pass {
      * leave lanes. */
     rk_u64 lnext, lend;
     rk_u32 lacked;
+    /* RK_LANES_POST: this warp's pass posted for the publisher (key: its
+     * first position + 1, 0 when none; post_nm: positions | messages << 8). */
+    rk_u64 post_key;
+    rk_u32 post_nm;
 #endif
 };
 
@@ -168,6 +172,15 @@ static_assert(sizeof(rk_links) <= RK_CH_SHARED_BOUND, "rk_links must fit rk__cud
  * and the reply queue's place change under rk_ch.lock (lane 0 of a warp,
  * short sections); a warp's own pass record is its own. */
 __shared__ rk_links rk_ch;
+
+#if RK_LANES_BUILT && defined(RK_LANES_PROFILE)
+/* Measurement only (RK_CUDA_RING_DEFINES=RK_LANES_PROFILE): per worker
+ * warp, where its lanes passes spend their cycles (channel_lanes.cu). */
+enum { RK_LP_CALLS, RK_LP_PASSES, RK_LP_SLOTS, RK_LP_EMPTY, RK_LP_CUT, RK_LP_WAITED, RK_LP_POLL, RK_LP_CREDIT,
+       RK_LP_HANDLE, RK_LP_WAIT, RK_LP_PUBLISH, RK_LP_BETWEEN, RK_LP_RELOADS, RK_LP_CLAIMED, RK_LP_FIRST, RK_LP_LAST, RK_LP_N };
+__shared__ rk_u64 rk_lanes_prof[RK_WARPS_PER_BLOCK][RK_LP_N];
+__shared__ rk_u32 rk_lanes_prof_out;
+#endif
 
 /* Lanes (channel_lanes.cu): rk_links.lanes. */
 #define RK_LANES_OFF 0u
@@ -255,6 +268,9 @@ __device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo, rk_u3
     rk_ch.lanes_bits = warps > 1 ? lanes : 0u;
     rk_ch.lanes_acks = 0;
     rk_ch.lanes_out = 0;
+#ifdef RK_LANES_PROFILE
+    rk_lanes_prof_out = 0;
+#endif
 #else
     (void)lanes;
 #endif
@@ -279,6 +295,10 @@ __device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo, rk_u3
 #if RK_LANES_BUILT
         rk_ch.w[w].lnext = rk_ch.w[w].lend = 0;
         rk_ch.w[w].lacked = 0;
+        rk_ch.w[w].post_key = 0;
+#ifdef RK_LANES_PROFILE
+        for (int k = 0; k < RK_LP_N; k++) rk_lanes_prof[w][k] = 0;
+#endif
 #endif
         for (int p = 0; p < 8; p++) {
             rk_ch.w[w].allow[p] = 0;

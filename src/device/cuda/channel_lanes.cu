@@ -33,7 +33,17 @@
 #define RK_LANES_WHOLE 2u   /* its polls read the warp's whole chunk; the window shrinks only after a long idle */
 #define RK_LANES_REPOLL 4u  /* a poll that finds part of a chunk (8 slots or more) polls once more before taking */
 #define RK_LANES_SNAP 8u    /* the window: the whole chunk after a poll that found messages, a few slots after one that did not */
+#define RK_LANES_POST 16u   /* a pass with no reply posts itself and goes on; whoever holds the publish turn publishes it */
+#define RK_LANES_NAP 32u    /* the publish turn is waited for in short naps */
 #define RK_LANES_IDLE_POLLS 256 /* empty polls before a RK_LANES_WHOLE window shrinks (~100 us) */
+
+#ifdef RK_LANES_PROFILE
+#define RK_LP_ADD(wi, k, v) (rk_lanes_prof[wi][k] += (rk_u64)(v))
+#define RK_LP_STAMP(t) const rk_u64 t = (rk_u64)clock64()
+#else
+#define RK_LP_ADD(wi, k, v) ((void)0)
+#define RK_LP_STAMP(t) ((void)0)
+#endif
 
 __device__ __forceinline__ rk_u32 rk_lanes_state() { return *(volatile rk_u32 *)&rk_ch.lanes; }
 
@@ -141,6 +151,7 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
         const rk_u64 cap = 1ull << o.log2cap, at = first + rk_vload(&rk_ch.lanes_d[p]);
         rk_u64 taken = rk_vload(&o.taken);
         if (at + n - taken > cap) {
+            RK_LP_ADD(threadIdx.x >> 5, RK_LP_RELOADS, 1);
             const rk_u64 t = rk_ch_load(o.ctl + RK_CH_TAKEN);
             if (t > taken) {
                 atomicMax((unsigned long long *)&o.taken, (unsigned long long)t);
@@ -176,6 +187,112 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
     return kept;
 }
 
+/* Lane 0, holding the publish turn at pos with the pass [pos, pos + n)
+ * of warp wi (its own, `msgs` messages, replies placed): publishes it and
+ * every pass posted right after it (RK_LANES_POST), claiming each post
+ * (its owner may claim it too once it sees the turn there: one wins). The
+ * owner of the next position is known without a division: the same warp
+ * within a chunk, the next one (mod W) after a chunk's end. */
+__device__ void rk_lanes_publish_run(rk_in_port &c, rk_u32 wi, rk_u64 pos, rk_u32 n, rk_u32 msgs) {
+    const rk_u32 W = rk_ch.warps;
+    const bool post = (rk_ch.lanes_bits & RK_LANES_POST) != 0;
+    rk_u64 delivered = rk_vload(&c.delivered) + msgs, end = pos + n;
+    rk_u32 ow = wi;
+    if ((end & 31u) == 0) ow = ow + 1 == W ? 0 : ow + 1;
+    for (;;) {
+        while (post) {
+            rk_warp_pass &o = rk_ch.w[ow];
+            if (rk_vload(&o.post_key) != end + 1) break;
+            if (atomicCAS((unsigned long long *)&o.post_key, end + 1, 0ull) != end + 1) break;
+            __threadfence_block(); /* its post_nm was written before its key */
+            const rk_u32 nm = *(volatile rk_u32 *)&o.post_nm;
+            RK_LP_ADD(wi, RK_LP_CLAIMED, 1);
+            end += nm & 0xffu;
+            delivered += nm >> 8;
+            if ((end & 31u) == 0) ow = ow + 1 == W ? 0 : ow + 1;
+        }
+        *(volatile rk_u64 *)&c.delivered = delivered;
+        rk_vstore(&c.pub, end); /* fenced: delivered before the turn moves */
+        if (!post) break;
+        /* A pass posted at end after the look above, by an owner that read
+         * the turn before it moved: its owner or this warp publishes it. */
+        __threadfence_block();
+        rk_warp_pass &o = rk_ch.w[ow];
+        if (rk_vload(&o.post_key) != end + 1 ||
+            atomicCAS((unsigned long long *)&o.post_key, end + 1, 0ull) != end + 1)
+            break;
+        __threadfence_block();
+        const rk_u32 nm = *(volatile rk_u32 *)&o.post_nm;
+        RK_LP_ADD(wi, RK_LP_CLAIMED, 1);
+        end += nm & 0xffu;
+        delivered += nm >> 8;
+        if ((end & 31u) == 0) ow = ow + 1 == W ? 0 : ow + 1;
+    }
+    /* After it: monotone words (TAKEN and DELIVERED take the largest value
+     * stored). */
+    rk_ch_store_max(c.ctl + RK_CH_TAKEN, end);
+    rk_ch_store_max(c.ctl + RK_CH_DELIVERED, delivered);
+}
+
+/* Lane 0 of warp wi, RK_LANES_POST, a pass with no reply: posts it (no
+ * sequence number or reply place is needed) and goes on; the warp holding
+ * the publish turn publishes it when the turn reaches it. True: the turn
+ * is here already and this warp claimed its own post back (it publishes).
+ * A warp's earlier post is published before it posts again (it lies below
+ * this pass: the turn reaches it first). */
+__device__ __forceinline__ bool rk_lanes_post(const rk_in_port &c, rk_warp_pass &wp, rk_u64 first, rk_u32 n,
+                                              rk_u32 msgs) {
+    while (rk_vload(&wp.post_key) != 0) {
+    }
+    *(volatile rk_u32 *)&wp.post_nm = n | msgs << 8;
+    __threadfence_block();
+    *(volatile rk_u64 *)&wp.post_key = first + 1;
+    __threadfence_block(); /* the post before the look at the turn (the publisher: the turn, then the posts) */
+    return rk_vload(&c.pub) == first &&
+           atomicCAS((unsigned long long *)&wp.post_key, first + 1, 0ull) == first + 1;
+}
+
+/* Lane 0 of warp wi after a pass's handlers ([first, first + n), msgs
+ * messages, `replies` of them answered): the publish turn. Returns the
+ * first message's sequence number where the pass has replies. Not inlined:
+ * with it inline a kernel of 15 warps spilled (ptxas, 128 registers). */
+__device__ __noinline__ rk_u64 rk_lanes_publish(rk_in_port &c, rk_u32 wi, rk_u64 first, rk_u32 n, rk_u32 msgs,
+                                                rk_u32 replies) {
+    rk_warp_pass &wp = rk_ch.w[wi];
+    rk_u64 seq0 = 0;
+    /* The reply room promised and not used (in any order). */
+    if (msgs != replies) rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - (rk_u64)(msgs - replies));
+    bool own = true; /* this warp publishes its pass */
+    if ((rk_ch.lanes_bits & RK_LANES_POST) && !replies) {
+        own = rk_lanes_post(c, wp, first, n, msgs);
+    } else {
+        /* The publish turn (every pass of the input goes through it in
+         * order): the messages' sequence numbers and the replies' places. */
+        if (rk_vload(&c.pub) != first) {
+#ifdef RK_LANES_PROFILE
+            const rk_u64 w0 = clock64();
+#endif
+            while (rk_vload(&c.pub) != first)
+                if (rk_ch.lanes_bits & RK_LANES_NAP) __nanosleep(32);
+#ifdef RK_LANES_PROFILE
+            RK_LP_ADD(wi, RK_LP_WAITED, 1);
+            RK_LP_ADD(wi, RK_LP_WAIT, clock64() - w0);
+#endif
+        }
+        /* Acquire: what the pass before wrote under the turn (c.delivered)
+         * is read after the turn is seen, never before it (a weak load may
+         * be moved above the wait's volatile loads: lanes-2's stall). */
+        __threadfence_block();
+        seq0 = rk_vload(&c.delivered);
+        if (replies) wp.cr_base = rk_ch_add(&rk_ch.cr_head, (rk_u64)replies);
+    }
+    if (own) {
+        __threadfence_block(); /* acquire: what the publisher before wrote (claimed: its post) */
+        rk_lanes_publish_run(c, wi, first, n, msgs);
+    }
+    return seq0;
+}
+
 /* The whole warp of worker wi, while the kernel's input runs in lanes: one
  * pass over this warp's next slots (at most max). Returns the slots taken. */
 __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, unsigned char *stage_in,
@@ -184,6 +301,14 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     rk_warp_pass &wp = rk_ch.w[wi];
     rk_in_port &c = rk_ch.in[0];
     const rk_u64 cap = a.capacity_mask + 1;
+    RK_LP_STAMP(t0);
+#ifdef RK_LANES_PROFILE
+    if (lane == 0) {
+        if (rk_lanes_prof[wi][RK_LP_LAST]) RK_LP_ADD(wi, RK_LP_BETWEEN, t0 - rk_lanes_prof[wi][RK_LP_LAST]);
+        if (!rk_lanes_prof[wi][RK_LP_FIRST]) rk_lanes_prof[wi][RK_LP_FIRST] = t0;
+        RK_LP_ADD(wi, RK_LP_CALLS, 1);
+    }
+#endif
     if (max > cp.window) max = cp.window;
     /* Lane 0 decides where this pass may poll; leaving, up to the highest
      * pass taken. Acquire: the lanes were seen on (rk_channel_pass), and
@@ -240,7 +365,17 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     } else if (!found && ++cp.empty >= 16) {
         cp.window = RK_CH_MIN_WINDOW;
     }
-    if (!lanes) return 0;
+    RK_LP_STAMP(t1);
+    if (lane == 0) RK_LP_ADD(wi, RK_LP_POLL, t1 - t0);
+    if (!lanes) {
+#ifdef RK_LANES_PROFILE
+        if (lane == 0) {
+            RK_LP_ADD(wi, RK_LP_EMPTY, 1);
+            rk_lanes_prof[wi][RK_LP_LAST] = t1;
+        }
+#endif
+        return 0;
+    }
     __syncwarp(); /* every lane's staged words before any handler reads them */
     rk_u32 kept = 0;
     if (lane == 0) {
@@ -259,6 +394,14 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     }
     kept = __shfl_sync(0xffffffffu, kept, 0);
     __syncwarp();
+    RK_LP_STAMP(t2);
+#ifdef RK_LANES_PROFILE
+    if (lane == 0) {
+        RK_LP_ADD(wi, RK_LP_CREDIT, t2 - t1);
+        if (kept != lanes) RK_LP_ADD(wi, RK_LP_CUT, 1);
+        if (!kept) rk_lanes_prof[wi][RK_LP_LAST] = t2;
+    }
+#endif
     if (!kept) return 0;
     const rk_u32 n = __popc(kept), run = kept & ~skip;
     int status = 0;
@@ -266,26 +409,10 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     rk_emit_finish(lane, wi);
     const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
     rk_u64 seq0 = 0;
+    RK_LP_STAMP(t3);
     if (lane == 0) {
-        /* The publish turn, as short as it can be (every pass of the input
-         * goes through it in order): the messages' sequence numbers and the
-         * replies' places. */
-        const rk_u32 msgs = __popc(run), replies = __popc(failed);
-        rk_turn_wait(&c.pub, first, false);
-        /* Acquire: what the pass before wrote under the turn (c.delivered)
-         * is read after the turn is seen, never before it (a weak load may
-         * be moved above the wait's volatile loads; the likely cause of
-         * lanes-2's stall, device-runs.md: not yet run on the GPU). */
-        __threadfence_block();
-        seq0 = rk_vload(&c.delivered);
-        *(volatile rk_u64 *)&c.delivered = seq0 + msgs;
-        if (replies) wp.cr_base = rk_ch_add(&rk_ch.cr_head, (rk_u64)replies);
-        rk_vstore(&c.pub, first + n);
-        /* After it: monotone words (TAKEN and DELIVERED take the largest
-         * value stored), and the reply room promised and not used. */
-        rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
-        if (msgs) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + msgs);
-        if (msgs != replies) rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - (rk_u64)(msgs - replies));
+        RK_LP_ADD(wi, RK_LP_HANDLE, t3 - t2);
+        seq0 = rk_lanes_publish(c, wi, first, n, __popc(run), __popc(failed));
         rk_u64 next = first + n;
         if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
         wp.lnext = next;
@@ -296,7 +423,50 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     handled += __popc(run);
     errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
     __syncwarp();
+#ifdef RK_LANES_PROFILE
+    if (lane == 0) {
+        const rk_u64 t5 = (rk_u64)clock64();
+        RK_LP_ADD(wi, RK_LP_PUBLISH, t5 - t3);
+        RK_LP_ADD(wi, RK_LP_PASSES, 1);
+        RK_LP_ADD(wi, RK_LP_SLOTS, n);
+        rk_lanes_prof[wi][RK_LP_LAST] = t5;
+    }
+#endif
     return n;
 }
+
+#ifdef RK_LANES_PROFILE
+/* Lane 0 of each worker warp, leaving rk_worker's loop: the last one out
+ * prints its block's sums (cycles per pass, over every warp's passes). */
+__device__ void rk_lanes_prof_report(rk_u32 wi) {
+    __threadfence_block();
+    if (atomicAdd(&rk_lanes_prof_out, 1u) + 1u != rk_ch.warps) return;
+    __threadfence_block();
+    rk_u64 t[RK_LP_N], t_first = ~0ull, t_last = 0;
+    for (int k = 0; k < RK_LP_N; k++) {
+        t[k] = 0;
+        for (rk_u32 w = 0; w < rk_ch.warps; w++) t[k] += *(volatile rk_u64 *)&rk_lanes_prof[w][k];
+    }
+    for (rk_u32 w = 0; w < rk_ch.warps; w++) {
+        const rk_u64 f = *(volatile rk_u64 *)&rk_lanes_prof[w][RK_LP_FIRST], l = *(volatile rk_u64 *)&rk_lanes_prof[w][RK_LP_LAST];
+        if (f && f < t_first) t_first = f;
+        if (l > t_last) t_last = l;
+    }
+    if (t[RK_LP_SLOTS] < 100000) return;
+    const rk_u64 p = t[RK_LP_PASSES] ? t[RK_LP_PASSES] : 1;
+    /* Cycles from the first lanes pass of any warp to the last one's end
+     * (the messages over them: slots a cycle, x 1.98e3 = M msg/s at 1980 MHz). */
+    const double span = t_last > t_first ? (double)(t_last - t_first) : 1.0;
+    printf("lanes-prof in=%u W=%u bits=%u slots=%llu span %.0f cycles (%.1f M msg/s at 1980 MHz) passes=%llu "
+           "(%.1f a pass) calls=%llu empty=%llu cut=%llu "
+           "waited=%llu claimed=%llu reloads=%llu | cycles a pass: poll %llu credit %llu handle %llu wait %llu "
+           "publish %llu between %llu\n",
+           rk_ch.in[0].id, rk_ch.warps, rk_ch.lanes_bits, t[RK_LP_SLOTS], span, (double)t[RK_LP_SLOTS] / span * 1980.0,
+           t[RK_LP_PASSES],
+           (double)t[RK_LP_SLOTS] / (double)p, t[RK_LP_CALLS], t[RK_LP_EMPTY], t[RK_LP_CUT], t[RK_LP_WAITED],
+           t[RK_LP_CLAIMED], t[RK_LP_RELOADS], t[RK_LP_POLL] / p, t[RK_LP_CREDIT] / p, t[RK_LP_HANDLE] / p,
+           t[RK_LP_WAIT] / p, t[RK_LP_PUBLISH] / p, t[RK_LP_BETWEEN] / p);
+}
+#endif
 
 #endif /* RK_LANES_BUILT */

@@ -268,6 +268,9 @@ __device__ bool rk_lanes_hold_exit(rk_u32 lane);
 __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, unsigned char *stage_in,
                                 unsigned char *stage_out, rk_u32 max, rk_ch_poll &cp, rk_u64 &handled,
                                 rk_u64 &errors);
+#if RK_LANES_BUILT && defined(RK_LANES_PROFILE)
+__device__ void rk_lanes_prof_report(rk_u32 wi);
+#endif
 
 /* SOLO: this kernel's one worker warp plans its begins (rk_links.solo not
  * 0); the other instance is main's pass with none of the plan's checks
@@ -659,6 +662,9 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
      * drains up to it), after one last look for channels connected meanwhile. */
     if (!pausing) rk_links_refresh(a.hctl, __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_LINK_GEN), 0), lane);
     rk_ports_leave(lane, !pausing);
+#if RK_LANES_BUILT && defined(RK_LANES_PROFILE)
+    if (lane == 0 && !pausing) rk_lanes_prof_report(local_warp);
+#endif
     /* Replies and counters reach the host before has_terminated (or the
      * pause) can; where this warp stopped is kept for a relaunch. */
     __threadfence_system();
