@@ -256,8 +256,8 @@ __device__ __forceinline__ bool rk_lanes_post(const rk_in_port &c, rk_warp_pass 
  * messages, `replies` of them answered): the publish turn. Returns the
  * first message's sequence number where the pass has replies. Not inlined:
  * with it inline a kernel of 15 warps spilled (ptxas, 128 registers). */
-__device__ __noinline__ rk_u64 rk_lanes_publish(rk_in_port &c, rk_u32 wi, rk_u64 first, rk_u32 n, rk_u32 msgs,
-                                                rk_u32 replies) {
+__device__ __noinline__ rk_u64 rk_lanes_publish(rk_u32 wi, rk_u64 first, rk_u32 n, rk_u32 msgs, rk_u32 replies) {
+    rk_in_port &c = rk_ch.in[0]; /* not a parameter: a reference would make these generic accesses */
     rk_warp_pass &wp = rk_ch.w[wi];
     rk_u64 seq0 = 0;
     /* The reply room promised and not used (in any order). */
@@ -412,7 +412,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     RK_LP_STAMP(t3);
     if (lane == 0) {
         RK_LP_ADD(wi, RK_LP_HANDLE, t3 - t2);
-        seq0 = rk_lanes_publish(c, wi, first, n, __popc(run), __popc(failed));
+        seq0 = rk_lanes_publish(wi, first, n, __popc(run), __popc(failed));
         rk_u64 next = first + n;
         if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
         wp.lnext = next;
