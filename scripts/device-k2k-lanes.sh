@@ -3,8 +3,7 @@
 # chain) with the lanes of src/device/cuda/channel_lanes.cu, on the GPU
 # machine, in one call of at most ~3 minutes: `rk bench k2k` of a baseline
 # build (session 13's lanes, b2f60c2) beside this branch at 15 warps a stage
-# with each RK_CUDA_K2K_LANES setting under test, the turns alone at 8 warps
-# (main's best; lanes off compile to main's cubin), then two runs with the
+# with each RK_CUDA_K2K_LANES setting under test, then two runs with the
 # RK_LANES_PROFILE measurement build (cycles a lanes pass spends where, per
 # stage; "lanes-prof" lines), then the branch's tests at 15 warps a stage
 # with LANES_TEST_BITS: the chain, test_k2k_stream with 10 M messages,
@@ -22,7 +21,8 @@
 # Bits of RK_CUDA_K2K_LANES: 1 lanes, 2 whole-chunk polls, 4 a partial chunk
 # polled again, 8 the window snaps, 16 a pass with no reply posts itself for
 # the publish turn's holder and goes on (no wait), 32 the publish turn is
-# waited for in short naps.
+# waited for in short naps, 64 a lanes pass's emits are buffered in shared
+# memory and the warp writes them a few slots an instruction.
 # Success: every test exits 0; the summary's best lanes15 row shows "device
 # only" >= 100 M msg/s (issue 14; session 13: 73.2-74.0 M).
 # LANES_BUDGET_S (default 150): steps not started by then are skipped.
@@ -60,27 +60,29 @@ ab() { # ab FILE VARIANT...: device-k2k-ab.sh, its summary here, everything in $
 }
 echo "=== A/B 1 ($SECONDS s)"
 ab ab1.txt s13-b1="$base",$w15,RK_CUDA_K2K_LANES=1 b1="$new",$w15,RK_CUDA_K2K_LANES=1 \
-    b17="$new",$w15,RK_CUDA_K2K_LANES=17 b33="$new",$w15,RK_CUDA_K2K_LANES=33
-# The post bit (16) once more and with naps only if it ran (a stall would eat the budget).
-post_ok=0
-grep -Eq '^  b17 +rc=0 ' "$out_dir/ab1.txt" && post_ok=1
-echo "=== A/B 2 ($SECONDS s, post ran: $post_ok)"
-if [ $post_ok = 1 ]; then
-    ab ab2.txt b49="$new",$w15,RK_CUDA_K2K_LANES=49 s13-b1="$base",$w15,RK_CUDA_K2K_LANES=1 \
-        b17="$new",$w15,RK_CUDA_K2K_LANES=17 b1="$new",$w15,RK_CUDA_K2K_LANES=1 turns8="$base",RK_CUDA_ORDERED_WARPS=8,RK_CUDA_K2K_LANES=0
-else
-    ab ab2.txt s13-b1="$base",$w15,RK_CUDA_K2K_LANES=1 b1="$new",$w15,RK_CUDA_K2K_LANES=1 \
-        turns8="$base",RK_CUDA_ORDERED_WARPS=8,RK_CUDA_K2K_LANES=0
-fi
+    b17="$new",$w15,RK_CUDA_K2K_LANES=17 b65="$new",$w15,RK_CUDA_K2K_LANES=65 b33="$new",$w15,RK_CUDA_K2K_LANES=33
+# The post (16) and gather (64) bits further only where they ran (a stall would eat the budget).
+ran() { grep -Eq "^  $1 +rc=0 " "$out_dir/ab1.txt"; }
+post_ok=0 gather_ok=0
+ran b17 && post_ok=1
+ran b65 && gather_ok=1
+best=1
+[ $post_ok = 1 ] && best=17
+[ $gather_ok = 1 ] && best=65
+[ $post_ok = 1 ] && [ $gather_ok = 1 ] && best=81
+echo "=== A/B 2 ($SECONDS s, post ran: $post_ok, gather ran: $gather_ok)"
+more=()
+[ $best = 81 ] && more=(b81="$new",$w15,RK_CUDA_K2K_LANES=81)
+ab ab2.txt "${more[@]}" s13-b1="$base",$w15,RK_CUDA_K2K_LANES=1 b$best="$new",$w15,RK_CUDA_K2K_LANES=$best \
+    b1="$new",$w15,RK_CUDA_K2K_LANES=1
 # Where a lanes pass's cycles go, per stage (printed by each kernel as it ends).
-for bits in 1 17; do
-    [ $bits = 17 ] && [ $post_ok = 0 ] && continue
+for bits in 1 $best; do
     RUN_TAIL=14 run "profile, bits $bits" 30 env RK_CUDA_RING_DEFINES=RK_LANES_PROFILE RK_CUDA_K2K_LANES=$bits $w15 \
         LD_LIBRARY_PATH="$new" sh -c "$new/tools/rk/rk bench k2k --backend cuda --messages 1000000 > $out_dir/prof-$bits.txt 2>&1; \
         rc=\$?; grep -E 'lanes-prof|device only  ' $out_dir/prof-$bits.txt | cut -c1-330; exit \$rc"
+    [ $best = 1 ] && break
 done
-test_bits=${LANES_TEST_BITS:-17}
-[ $post_ok = 0 ] && test_bits=1
+test_bits=${LANES_TEST_BITS:-$best}
 export RK_CUDA_ORDERED_WARPS=15 RK_CUDA_K2K_LANES=$test_bits
 echo "=== tests with RK_CUDA_K2K_LANES=$test_bits"
 t="$new/tests/k2k"

@@ -125,7 +125,8 @@ typedef struct rk__cuda_ring_args {
 #define RK__CUDA_LANES_SNAP 8u   /* the window: a whole chunk after a poll that found messages, a few slots after one that did not */
 #define RK__CUDA_LANES_POST 16u  /* a pass with no reply posts itself for the publish turn's holder and goes on */
 #define RK__CUDA_LANES_NAP 32u   /* the publish turn is waited for in short naps */
-#define RK__CUDA_LANES_ALL 63u
+#define RK__CUDA_LANES_GATHER 64u /* a lanes pass's emits are buffered and written a few slots an instruction */
+#define RK__CUDA_LANES_ALL 127u
 /* Off until measured correct on the GPU (device-runs.md, session 13: lanes-2
  * stalled): every kernel then compiles to main's cubin. */
 #define RK__CUDA_LANES_DEFAULT 0u

@@ -134,6 +134,10 @@ struct rk_warp_pass {
      * first position + 1, 0 when none; post_nm: positions | messages << 8). */
     rk_u64 post_key;
     rk_u32 post_nm;
+    /* RK_LANES_GATHER: this pass's emits wait in rk_lanes_ebuf (1), and
+     * per lane the port its buffered message goes to (port + 1, 0: none). */
+    rk_u32 ebuf;
+    unsigned char ebuf_port[32];
 #endif
 };
 
@@ -172,6 +176,21 @@ static_assert(sizeof(rk_links) <= RK_CH_SHARED_BOUND, "rk_links must fit rk__cud
  * and the reply queue's place change under rk_ch.lock (lane 0 of a warp,
  * short sections); a warp's own pass record is its own. */
 __shared__ rk_links rk_ch;
+
+/* RK_LANES_GATHER (channel_lanes.cu): in a lanes pass, a lane's first emit
+ * is copied here and the warp writes the slots after the handlers, a few
+ * slots an instruction (one 16-byte unit a lane) instead of one slot a lane
+ * (32 lines an instruction). Only in a wide block (the host raises its
+ * shared-memory limit) for messages of this kernel's own size, within
+ * 36 KiB; 8 bytes past each message keep the lanes' 8-byte stores free of
+ * bank conflicts. */
+#define RK_LANES_EBUF_STRIDE (((RK_MSG_BYTES + 7) / 8) * 8 + 8)
+#if RK_LANES_BUILT && RK_WARPS_PER_BLOCK > 8 && RK_MSG_BYTES % 4 == 0 && RK_WARPS_PER_BLOCK * 32 * RK_LANES_EBUF_STRIDE <= 36 * 1024
+#define RK_LANES_EBUF 1
+__shared__ __align__(16) unsigned char rk_lanes_ebuf[RK_WARPS_PER_BLOCK][32][RK_LANES_EBUF_STRIDE];
+#else
+#define RK_LANES_EBUF 0
+#endif
 
 #if RK_LANES_BUILT && defined(RK_LANES_PROFILE)
 /* Measurement only (RK_CUDA_RING_DEFINES=RK_LANES_PROFILE): per worker
@@ -296,6 +315,8 @@ __device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo, rk_u3
         rk_ch.w[w].lnext = rk_ch.w[w].lend = 0;
         rk_ch.w[w].lacked = 0;
         rk_ch.w[w].post_key = 0;
+        rk_ch.w[w].ebuf = 0;
+        for (int l = 0; l < 32; l++) rk_ch.w[w].ebuf_port[l] = 0;
 #ifdef RK_LANES_PROFILE
         for (int k = 0; k < RK_LP_N; k++) rk_lanes_prof[w][k] = 0;
 #endif
@@ -670,6 +691,17 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
         return rc;
     }
     wp.emitted[port][lane] = 1;
+#if RK_LANES_EBUF
+    if (wp.ebuf && size == RK_MSG_BYTES && !wp.ebuf_port[lane] && (((unsigned)(unsigned long long)msg) & 3u) == 0) {
+        /* A lanes pass: the warp writes it after the handlers (rk_emit_finish). */
+        const rk_u32 *src = (const rk_u32 *)msg;
+        rk_u32 *dst = (rk_u32 *)rk_lanes_ebuf[wi][lane];
+#pragma unroll
+        for (rk_u32 w = 0; w < (RK_MSG_BYTES + 3) / 4; w++) dst[w] = src[w];
+        wp.ebuf_port[lane] = (unsigned char)(port + 1);
+        return RK_EMIT_OK;
+    }
+#endif
     rk_u64 hi;
     rk_u64 *slot = rk_port_slot(o, wp.base[port] + __popc(allow & ((1u << lane) - 1u)), hi);
     const rk_u32 n = (size + 3) / 4; /* payload words; the slot's others stay as they are */
@@ -709,6 +741,33 @@ __device__ __forceinline__ bool rk_turn_wait(const rk_u64 *turn, rk_u64 pos, boo
     return true;
 }
 
+#if RK_LANES_EBUF
+/* The whole warp of worker wi, after a lanes pass's handlers
+ * (RK_LANES_GATHER): the messages its lanes buffered (rk__emit) go to
+ * their slots, 16 bytes (two tagged words) a lane per store, the units of
+ * a slot side by side: a few slots an instruction. Before rk_emit_finish. */
+__device__ __forceinline__ void rk_lanes_gather(rk_u32 lane, rk_u32 wi) {
+    rk_warp_pass &wp = rk_ch.w[wi];
+    const rk_u32 eport = wp.ebuf_port[lane];
+    const rk_u32 K = (RK_MSG_BYTES + 7) / 8, n = (RK_MSG_BYTES + 3) / 4;
+    RK_FOR_BITS(p, wp.ports) {
+        const rk_u32 gathered = __ballot_sync(0xffffffffu, eport == p + 1);
+        if (!gathered) continue;
+        const rk_out_port &o = rk_ch.out[p];
+        const rk_u64 base = wp.base[p];
+        for (rk_u32 u = lane; u < 32 * K; u += 32) {
+            const rk_u32 m = u / K, w = 2 * (u % K);
+            if (!((gathered >> m) & 1u)) continue;
+            rk_u64 hi; /* a lanes pass gives every port its lanes 0 to n - 1: slot m is base + m */
+            rk_u64 *slot = rk_port_slot(o, base + m, hi);
+            const rk_u32 *src = (const rk_u32 *)rk_lanes_ebuf[wi][m];
+            rk_ch_store2(slot + w, hi | src[w], w + 1 < n ? hi | src[w + 1] : hi);
+        }
+    }
+    if (eport) wp.ebuf_port[lane] = 0;
+}
+#endif
+
 /* The whole warp of worker wi, after its handlers: a lane given a slot on a
  * port that it did not emit into writes a SKIP word there (the slot is
  * taken without a handler), and the statistics move on. No fence. */
@@ -736,6 +795,9 @@ __device__ void rk_emit_finish(rk_u32 lane, rk_u32 wi) {
     if (lane == 0) {
         RK_FOR_BITS(p, ports) wp.allow[p] = 0;
         wp.ports = 0;
+#if RK_LANES_EBUF
+        wp.ebuf = 0;
+#endif
         /* Refused emits (any port, counted by rk__emit): published when they change. */
         RK_FOR_BITS(p, rk_ch.ports) {
             rk_out_port &o = rk_ch.out[p];

@@ -35,6 +35,7 @@
 #define RK_LANES_SNAP 8u    /* the window: the whole chunk after a poll that found messages, a few slots after one that did not */
 #define RK_LANES_POST 16u   /* a pass with no reply posts itself and goes on; whoever holds the publish turn publishes it */
 #define RK_LANES_NAP 32u    /* the publish turn is waited for in short naps */
+#define RK_LANES_GATHER 64u /* emits are buffered and written by the warp after the handlers (RK_LANES_EBUF) */
 #define RK_LANES_IDLE_POLLS 256 /* empty polls before a RK_LANES_WHOLE window shrinks (~100 us) */
 
 #ifdef RK_LANES_PROFILE
@@ -389,6 +390,9 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
                 wp.base[p] = first + rk_vload(&rk_ch.lanes_d[p]);
             }
             wp.ports = ports;
+#if RK_LANES_EBUF
+            wp.ebuf = (rk_ch.lanes_bits & RK_LANES_GATHER) != 0;
+#endif
             *(volatile rk_u64 *)&wp.lend = first + __popc(kept);
         }
     }
@@ -406,6 +410,10 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     const rk_u32 n = __popc(kept), run = kept & ~skip;
     int status = 0;
     if ((run >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
+#if RK_LANES_EBUF
+    __syncwarp();
+    if (wp.ebuf) rk_lanes_gather(lane, wi);
+#endif
     rk_emit_finish(lane, wi);
     const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
     rk_u64 seq0 = 0;
