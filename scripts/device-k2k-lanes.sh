@@ -73,8 +73,9 @@ best=1
 echo "=== A/B 2 ($SECONDS s, post ran: $post_ok, gather ran: $gather_ok)"
 more=()
 [ $best = 81 ] && more=(b81="$new",$w15,RK_CUDA_K2K_LANES=81)
+# lf2: two host-queue loads in flight a lane, not four (ptxas spills less at 15 warps: 8 bytes against 40).
 ab ab2.txt "${more[@]}" s13-b1="$base",$w15,RK_CUDA_K2K_LANES=1 b$best="$new",$w15,RK_CUDA_K2K_LANES=$best \
-    b1="$new",$w15,RK_CUDA_K2K_LANES=1
+    b1="$new",$w15,RK_CUDA_K2K_LANES=1 lf2-b$best="$new",$w15,RK_CUDA_K2K_LANES=$best,RK_CUDA_RING_DEFINES=RK_LOADS_IN_FLIGHT=2
 # Where a lanes pass's cycles go, per stage (printed by each kernel as it ends).
 for bits in 1 $best; do
     RUN_TAIL=14 run "profile, bits $bits" 30 env RK_CUDA_RING_DEFINES=RK_LANES_PROFILE RK_CUDA_K2K_LANES=$bits $w15 \

@@ -149,7 +149,9 @@ extern __shared__ __align__(16) unsigned char rk_ring_smem[];
  * block (more than 8 warps) has fewer registers a thread (15 workers and
  * the control warp: 128), and these loads stay live across its channel
  * passes: fewer of them. */
+#ifndef RK_LOADS_IN_FLIGHT
 #define RK_LOADS_IN_FLIGHT (RK_WARPS_PER_BLOCK > 8 ? 4 : 8)
+#endif
 #ifndef RK_REPOLL_DELAY_NS
 #define RK_REPOLL_DELAY_NS 300        /* after a lone reply, before the next poll (see rk_worker) */
 #endif
