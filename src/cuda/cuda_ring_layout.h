@@ -68,9 +68,10 @@ typedef struct rk__cuda_ring_layout {
 
 /* Static shared memory of channel.cu's link table (rk_links) for a block of
  * `warps` worker warps: RK_CUDA_CHANNEL_SHARED up to 8, then a pass record
- * per warp more (channel.cu asserts the same bound). */
+ * per warp more and the lanes' emit buffer (rk_lanes_ebuf, at most 36 KiB;
+ * channel.cu asserts the same bound). */
 static inline uint32_t rk__cuda_channel_shared(uint32_t warps) {
-    return warps <= 8 ? RK_CUDA_CHANNEL_SHARED : 2048u + 448u * warps;
+    return warps <= 8 ? RK_CUDA_CHANNEL_SHARED : 2048u + 448u * warps + 36u * 1024u;
 }
 
 static inline uint32_t rk__round_up(uint32_t v, uint32_t to) { return (v + to - 1) / to * to; }
@@ -120,13 +121,10 @@ typedef struct rk__cuda_ring_args {
 /* K2K with several worker warps (channel_lanes.cu): RK_CUDA_K2K_LANES bits,
  * as rk_links.lanes_bits there (0: the turns only). */
 #define RK__CUDA_LANES_USE 1u    /* a chain stage of several warps runs in lanes */
-#define RK__CUDA_LANES_WHOLE 2u  /* its polls read whole chunks while messages come */
-#define RK__CUDA_LANES_REPOLL 4u /* part of a chunk (8 slots or more) is polled once more before it is taken */
-#define RK__CUDA_LANES_SNAP 8u   /* the window: a whole chunk after a poll that found messages, a few slots after one that did not */
-#define RK__CUDA_LANES_POST 16u  /* a pass with no reply posts itself for the publish turn's holder and goes on */
-#define RK__CUDA_LANES_NAP 32u   /* the publish turn is waited for in short naps */
 #define RK__CUDA_LANES_GATHER 64u /* a lanes pass's emits are buffered and written a few slots an instruction */
-#define RK__CUDA_LANES_ALL 127u
+#define RK__CUDA_LANES_FENCE_ONCE 128u /* a warp acquires what lanes' entry wrote once, not at every pass */
+#define RK__CUDA_LANES_ACQREL 256u /* the publish turn by acquire and release operations instead of fences */
+#define RK__CUDA_LANES_ALL 449u
 /* Off until measured correct on the GPU (device-runs.md, session 13: lanes-2
  * stalled): every kernel then compiles to main's cubin. */
 #define RK__CUDA_LANES_DEFAULT 0u

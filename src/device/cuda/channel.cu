@@ -130,10 +130,9 @@ struct rk_warp_pass {
      * leave lanes. */
     rk_u64 lnext, lend;
     rk_u32 lacked;
-    /* RK_LANES_POST: this warp's pass posted for the publisher (key: its
-     * first position + 1, 0 when none; post_nm: positions | messages << 8). */
-    rk_u64 post_key;
-    rk_u32 post_nm;
+    /* Set by rk_lanes_enter: what it wrote is still to be acquired by this
+     * warp (RK_LANES_FENCE_ONCE). */
+    rk_u32 lfresh;
     /* RK_LANES_GATHER: this pass's emits wait in rk_lanes_ebuf (1), and
      * per lane the port its buffered message goes to (port + 1, 0: none). */
     rk_u32 ebuf;
@@ -188,6 +187,8 @@ __shared__ rk_links rk_ch;
 #if RK_LANES_BUILT && RK_WARPS_PER_BLOCK > 8 && RK_MSG_BYTES % 4 == 0 && RK_WARPS_PER_BLOCK * 32 * RK_LANES_EBUF_STRIDE <= 36 * 1024
 #define RK_LANES_EBUF 1
 __shared__ __align__(16) unsigned char rk_lanes_ebuf[RK_WARPS_PER_BLOCK][32][RK_LANES_EBUF_STRIDE];
+static_assert(sizeof(rk_links) + sizeof(rk_lanes_ebuf) <= 2048 + 448 * RK_WARPS_PER_BLOCK + 36 * 1024,
+              "the link table and the lanes' emit buffer must fit rk__cuda_channel_shared (cuda_ring_layout.h)");
 #else
 #define RK_LANES_EBUF 0
 #endif
@@ -196,7 +197,7 @@ __shared__ __align__(16) unsigned char rk_lanes_ebuf[RK_WARPS_PER_BLOCK][32][RK_
 /* Measurement only (RK_CUDA_RING_DEFINES=RK_LANES_PROFILE): per worker
  * warp, where its lanes passes spend their cycles (channel_lanes.cu). */
 enum { RK_LP_CALLS, RK_LP_PASSES, RK_LP_SLOTS, RK_LP_EMPTY, RK_LP_CUT, RK_LP_WAITED, RK_LP_POLL, RK_LP_CREDIT,
-       RK_LP_HANDLE, RK_LP_WAIT, RK_LP_PUBLISH, RK_LP_BETWEEN, RK_LP_RELOADS, RK_LP_CLAIMED, RK_LP_FIRST, RK_LP_LAST, RK_LP_N };
+       RK_LP_HANDLE, RK_LP_WAIT, RK_LP_PUBLISH, RK_LP_BETWEEN, RK_LP_RELOADS, RK_LP_FIRST, RK_LP_BUSY, RK_LP_LAST, RK_LP_N };
 __shared__ rk_u64 rk_lanes_prof[RK_WARPS_PER_BLOCK][RK_LP_N];
 __shared__ rk_u32 rk_lanes_prof_out;
 #endif
@@ -314,7 +315,7 @@ __device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo, rk_u3
 #if RK_LANES_BUILT
         rk_ch.w[w].lnext = rk_ch.w[w].lend = 0;
         rk_ch.w[w].lacked = 0;
-        rk_ch.w[w].post_key = 0;
+        rk_ch.w[w].lfresh = 0;
         rk_ch.w[w].ebuf = 0;
         for (int l = 0; l < 32; l++) rk_ch.w[w].ebuf_port[l] = 0;
 #ifdef RK_LANES_PROFILE
@@ -694,10 +695,12 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
 #if RK_LANES_EBUF
     if (wp.ebuf && size == RK_MSG_BYTES && !wp.ebuf_port[lane] && (((unsigned)(unsigned long long)msg) & 3u) == 0) {
         /* A lanes pass: the warp writes it after the handlers (rk_emit_finish). */
+        /* 4 bytes a store (a wider one would need msg's address: the
+         * handler's message would leave registers for the stack). */
         const rk_u32 *src = (const rk_u32 *)msg;
         rk_u32 *dst = (rk_u32 *)rk_lanes_ebuf[wi][lane];
 #pragma unroll
-        for (rk_u32 w = 0; w < (RK_MSG_BYTES + 3) / 4; w++) dst[w] = src[w];
+        for (rk_u32 w = 0; w < RK_MSG_BYTES / 4; w++) dst[w] = src[w];
         wp.ebuf_port[lane] = (unsigned char)(port + 1);
         return RK_EMIT_OK;
     }
@@ -760,8 +763,8 @@ __device__ __forceinline__ void rk_lanes_gather(rk_u32 lane, rk_u32 wi) {
             if (!((gathered >> m) & 1u)) continue;
             rk_u64 hi; /* a lanes pass gives every port its lanes 0 to n - 1: slot m is base + m */
             rk_u64 *slot = rk_port_slot(o, base + m, hi);
-            const rk_u32 *src = (const rk_u32 *)rk_lanes_ebuf[wi][m];
-            rk_ch_store2(slot + w, hi | src[w], w + 1 < n ? hi | src[w + 1] : hi);
+            const uint2 v = *(const uint2 *)(rk_lanes_ebuf[wi][m] + 4 * w); /* w even: 8-byte aligned */
+            rk_ch_store2(slot + w, hi | v.x, w + 1 < n ? hi | v.y : hi);
         }
     }
     if (eport) wp.ebuf_port[lane] = 0;

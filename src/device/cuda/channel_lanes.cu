@@ -30,13 +30,9 @@
 
 /* rk_links.lanes_bits (RK_CUDA_K2K_LANES; 0 for one warp): */
 #define RK_LANES_USE 1u     /* a chain stage of several warps runs in lanes */
-#define RK_LANES_WHOLE 2u   /* its polls read the warp's whole chunk; the window shrinks only after a long idle */
-#define RK_LANES_REPOLL 4u  /* a poll that finds part of a chunk (8 slots or more) polls once more before taking */
-#define RK_LANES_SNAP 8u    /* the window: the whole chunk after a poll that found messages, a few slots after one that did not */
-#define RK_LANES_POST 16u   /* a pass with no reply posts itself and goes on; whoever holds the publish turn publishes it */
-#define RK_LANES_NAP 32u    /* the publish turn is waited for in short naps */
 #define RK_LANES_GATHER 64u /* emits are buffered and written by the warp after the handlers (RK_LANES_EBUF) */
-#define RK_LANES_IDLE_POLLS 256 /* empty polls before a RK_LANES_WHOLE window shrinks (~100 us) */
+#define RK_LANES_FENCE_ONCE 128u /* a warp's acquire of what rk_lanes_enter wrote: once per lanes, not every pass */
+#define RK_LANES_ACQREL 256u /* the publish turn by ld.acquire / st.release instead of fences */
 
 #ifdef RK_LANES_PROFILE
 #define RK_LP_ADD(wi, k, v) (rk_lanes_prof[wi][k] += (rk_u64)(v))
@@ -47,6 +43,20 @@
 #endif
 
 __device__ __forceinline__ rk_u32 rk_lanes_state() { return *(volatile rk_u32 *)&rk_ch.lanes; }
+
+/* The publish turn's word, with acquire and release semantics at block
+ * scope (RK_LANES_ACQREL: in place of a fence and a volatile access). */
+__device__ __forceinline__ rk_u64 rk_lanes_ld_acquire(const rk_u64 *p) {
+    rk_u64 v;
+    asm volatile("ld.acquire.cta.shared.u64 %0, [%1];"
+                 : "=l"(v)
+                 : "r"((rk_u32)__cvta_generic_to_shared(p))
+                 : "memory");
+    return v;
+}
+__device__ __forceinline__ void rk_lanes_st_release(rk_u64 *p, rk_u64 v) {
+    asm volatile("st.release.cta.shared.u64 [%0], %1;" ::"r"((rk_u32)__cvta_generic_to_shared(p)), "l"(v) : "memory");
+}
 
 /* Lane 0 of warp wi, holding the begin turn of input `input` at `first`
  * (every earlier position has begun on the turn path): enters lanes when
@@ -79,6 +89,7 @@ __device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
             rk_ch.w[w].lnext = dw ? (c0 + dw) << 5 : first;
             rk_ch.w[w].lend = first;
             rk_ch.w[w].lacked = 0;
+            rk_ch.w[w].lfresh = 1;
         }
         rk_ch.lanes_acks = 0;
         rk_ch.plan_ok = 0;
@@ -188,112 +199,6 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
     return kept;
 }
 
-/* Lane 0, holding the publish turn at pos with the pass [pos, pos + n)
- * of warp wi (its own, `msgs` messages, replies placed): publishes it and
- * every pass posted right after it (RK_LANES_POST), claiming each post
- * (its owner may claim it too once it sees the turn there: one wins). The
- * owner of the next position is known without a division: the same warp
- * within a chunk, the next one (mod W) after a chunk's end. */
-__device__ void rk_lanes_publish_run(rk_in_port &c, rk_u32 wi, rk_u64 pos, rk_u32 n, rk_u32 msgs) {
-    const rk_u32 W = rk_ch.warps;
-    const bool post = (rk_ch.lanes_bits & RK_LANES_POST) != 0;
-    rk_u64 delivered = rk_vload(&c.delivered) + msgs, end = pos + n;
-    rk_u32 ow = wi;
-    if ((end & 31u) == 0) ow = ow + 1 == W ? 0 : ow + 1;
-    for (;;) {
-        while (post) {
-            rk_warp_pass &o = rk_ch.w[ow];
-            if (rk_vload(&o.post_key) != end + 1) break;
-            if (atomicCAS((unsigned long long *)&o.post_key, end + 1, 0ull) != end + 1) break;
-            __threadfence_block(); /* its post_nm was written before its key */
-            const rk_u32 nm = *(volatile rk_u32 *)&o.post_nm;
-            RK_LP_ADD(wi, RK_LP_CLAIMED, 1);
-            end += nm & 0xffu;
-            delivered += nm >> 8;
-            if ((end & 31u) == 0) ow = ow + 1 == W ? 0 : ow + 1;
-        }
-        *(volatile rk_u64 *)&c.delivered = delivered;
-        rk_vstore(&c.pub, end); /* fenced: delivered before the turn moves */
-        if (!post) break;
-        /* A pass posted at end after the look above, by an owner that read
-         * the turn before it moved: its owner or this warp publishes it. */
-        __threadfence_block();
-        rk_warp_pass &o = rk_ch.w[ow];
-        if (rk_vload(&o.post_key) != end + 1 ||
-            atomicCAS((unsigned long long *)&o.post_key, end + 1, 0ull) != end + 1)
-            break;
-        __threadfence_block();
-        const rk_u32 nm = *(volatile rk_u32 *)&o.post_nm;
-        RK_LP_ADD(wi, RK_LP_CLAIMED, 1);
-        end += nm & 0xffu;
-        delivered += nm >> 8;
-        if ((end & 31u) == 0) ow = ow + 1 == W ? 0 : ow + 1;
-    }
-    /* After it: monotone words (TAKEN and DELIVERED take the largest value
-     * stored). */
-    rk_ch_store_max(c.ctl + RK_CH_TAKEN, end);
-    rk_ch_store_max(c.ctl + RK_CH_DELIVERED, delivered);
-}
-
-/* Lane 0 of warp wi, RK_LANES_POST, a pass with no reply: posts it (no
- * sequence number or reply place is needed) and goes on; the warp holding
- * the publish turn publishes it when the turn reaches it. True: the turn
- * is here already and this warp claimed its own post back (it publishes).
- * A warp's earlier post is published before it posts again (it lies below
- * this pass: the turn reaches it first). */
-__device__ __forceinline__ bool rk_lanes_post(const rk_in_port &c, rk_warp_pass &wp, rk_u64 first, rk_u32 n,
-                                              rk_u32 msgs) {
-    while (rk_vload(&wp.post_key) != 0) {
-    }
-    *(volatile rk_u32 *)&wp.post_nm = n | msgs << 8;
-    __threadfence_block();
-    *(volatile rk_u64 *)&wp.post_key = first + 1;
-    __threadfence_block(); /* the post before the look at the turn (the publisher: the turn, then the posts) */
-    return rk_vload(&c.pub) == first &&
-           atomicCAS((unsigned long long *)&wp.post_key, first + 1, 0ull) == first + 1;
-}
-
-/* Lane 0 of warp wi after a pass's handlers ([first, first + n), msgs
- * messages, `replies` of them answered): the publish turn. Returns the
- * first message's sequence number where the pass has replies. Not inlined:
- * with it inline a kernel of 15 warps spilled (ptxas, 128 registers). */
-__device__ __noinline__ rk_u64 rk_lanes_publish(rk_u32 wi, rk_u64 first, rk_u32 n, rk_u32 msgs, rk_u32 replies) {
-    rk_in_port &c = rk_ch.in[0]; /* not a parameter: a reference would make these generic accesses */
-    rk_warp_pass &wp = rk_ch.w[wi];
-    rk_u64 seq0 = 0;
-    /* The reply room promised and not used (in any order). */
-    if (msgs != replies) rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - (rk_u64)(msgs - replies));
-    bool own = true; /* this warp publishes its pass */
-    if ((rk_ch.lanes_bits & RK_LANES_POST) && !replies) {
-        own = rk_lanes_post(c, wp, first, n, msgs);
-    } else {
-        /* The publish turn (every pass of the input goes through it in
-         * order): the messages' sequence numbers and the replies' places. */
-        if (rk_vload(&c.pub) != first) {
-#ifdef RK_LANES_PROFILE
-            const rk_u64 w0 = clock64();
-#endif
-            while (rk_vload(&c.pub) != first)
-                if (rk_ch.lanes_bits & RK_LANES_NAP) __nanosleep(32);
-#ifdef RK_LANES_PROFILE
-            RK_LP_ADD(wi, RK_LP_WAITED, 1);
-            RK_LP_ADD(wi, RK_LP_WAIT, clock64() - w0);
-#endif
-        }
-        /* Acquire: what the pass before wrote under the turn (c.delivered)
-         * is read after the turn is seen, never before it (a weak load may
-         * be moved above the wait's volatile loads: lanes-2's stall). */
-        __threadfence_block();
-        seq0 = rk_vload(&c.delivered);
-        if (replies) wp.cr_base = rk_ch_add(&rk_ch.cr_head, (rk_u64)replies);
-    }
-    if (own) {
-        __threadfence_block(); /* acquire: what the publisher before wrote (claimed: its post) */
-        rk_lanes_publish_run(c, wi, first, n, msgs);
-    }
-    return seq0;
-}
-
 /* The whole warp of worker wi, while the kernel's input runs in lanes: one
  * pass over this warp's next slots (at most max). Returns the slots taken. */
 __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, unsigned char *stage_in,
@@ -306,7 +211,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
 #ifdef RK_LANES_PROFILE
     if (lane == 0) {
         if (rk_lanes_prof[wi][RK_LP_LAST]) RK_LP_ADD(wi, RK_LP_BETWEEN, t0 - rk_lanes_prof[wi][RK_LP_LAST]);
-        if (!rk_lanes_prof[wi][RK_LP_FIRST]) rk_lanes_prof[wi][RK_LP_FIRST] = t0;
+
         RK_LP_ADD(wi, RK_LP_CALLS, 1);
     }
 #endif
@@ -315,7 +220,14 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
      * pass taken. Acquire: the lanes were seen on (rk_channel_pass), and
      * what rk_lanes_enter wrote before turning them on (this warp's next
      * position, the ports' d) is read after that. */
-    if (lane == 0) __threadfence_block();
+    if (lane == 0) {
+        if (!(rk_ch.lanes_bits & RK_LANES_FENCE_ONCE)) {
+            __threadfence_block();
+        } else if (*(volatile rk_u32 *)&wp.lfresh) {
+            __threadfence_block();
+            *(volatile rk_u32 *)&wp.lfresh = 0;
+        }
+    }
     rk_u64 first = rk_vload(&wp.lnext), end = (first | 31u) + 1u;
     rk_u32 stop = 0;
     if (lane == 0 && rk_lanes_state() == RK_LANES_LEAVING) {
@@ -336,38 +248,19 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     first = __shfl_sync(0xffffffffu, first, 0);
     end = __shfl_sync(0xffffffffu, end, 0);
     if (stop) return 0;
-    const rk_u32 bits = rk_ch.lanes_bits;
     const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - first);
     rk_u32 skip = 0;
-    rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
-    if ((bits & RK_LANES_REPOLL) && __popc(lanes) >= 8 && __popc(lanes) < m_max) {
-        /* Part of a chunk a producer's warp is writing at once: the rest is
-         * on its way (one pass, not two). */
-        lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
-    }
+    const rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
     skip &= lanes;
     const rk_u32 found = __popc(lanes);
-    if (bits & RK_LANES_SNAP) {
-        /* A producer's warp writes a chunk at once: a few slots tell it is
-         * coming (cheap polls while waiting), then the whole chunk. */
-        cp.window = found ? 32u : RK_CH_MIN_WINDOW;
-        cp.empty = 0;
-    } else if (bits & RK_LANES_WHOLE) {
-        /* Whole chunks while messages come: a pass a chunk. */
-        if (found) {
-            cp.window = 32;
-            cp.empty = 0;
-        } else if (++cp.empty >= RK_LANES_IDLE_POLLS) {
-            cp.window = RK_CH_MIN_WINDOW;
-        }
-    } else if (found && found == max) {
+    if (found && found == max) {
         cp.window = min(32u, 2 * cp.window);
         cp.empty = 0;
     } else if (!found && ++cp.empty >= 16) {
         cp.window = RK_CH_MIN_WINDOW;
     }
     RK_LP_STAMP(t1);
-    if (lane == 0) RK_LP_ADD(wi, RK_LP_POLL, t1 - t0);
+    if (lane == 0 && lanes) RK_LP_ADD(wi, RK_LP_POLL, t1 - t0); /* polls that found messages */
     if (!lanes) {
 #ifdef RK_LANES_PROFILE
         if (lane == 0) {
@@ -420,7 +313,40 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     RK_LP_STAMP(t3);
     if (lane == 0) {
         RK_LP_ADD(wi, RK_LP_HANDLE, t3 - t2);
-        seq0 = rk_lanes_publish(wi, first, n, __popc(run), __popc(failed));
+        /* The publish turn, as short as it can be (every pass of the input
+         * goes through it in order): the messages' sequence numbers and the
+         * replies' places. */
+        const rk_u32 msgs = __popc(run), replies = __popc(failed);
+        const bool acqrel = (rk_ch.lanes_bits & RK_LANES_ACQREL) != 0;
+#ifdef RK_LANES_PROFILE
+        if (rk_vload(&c.pub) != first) {
+            const rk_u64 w0 = clock64();
+            rk_turn_wait(&c.pub, first, false);
+            RK_LP_ADD(wi, RK_LP_WAITED, 1);
+            RK_LP_ADD(wi, RK_LP_WAIT, clock64() - w0);
+        }
+#else
+        rk_turn_wait(&c.pub, first, false);
+#endif
+        /* Acquire: what the pass before wrote under the turn (c.delivered)
+         * is read after the turn is seen, never before it (a weak load may
+         * be moved above the wait's volatile loads: lanes-2's stall). */
+        if (acqrel)
+            (void)rk_lanes_ld_acquire(&c.pub);
+        else
+            __threadfence_block();
+        seq0 = rk_vload(&c.delivered);
+        *(volatile rk_u64 *)&c.delivered = seq0 + msgs;
+        if (replies) wp.cr_base = rk_ch_add(&rk_ch.cr_head, (rk_u64)replies);
+        if (acqrel)
+            rk_lanes_st_release(&c.pub, first + n); /* what this pass wrote under the turn, then the turn */
+        else
+            rk_vstore(&c.pub, first + n);
+        /* After it: monotone words (TAKEN and DELIVERED take the largest
+         * value stored), and the reply room promised and not used. */
+        rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
+        if (msgs) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + msgs);
+        if (msgs != replies) rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - (rk_u64)(msgs - replies));
         rk_u64 next = first + n;
         if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
         wp.lnext = next;
@@ -438,6 +364,8 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
         RK_LP_ADD(wi, RK_LP_PASSES, 1);
         RK_LP_ADD(wi, RK_LP_SLOTS, n);
         rk_lanes_prof[wi][RK_LP_LAST] = t5;
+        if (!rk_lanes_prof[wi][RK_LP_FIRST]) rk_lanes_prof[wi][RK_LP_FIRST] = t0;
+        rk_lanes_prof[wi][RK_LP_BUSY] = t5;
     }
 #endif
     return n;
@@ -456,7 +384,7 @@ __device__ void rk_lanes_prof_report(rk_u32 wi) {
         for (rk_u32 w = 0; w < rk_ch.warps; w++) t[k] += *(volatile rk_u64 *)&rk_lanes_prof[w][k];
     }
     for (rk_u32 w = 0; w < rk_ch.warps; w++) {
-        const rk_u64 f = *(volatile rk_u64 *)&rk_lanes_prof[w][RK_LP_FIRST], l = *(volatile rk_u64 *)&rk_lanes_prof[w][RK_LP_LAST];
+        const rk_u64 f = *(volatile rk_u64 *)&rk_lanes_prof[w][RK_LP_FIRST], l = *(volatile rk_u64 *)&rk_lanes_prof[w][RK_LP_BUSY];
         if (f && f < t_first) t_first = f;
         if (l > t_last) t_last = l;
     }
@@ -465,15 +393,14 @@ __device__ void rk_lanes_prof_report(rk_u32 wi) {
     /* Cycles from the first lanes pass of any warp to the last one's end
      * (the messages over them: slots a cycle, x 1.98e3 = M msg/s at 1980 MHz). */
     const double span = t_last > t_first ? (double)(t_last - t_first) : 1.0;
-    printf("lanes-prof in=%u W=%u bits=%u slots=%llu span %.0f cycles (%.1f M msg/s at 1980 MHz) passes=%llu "
-           "(%.1f a pass) calls=%llu empty=%llu cut=%llu "
-           "waited=%llu claimed=%llu reloads=%llu | cycles a pass: poll %llu credit %llu handle %llu wait %llu "
-           "publish %llu between %llu\n",
+    const rk_u64 calls = t[RK_LP_CALLS] ? t[RK_LP_CALLS] : 1;
+    printf("lanes-prof in=%u W=%u bits=%u slots=%llu busy %.0f cycles (%.1f M msg/s at 1980 MHz) passes=%llu "
+           "(%.1f a pass) calls=%llu empty=%llu cut=%llu waited=%llu reloads=%llu | cycles a pass: poll %llu "
+           "credit %llu handle %llu publish %llu (wait %llu) | a call: between %llu\n",
            rk_ch.in[0].id, rk_ch.warps, rk_ch.lanes_bits, t[RK_LP_SLOTS], span, (double)t[RK_LP_SLOTS] / span * 1980.0,
-           t[RK_LP_PASSES],
-           (double)t[RK_LP_SLOTS] / (double)p, t[RK_LP_CALLS], t[RK_LP_EMPTY], t[RK_LP_CUT], t[RK_LP_WAITED],
-           t[RK_LP_CLAIMED], t[RK_LP_RELOADS], t[RK_LP_POLL] / p, t[RK_LP_CREDIT] / p, t[RK_LP_HANDLE] / p,
-           t[RK_LP_WAIT] / p, t[RK_LP_PUBLISH] / p, t[RK_LP_BETWEEN] / p);
+           t[RK_LP_PASSES], (double)t[RK_LP_SLOTS] / (double)p, t[RK_LP_CALLS], t[RK_LP_EMPTY], t[RK_LP_CUT],
+           t[RK_LP_WAITED], t[RK_LP_RELOADS], t[RK_LP_POLL] / p, t[RK_LP_CREDIT] / p, t[RK_LP_HANDLE] / p,
+           t[RK_LP_PUBLISH] / p, t[RK_LP_WAIT] / p, t[RK_LP_BETWEEN] / calls);
 }
 #endif
 
