@@ -22,7 +22,8 @@
 # Bits of RK_CUDA_K2K_LANES: 1 lanes, 64 a lanes pass's emits are buffered in shared memory and the
 # warp writes them a few slots an instruction, 128 a warp acquires what the
 # lanes' entry wrote once instead of a fence every pass, 256 the publish
-# turn by ld.acquire / st.release instead of fences.
+# turn by ld.acquire / st.release instead of fences, 512 (with 64) the
+# input staged without bank conflicts and the emits buffered in its place.
 # Success: every test exits 0; the summary's best lanes15 row shows "device
 # only" >= 100 M msg/s (issue 14; session 13: 73.2-74.0 M).
 # LANES_BUDGET_S (default 150): steps not started by then are skipped.
@@ -60,9 +61,10 @@ ab() { # ab FILE VARIANT...: device-k2k-ab.sh, its summary here, everything in $
 }
 echo "=== A/B 1 ($SECONDS s)"
 ab ab1.txt s13-b1="$base",$w15,RK_CUDA_K2K_LANES=1 b1="$new",$w15,RK_CUDA_K2K_LANES=1 \
-    b65="$new",$w15,RK_CUDA_K2K_LANES=65 b193="$new",$w15,RK_CUDA_K2K_LANES=193 b321="$new",$w15,RK_CUDA_K2K_LANES=321 \
-    b449="$new",$w15,RK_CUDA_K2K_LANES=449 s13-b1="$base",$w15,RK_CUDA_K2K_LANES=1 b449="$new",$w15,RK_CUDA_K2K_LANES=449 \
-    b65="$new",$w15,RK_CUDA_K2K_LANES=65 b193="$new",$w15,RK_CUDA_K2K_LANES=193
+    b65="$new",$w15,RK_CUDA_K2K_LANES=65 b577="$new",$w15,RK_CUDA_K2K_LANES=577 b193="$new",$w15,RK_CUDA_K2K_LANES=193 \
+    b321="$new",$w15,RK_CUDA_K2K_LANES=321 b961="$new",$w15,RK_CUDA_K2K_LANES=961 s13-b1="$base",$w15,RK_CUDA_K2K_LANES=1 \
+    b961="$new",$w15,RK_CUDA_K2K_LANES=961 b577="$new",$w15,RK_CUDA_K2K_LANES=577 b65="$new",$w15,RK_CUDA_K2K_LANES=65 \
+    b449="$new",$w15,RK_CUDA_K2K_LANES=449
 # The tests with the bits whose best device-only row is highest (rc 0).
 best=$(awk '$1 ~ /^b[0-9]+$/ && $2 == "rc=0" { for (i = 1; i < NF; i++) if ($i == "only") { v = $(i + 1); sub(/M/, "", v); if (v + 0 > top) { top = v + 0; b = substr($1, 2) } } } END { print b ? b : 1 }' "$out_dir/ab1.txt")
 test_bits=${LANES_TEST_BITS:-$best}

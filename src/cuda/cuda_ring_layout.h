@@ -68,10 +68,10 @@ typedef struct rk__cuda_ring_layout {
 
 /* Static shared memory of channel.cu's link table (rk_links) for a block of
  * `warps` worker warps: RK_CUDA_CHANNEL_SHARED up to 8, then a pass record
- * per warp more and the lanes' emit buffer (rk_lanes_ebuf, at most 36 KiB;
+ * per warp more and the lanes' emit buffer (rk_lanes_ebuf, at most 37.5 KiB;
  * channel.cu asserts the same bound). */
 static inline uint32_t rk__cuda_channel_shared(uint32_t warps) {
-    return warps <= 8 ? RK_CUDA_CHANNEL_SHARED : 2048u + 448u * warps + 36u * 1024u;
+    return warps <= 8 ? RK_CUDA_CHANNEL_SHARED : 2048u + 448u * warps + 38400u;
 }
 
 static inline uint32_t rk__round_up(uint32_t v, uint32_t to) { return (v + to - 1) / to * to; }
@@ -124,7 +124,8 @@ typedef struct rk__cuda_ring_args {
 #define RK__CUDA_LANES_GATHER 64u /* a lanes pass's emits are buffered and written a few slots an instruction */
 #define RK__CUDA_LANES_FENCE_ONCE 128u /* a warp acquires what lanes' entry wrote once, not at every pass */
 #define RK__CUDA_LANES_ACQREL 256u /* the publish turn by acquire and release operations instead of fences */
-#define RK__CUDA_LANES_ALL 449u
+#define RK__CUDA_LANES_INSTAGE 512u /* with GATHER: a lanes pass's input staged without bank conflicts, its emits in its place */
+#define RK__CUDA_LANES_ALL 961u
 /* Off until measured correct on the GPU (device-runs.md, session 13: lanes-2
  * stalled): every kernel then compiles to main's cubin. */
 #define RK__CUDA_LANES_DEFAULT 0u

@@ -33,6 +33,7 @@
 #define RK_LANES_GATHER 64u /* emits are buffered and written by the warp after the handlers (RK_LANES_EBUF) */
 #define RK_LANES_FENCE_ONCE 128u /* a warp's acquire of what rk_lanes_enter wrote: once per lanes, not every pass */
 #define RK_LANES_ACQREL 256u /* the publish turn by ld.acquire / st.release instead of fences */
+#define RK_LANES_INSTAGE 512u /* with RK_LANES_GATHER: the input staged in rk_lanes_ebuf (no bank conflict), the emits in its place */
 
 #ifdef RK_LANES_PROFILE
 #define RK_LP_ADD(wi, k, v) (rk_lanes_prof[wi][k] += (rk_u64)(v))
@@ -250,7 +251,19 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     if (stop) return 0;
     const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - first);
     rk_u32 skip = 0;
+#if RK_LANES_EBUF
+    /* RK_LANES_INSTAGE: the handlers read their message from slots an odd
+     * number of 16-byte units apart (no bank conflict; 64 bytes apart, a
+     * handler's 16-byte loads met 4 lanes a bank), and the emits wait in
+     * the input staging instead (rk__emit). */
+    const bool instage = (rk_ch.lanes_bits & (RK_LANES_GATHER | RK_LANES_INSTAGE)) == (RK_LANES_GATHER | RK_LANES_INSTAGE) &&
+                         RK_MSG_BYTES <= RK_IN_STAGE;
+    unsigned char *in_at = instage ? rk_lanes_ebuf[wi][0] : stage_in;
+    const rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, in_at, skip, instage ? RK_LANES_EBUF_STRIDE : RK_IN_STAGE);
+#else
+    unsigned char *in_at = stage_in;
     const rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
+#endif
     skip &= lanes;
     const rk_u32 found = __popc(lanes);
     if (found && found == max) {
@@ -284,7 +297,8 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
             }
             wp.ports = ports;
 #if RK_LANES_EBUF
-            wp.ebuf = (rk_ch.lanes_bits & RK_LANES_GATHER) != 0;
+            wp.ebuf = instage ? 2u : (rk_ch.lanes_bits & RK_LANES_GATHER) != 0;
+            wp.ebuf_at = stage_in;
 #endif
             *(volatile rk_u64 *)&wp.lend = first + __popc(kept);
         }
@@ -302,7 +316,12 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     if (!kept) return 0;
     const rk_u32 n = __popc(kept), run = kept & ~skip;
     int status = 0;
-    if ((run >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
+#if RK_LANES_EBUF
+    const rk_u32 in_stride = instage ? RK_LANES_EBUF_STRIDE : RK_IN_STAGE;
+#else
+    const rk_u32 in_stride = RK_IN_STAGE;
+#endif
+    if ((run >> lane) & 1u) status = rk_run_handler(a, in_at + lane * in_stride, stage_out + lane * RK_OUT_STAGE);
 #if RK_LANES_EBUF
     __syncwarp();
     if (wp.ebuf) rk_lanes_gather(lane, wi);
