@@ -118,17 +118,13 @@ typedef struct rk__cuda_ring_args {
 #define RK__CUDA_SOLO_POLL_PLAIN 16u /* a channel poll's first position without shuffles */
 #define RK__CUDA_SOLO_LEAN 32u       /* channel_solo.cu's lean loop while only channels have messages */
 #define RK__CUDA_SOLO_LEAN_EMIT 64u  /* the lean loop's emits go to slots found before the handlers */
-/* K2K with several worker warps (channel_lanes.cu): RK_CUDA_K2K_LANES bits,
- * as rk_links.lanes_bits there (0: the turns only). */
-#define RK__CUDA_LANES_USE 1u    /* a chain stage of several warps runs in lanes */
-#define RK__CUDA_LANES_GATHER 64u /* a lanes pass's emits are buffered and written a few slots an instruction */
-#define RK__CUDA_LANES_FENCE_ONCE 128u /* a warp acquires what lanes' entry wrote once, not at every pass */
-#define RK__CUDA_LANES_ACQREL 256u /* the publish turn by acquire and release operations instead of fences */
-#define RK__CUDA_LANES_INSTAGE 512u /* with GATHER: a lanes pass's input staged without bank conflicts, its emits in its place */
-#define RK__CUDA_LANES_ALL 961u
-/* Off until measured correct on the GPU (device-runs.md, session 13: lanes-2
- * stalled): every kernel then compiles to main's cubin. */
-#define RK__CUDA_LANES_DEFAULT 0u
+/* K2K with several worker warps (channel_lanes.cu): rk_links.lanes_bits.
+ * RK_CUDA_K2K_LANES: 1 lanes from 2 ordered warps on, 0 never (the turns
+ * only, at most 8 ordered warps); unset: lanes above 8 ordered warps (a
+ * block built for 9 to 15), the turns up to 8 (there the lanes measured
+ * 0.04 us a hop slower, session 14). */
+#define RK__CUDA_LANES_USE 1u /* a chain stage of several warps runs in lanes */
+#define RK__CUDA_LANES_ALL 1u
 
 #define RK__CUDA_SOLO_DEFAULT (RK__CUDA_SOLO_AFTER_PASS | RK__CUDA_SOLO_IDLE | RK__CUDA_SOLO_LEAN | RK__CUDA_SOLO_LEAN_EMIT)
 

@@ -130,16 +130,11 @@ struct rk_warp_pass {
      * leave lanes. */
     rk_u64 lnext, lend;
     rk_u32 lacked;
-    /* Set by rk_lanes_enter: what it wrote is still to be acquired by this
-     * warp (RK_LANES_FENCE_ONCE). */
-    rk_u32 lfresh;
-    /* RK_LANES_GATHER: this pass's emits wait in rk_lanes_ebuf (1) or, with
-     * RK_LANES_INSTAGE, in the warp's input staging at ebuf_at, each
-     * lane's words rotated by its lane (2); per lane the port its buffered
-     * message goes to (port + 1, 0: none). */
+    /* The emit buffer (rk_lanes_ebuf): whether this pass's emits wait
+     * there, and per lane the port its buffered message goes to (port + 1,
+     * 0: none). */
     rk_u32 ebuf;
     unsigned char ebuf_port[32];
-    unsigned char *ebuf_at;
 #endif
 };
 
@@ -179,14 +174,13 @@ static_assert(sizeof(rk_links) <= RK_CH_SHARED_BOUND, "rk_links must fit rk__cud
  * short sections); a warp's own pass record is its own. */
 __shared__ rk_links rk_ch;
 
-/* RK_LANES_GATHER (channel_lanes.cu): in a lanes pass, a lane's first emit
- * is copied here and the warp writes the slots after the handlers, a few
- * slots an instruction (one 16-byte unit a lane) instead of one slot a lane
- * (32 lines an instruction); with RK_LANES_INSTAGE the pass's input is
- * staged here instead (the emits in the input staging). Only in a wide
- * block (the host raises its shared-memory limit) for messages of this
- * kernel's own size, within 37.5 KiB. Slots an odd number of 16-byte units
- * apart: a handler's 16-byte loads meet no bank conflict. */
+/* The lanes' emit buffer (channel_lanes.cu): in a lanes pass, a lane's
+ * first emit is copied here and the warp writes the slots after the
+ * handlers, 16 bytes a lane side by side (4 slots an instruction instead
+ * of 32 lines: +16% device only at 15 warps a stage, session 14). Only in
+ * a wide block (the host counts it, rk__cuda_channel_shared) for messages
+ * of this kernel's own size, within 37.5 KiB; slots an odd number of
+ * 16-byte units apart. */
 #define RK_LANES_EBUF_STRIDE ((((RK_MSG_BYTES + 15) / 16) | 1) * 16)
 #if RK_LANES_BUILT && RK_WARPS_PER_BLOCK > 8 && RK_MSG_BYTES % 4 == 0 && RK_WARPS_PER_BLOCK * 32 * RK_LANES_EBUF_STRIDE <= 38400
 #define RK_LANES_EBUF 1
@@ -319,7 +313,6 @@ __device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo, rk_u3
 #if RK_LANES_BUILT
         rk_ch.w[w].lnext = rk_ch.w[w].lend = 0;
         rk_ch.w[w].lacked = 0;
-        rk_ch.w[w].lfresh = 0;
         rk_ch.w[w].ebuf = 0;
         for (int l = 0; l < 32; l++) rk_ch.w[w].ebuf_port[l] = 0;
 #ifdef RK_LANES_PROFILE
@@ -702,17 +695,9 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
         /* 4 bytes a store (a wider one would need msg's address: the
          * handler's message would leave registers for the stack). */
         const rk_u32 *src = (const rk_u32 *)msg;
-        if (wp.ebuf == 1) {
-            rk_u32 *dst = (rk_u32 *)rk_lanes_ebuf[wi][lane];
+        rk_u32 *dst = (rk_u32 *)rk_lanes_ebuf[wi][lane];
 #pragma unroll
-            for (rk_u32 w = 0; w < RK_MSG_BYTES / 4; w++) dst[w] = src[w];
-        } else {
-            /* Rotated by the lane: slots 64 bytes apart would put every
-             * other lane's word w in the same bank. */
-            rk_u32 *dst = (rk_u32 *)(wp.ebuf_at + lane * RK_IN_STAGE);
-#pragma unroll
-            for (rk_u32 w = 0; w < RK_MSG_BYTES / 4; w++) dst[(w + lane) % (RK_IN_STAGE / 4)] = src[w];
-        }
+        for (rk_u32 w = 0; w < RK_MSG_BYTES / 4; w++) dst[w] = src[w];
         wp.ebuf_port[lane] = (unsigned char)(port + 1);
         return RK_EMIT_OK;
     }
@@ -758,7 +743,7 @@ __device__ __forceinline__ bool rk_turn_wait(const rk_u64 *turn, rk_u64 pos, boo
 
 #if RK_LANES_EBUF
 /* The whole warp of worker wi, after a lanes pass's handlers
- * (RK_LANES_GATHER): the messages its lanes buffered (rk__emit) go to
+ * (the emit buffer): the messages its lanes buffered (rk__emit) go to
  * their slots, 16 bytes (two tagged words) a lane per store, the units of
  * a slot side by side: a few slots an instruction. Before rk_emit_finish. */
 __device__ __forceinline__ void rk_lanes_gather(rk_u32 lane, rk_u32 wi) {
@@ -775,17 +760,8 @@ __device__ __forceinline__ void rk_lanes_gather(rk_u32 lane, rk_u32 wi) {
             if (!((gathered >> m) & 1u)) continue;
             rk_u64 hi; /* a lanes pass gives every port its lanes 0 to n - 1: slot m is base + m */
             rk_u64 *slot = rk_port_slot(o, base + m, hi);
-            rk_u32 v0, v1;
-            if (wp.ebuf == 1) {
-                const uint2 v = *(const uint2 *)(rk_lanes_ebuf[wi][m] + 4 * w); /* w even: 8-byte aligned */
-                v0 = v.x;
-                v1 = v.y;
-            } else {
-                const rk_u32 *src = (const rk_u32 *)(wp.ebuf_at + m * RK_IN_STAGE);
-                v0 = src[(w + m) % (RK_IN_STAGE / 4)];
-                v1 = src[(w + 1 + m) % (RK_IN_STAGE / 4)];
-            }
-            rk_ch_store2(slot + w, hi | v0, w + 1 < n ? hi | v1 : hi);
+            const uint2 v = *(const uint2 *)(rk_lanes_ebuf[wi][m] + 4 * w); /* w even: 8-byte aligned */
+            rk_ch_store2(slot + w, hi | v.x, w + 1 < n ? hi | v.y : hi);
         }
     }
     if (eport) wp.ebuf_port[lane] = 0;
@@ -874,14 +850,14 @@ __device__ __forceinline__ rk_u64 rk_channel_start(const rk_in_port &c, rk_u32 w
  * staged when both its words carry the position's tag, else its slot is
  * marked bad (and SKIP when its first word says so). */
 __device__ __forceinline__ void rk_ch_check(rk_u32 u, rk_u64 x, rk_u64 y, rk_u64 start, rk_u32 log2cap,
-                                            unsigned char *stage, rk_u32 &bad, rk_u32 &skips, rk_u32 stride) {
+                                            unsigned char *stage, rk_u32 &bad, rk_u32 &skips) {
     const rk_u32 m = u / RK_CH_UNITS, w = u % RK_CH_UNITS;
     const rk_u32 tag = (rk_u32)((start + m) >> log2cap) + 1u;
     if ((rk_u32)(x >> 32) != tag || (rk_u32)(y >> 32) != tag) {
         bad |= 1u << m;
         if (w == 0 && (rk_u32)(x >> 32) == (tag | RK_CH_SKIP)) skips |= 1u << m;
     } else {
-        rk_u32 *dst = (rk_u32 *)(stage + m * stride) + 2 * w;
+        rk_u32 *dst = (rk_u32 *)(stage + m * RK_IN_STAGE) + 2 * w;
         dst[0] = (rk_u32)x;
         dst[1] = (rk_u32)y;
     }
@@ -891,10 +867,9 @@ __device__ __forceinline__ void rk_ch_check(rk_u32 u, rk_u64 x, rk_u64 y, rk_u64
  * start into stage (RK_IN_STAGE bytes each). The slots' 16-byte units are
  * spread over the lanes and all loaded before any is checked (one L2 round
  * trip per poll, not one per word). Returns the slots found, a prefix
- * (skips: those of them that hold no message). stride: bytes from one
- * staged slot to the next. */
+ * (skips: those of them that hold no message). */
 __device__ __forceinline__ rk_u32 rk_channel_poll(const rk_in_port &c, rk_u64 start, rk_u32 m_max, rk_u32 lane,
-                                                  unsigned char *stage, rk_u32 &skips, rk_u32 stride = RK_IN_STAGE) {
+                                                  unsigned char *stage, rk_u32 &skips) {
     const rk_u32 units = m_max * RK_CH_UNITS;
     const rk_u32 want = m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u;
     const rk_u64 mask = (1ull << c.log2cap) - 1;
@@ -907,7 +882,7 @@ __device__ __forceinline__ rk_u32 rk_channel_poll(const rk_in_port &c, rk_u64 st
         rk_u64 x = 0, y = 0;
         if (lane < units)
             rk_ch_load2(c.ring + ((start + lane / RK_CH_UNITS) & mask) * RK_IN_LL + 2 * (lane % RK_CH_UNITS), x, y);
-        if (lane < units) rk_ch_check(lane, x, y, start, c.log2cap, stage, bad, skips, stride);
+        if (lane < units) rk_ch_check(lane, x, y, start, c.log2cap, stage, bad, skips);
     } else {
         for (rk_u32 round = 0; round < units; round += 32 * RK_CH_LOADS) {
             rk_u64 x[RK_CH_LOADS], y[RK_CH_LOADS];
@@ -923,7 +898,7 @@ __device__ __forceinline__ rk_u32 rk_channel_poll(const rk_in_port &c, rk_u64 st
 #pragma unroll
             for (int k = 0; k < RK_CH_LOADS; k++) {
                 const rk_u32 u = round + k * 32 + lane;
-                if (u < units) rk_ch_check(u, x[k], y[k], start, c.log2cap, stage, bad, skips, stride);
+                if (u < units) rk_ch_check(u, x[k], y[k], start, c.log2cap, stage, bad, skips);
             }
         }
     }

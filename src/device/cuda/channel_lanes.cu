@@ -28,12 +28,8 @@
 
 #if RK_LANES_BUILT
 
-/* rk_links.lanes_bits (RK_CUDA_K2K_LANES; 0 for one warp): */
-#define RK_LANES_USE 1u     /* a chain stage of several warps runs in lanes */
-#define RK_LANES_GATHER 64u /* emits are buffered and written by the warp after the handlers (RK_LANES_EBUF) */
-#define RK_LANES_FENCE_ONCE 128u /* a warp's acquire of what rk_lanes_enter wrote: once per lanes, not every pass */
-#define RK_LANES_ACQREL 256u /* the publish turn by ld.acquire / st.release instead of fences */
-#define RK_LANES_INSTAGE 512u /* with RK_LANES_GATHER: the input staged in rk_lanes_ebuf (no bank conflict), the emits in its place */
+/* rk_links.lanes_bits (RK__CUDA_LANES_* in cuda_ring_layout.h; 0 for one warp): */
+#define RK_LANES_USE 1u /* a chain stage of several warps runs in lanes */
 
 #ifdef RK_LANES_PROFILE
 #define RK_LP_ADD(wi, k, v) (rk_lanes_prof[wi][k] += (rk_u64)(v))
@@ -44,20 +40,6 @@
 #endif
 
 __device__ __forceinline__ rk_u32 rk_lanes_state() { return *(volatile rk_u32 *)&rk_ch.lanes; }
-
-/* The publish turn's word, with acquire and release semantics at block
- * scope (RK_LANES_ACQREL: in place of a fence and a volatile access). */
-__device__ __forceinline__ rk_u64 rk_lanes_ld_acquire(const rk_u64 *p) {
-    rk_u64 v;
-    asm volatile("ld.acquire.cta.shared.u64 %0, [%1];"
-                 : "=l"(v)
-                 : "r"((rk_u32)__cvta_generic_to_shared(p))
-                 : "memory");
-    return v;
-}
-__device__ __forceinline__ void rk_lanes_st_release(rk_u64 *p, rk_u64 v) {
-    asm volatile("st.release.cta.shared.u64 [%0], %1;" ::"r"((rk_u32)__cvta_generic_to_shared(p)), "l"(v) : "memory");
-}
 
 /* Lane 0 of warp wi, holding the begin turn of input `input` at `first`
  * (every earlier position has begun on the turn path): enters lanes when
@@ -90,7 +72,6 @@ __device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
             rk_ch.w[w].lnext = dw ? (c0 + dw) << 5 : first;
             rk_ch.w[w].lend = first;
             rk_ch.w[w].lacked = 0;
-            rk_ch.w[w].lfresh = 1;
         }
         rk_ch.lanes_acks = 0;
         rk_ch.plan_ok = 0;
@@ -221,14 +202,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
      * pass taken. Acquire: the lanes were seen on (rk_channel_pass), and
      * what rk_lanes_enter wrote before turning them on (this warp's next
      * position, the ports' d) is read after that. */
-    if (lane == 0) {
-        if (!(rk_ch.lanes_bits & RK_LANES_FENCE_ONCE)) {
-            __threadfence_block();
-        } else if (*(volatile rk_u32 *)&wp.lfresh) {
-            __threadfence_block();
-            *(volatile rk_u32 *)&wp.lfresh = 0;
-        }
-    }
+    if (lane == 0) __threadfence_block();
     rk_u64 first = rk_vload(&wp.lnext), end = (first | 31u) + 1u;
     rk_u32 stop = 0;
     if (lane == 0 && rk_lanes_state() == RK_LANES_LEAVING) {
@@ -251,19 +225,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     if (stop) return 0;
     const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - first);
     rk_u32 skip = 0;
-#if RK_LANES_EBUF
-    /* RK_LANES_INSTAGE: the handlers read their message from slots an odd
-     * number of 16-byte units apart (no bank conflict; 64 bytes apart, a
-     * handler's 16-byte loads met 4 lanes a bank), and the emits wait in
-     * the input staging instead (rk__emit). */
-    const bool instage = (rk_ch.lanes_bits & (RK_LANES_GATHER | RK_LANES_INSTAGE)) == (RK_LANES_GATHER | RK_LANES_INSTAGE) &&
-                         RK_MSG_BYTES <= RK_IN_STAGE;
-    unsigned char *in_at = instage ? rk_lanes_ebuf[wi][0] : stage_in;
-    const rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, in_at, skip, instage ? RK_LANES_EBUF_STRIDE : RK_IN_STAGE);
-#else
-    unsigned char *in_at = stage_in;
     const rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
-#endif
     skip &= lanes;
     const rk_u32 found = __popc(lanes);
     if (found && found == max) {
@@ -297,8 +259,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
             }
             wp.ports = ports;
 #if RK_LANES_EBUF
-            wp.ebuf = instage ? 2u : (rk_ch.lanes_bits & RK_LANES_GATHER) != 0;
-            wp.ebuf_at = stage_in;
+            wp.ebuf = 1; /* the emits wait in rk_lanes_ebuf (rk__emit) */
 #endif
             *(volatile rk_u64 *)&wp.lend = first + __popc(kept);
         }
@@ -316,12 +277,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     if (!kept) return 0;
     const rk_u32 n = __popc(kept), run = kept & ~skip;
     int status = 0;
-#if RK_LANES_EBUF
-    const rk_u32 in_stride = instage ? RK_LANES_EBUF_STRIDE : RK_IN_STAGE;
-#else
-    const rk_u32 in_stride = RK_IN_STAGE;
-#endif
-    if ((run >> lane) & 1u) status = rk_run_handler(a, in_at + lane * in_stride, stage_out + lane * RK_OUT_STAGE);
+    if ((run >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
 #if RK_LANES_EBUF
     __syncwarp();
     if (wp.ebuf) rk_lanes_gather(lane, wi);
@@ -336,7 +292,6 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
          * goes through it in order): the messages' sequence numbers and the
          * replies' places. */
         const rk_u32 msgs = __popc(run), replies = __popc(failed);
-        const bool acqrel = (rk_ch.lanes_bits & RK_LANES_ACQREL) != 0;
 #ifdef RK_LANES_PROFILE
         if (rk_vload(&c.pub) != first) {
             const rk_u64 w0 = clock64();
@@ -350,17 +305,11 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
         /* Acquire: what the pass before wrote under the turn (c.delivered)
          * is read after the turn is seen, never before it (a weak load may
          * be moved above the wait's volatile loads: lanes-2's stall). */
-        if (acqrel)
-            (void)rk_lanes_ld_acquire(&c.pub);
-        else
-            __threadfence_block();
+        __threadfence_block();
         seq0 = rk_vload(&c.delivered);
         *(volatile rk_u64 *)&c.delivered = seq0 + msgs;
         if (replies) wp.cr_base = rk_ch_add(&rk_ch.cr_head, (rk_u64)replies);
-        if (acqrel)
-            rk_lanes_st_release(&c.pub, first + n); /* what this pass wrote under the turn, then the turn */
-        else
-            rk_vstore(&c.pub, first + n);
+        rk_vstore(&c.pub, first + n);
         /* After it: monotone words (TAKEN and DELIVERED take the largest
          * value stored), and the reply room promised and not used. */
         rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);

@@ -150,9 +150,7 @@ extern __shared__ __align__(16) unsigned char rk_ring_smem[];
  * the control warp: 128), and these loads stay live across its channel
  * passes: fewer of them (2: ptxas spilled 32-40 bytes of the bench's
  * 15-warp stage with 4; K2K lanes measured alike with 2 and 4, session 14). */
-#ifndef RK_LOADS_IN_FLIGHT
 #define RK_LOADS_IN_FLIGHT (RK_WARPS_PER_BLOCK > 8 ? 2 : 8)
-#endif
 #ifndef RK_REPOLL_DELAY_NS
 #define RK_REPOLL_DELAY_NS 300        /* after a lone reply, before the next poll (see rk_worker) */
 #endif
