@@ -17,6 +17,9 @@
  * publish turn, a few shared words after the handlers: the input's TAKEN
  * and DELIVERED, the messages' sequence numbers and the reply queue (a
  * handler's failure is answered in input order, as on the turn path).
+ * In a block of more than 8 warps the pass's emits wait in an emit buffer
+ * (rk_lanes_ebuf, channel.cu) and the warp writes them after the handlers,
+ * a few slots a store instead of one slot a lane (rk_lanes_gather).
  *
  * Lanes begin at the begin turn of a pass (every earlier position was
  * given its ports' positions by the turn path) and end at a quiet point:
@@ -31,6 +34,9 @@
 /* rk_links.lanes_bits (RK__CUDA_LANES_* in cuda_ring_layout.h; 0 for one warp): */
 #define RK_LANES_USE 1u /* a chain stage of several warps runs in lanes */
 
+/* RK_LANES_PROFILE (measurement only, RK_CUDA_RING_DEFINES=RK_LANES_PROFILE):
+ * lane 0 of each warp counts where its passes' cycles go; the block's sums
+ * are printed as the kernel ends ("lanes-prof", rk_lanes_prof_report). */
 #ifdef RK_LANES_PROFILE
 #define RK_LP_ADD(wi, k, v) (rk_lanes_prof[wi][k] += (rk_u64)(v))
 #define RK_LP_STAMP(t) const rk_u64 t = (rk_u64)clock64()
