@@ -462,75 +462,21 @@ static void function_head(emitter *e, tp_obj *fn) {
     put(e, ")");
 }
 
-/* The tiled stencil kernel around the user's body. */
+/* The tiled stencil kernel around the user's body (emit_stencil.c). */
+static void tile_declare(void *e, const tp_type *ty, const char *name) { rk__cuda_declaration(e, ty, name); }
+static const char *tile_name(void *e, tp_obj *o) { return rk__cuda_obj_name(e, o); }
+static void tile_body(void *e, tp_node *n) { stmt(e, n); }
+
 static void stencil_body(emitter *e, tp_obj *fn) {
-    tp_stencil *st = fn->stencil;
-    int h = st->halo, d3 = st->dims == 3;
-    int tw = st->tile[0], th = st->tile[1], td = st->tile[2];
-    int lw = tw + 2 * h, lh = th + 2 * h, ld = d3 ? td + 2 * h : 1;
-    for (tp_stencil_buffer *b = st->tiled; b; b = b->next) {
-        line_start(e);
-        put(e, "__shared__ ");
-        rk__cuda_declaration(e, rk__tp_unqual(b->param->ty->base), b->tile_name);
-        if (d3) PRINTF(e, "[%d]", ld);
-        PRINTF(e, "[%d][%d];\n", lh, lw);
-    }
-    line_start(e);
-    PRINTF(e, "const int rk__tx = (int)threadIdx.x, rk__ty = (int)threadIdx.y%s;\n", d3 ? ", rk__tz = (int)threadIdx.z" : "");
-    line_start(e);
-    PRINTF(e, "const int rk__x = (int)blockIdx.x * %d + rk__tx;\n", tw);
-    line_start(e);
-    PRINTF(e, "const int rk__y = (int)blockIdx.y * %d + rk__ty;\n", th);
-    if (d3) {
-        line_start(e);
-        PRINTF(e, "const int rk__z = (int)blockIdx.z * %d + rk__tz;\n", td);
-    }
-    if (st->tiled) {
-        line_start(e);
-        put(e, "/* Every thread helps load the tile and its halo; cells outside the grid\n");
-        line_start(e);
-        put(e, " * read the nearest cell on the edge (clamp-to-edge). */\n");
-        line_start(e);
-        if (d3)
-            PRINTF(e, "for (int rk__i = (rk__tz * %d + rk__ty) * %d + rk__tx; rk__i < %d; rk__i += %d) {\n", th, tw,
-                   lw * lh * ld, tw * th * td);
-        else
-            PRINTF(e, "for (int rk__i = rk__ty * %d + rk__tx; rk__i < %d; rk__i += %d) {\n", tw, lw * lh, tw * th);
-        e->indent++;
-        line_start(e);
-        PRINTF(e, "const int rk__lx = rk__i %% %d, rk__ly = rk__i / %d %% %d", lw, lw, lh);
-        if (d3) PRINTF(e, ", rk__lz = rk__i / %d", lw * lh);
-        put(e, ";\n");
-        line_start(e);
-        PRINTF(e, "const int rk__gx = rk__clamp((int)blockIdx.x * %d - %d + rk__lx, rk__nx);\n", tw, h);
-        line_start(e);
-        PRINTF(e, "const int rk__gy = rk__clamp((int)blockIdx.y * %d - %d + rk__ly, rk__ny);\n", th, h);
-        if (d3) {
-            line_start(e);
-            PRINTF(e, "const int rk__gz = rk__clamp((int)blockIdx.z * %d - %d + rk__lz, rk__nz);\n", td, h);
-        }
-        for (tp_stencil_buffer *b = st->tiled; b; b = b->next) {
-            line_start(e);
-            PRINTF(e, "%s%s[rk__ly][rk__lx] = %s[", b->tile_name, d3 ? "[rk__lz]" : "", rk__cuda_obj_name(e, b->param));
-            put(e, d3 ? "(rk__gz * rk__ny + rk__gy) * rk__nx + rk__gx];\n" : "rk__gy * rk__nx + rk__gx];\n");
-        }
-        e->indent--;
-        line_start(e);
-        put(e, "}\n");
-        line_start(e);
-        put(e, "__syncthreads();\n");
-    }
-    line_start(e);
-    PRINTF(e, "if (rk__x >= rk__nx || rk__y >= rk__ny%s) return;\n", d3 ? " || rk__z >= rk__nz" : "");
-    line_start(e);
-    put(e, d3 ? "const int rk__idx = (rk__z * rk__ny + rk__y) * rk__nx + rk__x;\n" : "const int rk__idx = rk__y * rk__nx + rk__x;\n");
-    line_start(e);
-    put(e, "{\n");
-    e->indent++;
-    stmt(e, fn->body->body);
-    e->indent--;
-    line_start(e);
-    put(e, "}\n");
+    const tp_tile_target cuda = {
+        .ctx = e->ctx, .out = e->out, .indent = &e->indent, .emitter = e,
+        .shared = "__shared__ ", .thread_id = "threadIdx", .block_id = "blockIdx", .clamp = "rk__clamp",
+        .barrier = "__syncthreads();\n",
+        .load_comment = {"/* Every thread helps load the tile and its halo; cells outside the grid\n",
+                         " * read the nearest cell on the edge (clamp-to-edge). */\n"},
+        .declare = tile_declare, .name = tile_name, .body = tile_body,
+    };
+    rk__tp_emit_tiled_stencil(&cuda, fn->stencil, fn->body->body);
 }
 
 static void function(emitter *e, tp_obj *fn, bool definition) {

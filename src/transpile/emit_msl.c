@@ -247,76 +247,21 @@ static void function_head(msl_emitter *e, tp_obj *fn) {
     msl_put(e, ")");
 }
 
-/* The tiled stencil kernel around the user's body. */
+/* The tiled stencil kernel around the user's body (emit_stencil.c). */
+static void tile_declare(void *e, const tp_type *ty, const char *name) { rk__msl_declaration(e, ty, name, MS_NONE); }
+static const char *tile_name(void *e, tp_obj *o) { return rk__msl_obj_name(e, o); }
+static void tile_body(void *e, tp_node *n) { rk__msl_stmt(e, n); }
+
 static void stencil_body(msl_emitter *e, tp_obj *fn) {
-    tp_stencil *st = fn->stencil;
-    int h = st->halo, d3 = st->dims == 3;
-    int tw = st->tile[0], th = st->tile[1], td = st->tile[2];
-    int lw = tw + 2 * h, lh = th + 2 * h, ld = d3 ? td + 2 * h : 1;
-    for (tp_stencil_buffer *b = st->tiled; b; b = b->next) {
-        msl_line(e);
-        msl_put(e, "threadgroup ");
-        rk__msl_declaration(e, rk__tp_unqual(b->param->ty->base), b->tile_name, MS_NONE);
-        if (d3) MSL_PRINTF(e, "[%d]", ld);
-        MSL_PRINTF(e, "[%d][%d];\n", lh, lw);
-    }
-    msl_line(e);
-    MSL_PRINTF(e, "const int rk__tx = (int)rk__tid.x, rk__ty = (int)rk__tid.y%s;\n", d3 ? ", rk__tz = (int)rk__tid.z" : "");
-    msl_line(e);
-    MSL_PRINTF(e, "const int rk__x = (int)rk__bid.x * %d + rk__tx;\n", tw);
-    msl_line(e);
-    MSL_PRINTF(e, "const int rk__y = (int)rk__bid.y * %d + rk__ty;\n", th);
-    if (d3) {
-        msl_line(e);
-        MSL_PRINTF(e, "const int rk__z = (int)rk__bid.z * %d + rk__tz;\n", td);
-    }
-    if (st->tiled) {
-        msl_line(e);
-        msl_put(e, "/* Every thread helps load the tile and its halo into threadgroup memory; cells\n");
-        msl_line(e);
-        msl_put(e, " * outside the grid read the nearest cell on the edge (clamp-to-edge). */\n");
-        msl_line(e);
-        if (d3)
-            MSL_PRINTF(e, "for (int rk__i = (rk__tz * %d + rk__ty) * %d + rk__tx; rk__i < %d; rk__i += %d) {\n", th, tw,
-                       lw * lh * ld, tw * th * td);
-        else
-            MSL_PRINTF(e, "for (int rk__i = rk__ty * %d + rk__tx; rk__i < %d; rk__i += %d) {\n", tw, lw * lh, tw * th);
-        e->indent++;
-        msl_line(e);
-        MSL_PRINTF(e, "const int rk__lx = rk__i %% %d, rk__ly = rk__i / %d %% %d", lw, lw, lh);
-        if (d3) MSL_PRINTF(e, ", rk__lz = rk__i / %d", lw * lh);
-        msl_put(e, ";\n");
-        msl_line(e);
-        MSL_PRINTF(e, "const int rk__gx = rk__clamp_edge((int)rk__bid.x * %d - %d + rk__lx, rk__nx);\n", tw, h);
-        msl_line(e);
-        MSL_PRINTF(e, "const int rk__gy = rk__clamp_edge((int)rk__bid.y * %d - %d + rk__ly, rk__ny);\n", th, h);
-        if (d3) {
-            msl_line(e);
-            MSL_PRINTF(e, "const int rk__gz = rk__clamp_edge((int)rk__bid.z * %d - %d + rk__lz, rk__nz);\n", td, h);
-        }
-        for (tp_stencil_buffer *b = st->tiled; b; b = b->next) {
-            msl_line(e);
-            MSL_PRINTF(e, "%s%s[rk__ly][rk__lx] = %s[", b->tile_name, d3 ? "[rk__lz]" : "", rk__msl_obj_name(e, b->param));
-            msl_put(e, d3 ? "(rk__gz * rk__ny + rk__gy) * rk__nx + rk__gx];\n" : "rk__gy * rk__nx + rk__gx];\n");
-        }
-        e->indent--;
-        msl_line(e);
-        msl_put(e, "}\n");
-        msl_line(e);
-        msl_put(e, "metal::threadgroup_barrier(metal::mem_flags::mem_threadgroup);\n");
-    }
-    msl_line(e);
-    MSL_PRINTF(e, "if (rk__x >= rk__nx || rk__y >= rk__ny%s) return;\n", d3 ? " || rk__z >= rk__nz" : "");
-    msl_line(e);
-    msl_put(e, d3 ? "const int rk__idx = (rk__z * rk__ny + rk__y) * rk__nx + rk__x;\n"
-                  : "const int rk__idx = rk__y * rk__nx + rk__x;\n");
-    msl_line(e);
-    msl_put(e, "{\n");
-    e->indent++;
-    rk__msl_stmt(e, fn->body->body);
-    e->indent--;
-    msl_line(e);
-    msl_put(e, "}\n");
+    const tp_tile_target msl = {
+        .ctx = e->ctx, .out = e->out, .indent = &e->indent, .emitter = e,
+        .shared = "threadgroup ", .thread_id = "rk__tid", .block_id = "rk__bid", .clamp = "rk__clamp_edge",
+        .barrier = "metal::threadgroup_barrier(metal::mem_flags::mem_threadgroup);\n",
+        .load_comment = {"/* Every thread helps load the tile and its halo into threadgroup memory; cells\n",
+                         " * outside the grid read the nearest cell on the edge (clamp-to-edge). */\n"},
+        .declare = tile_declare, .name = tile_name, .body = tile_body,
+    };
+    rk__tp_emit_tiled_stencil(&msl, fn->stencil, fn->body->body);
 }
 
 static void kernel(msl_emitter *e, tp_obj *fn) {

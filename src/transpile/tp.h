@@ -496,6 +496,25 @@ bool rk__tp_fold_float(const tp_node *n, double *v);
 /* Appends "name (kind)" to a comma-separated list when fn is an entry point. */
 void rk__tp_note_entry_point(tp_buf *list, const tp_obj *fn);
 
+/* How a target with block-shared memory spells a tiled stencil kernel's body
+ * (emit_stencil.c); the callbacks get `emitter`. */
+typedef struct tp_tile_target {
+    tp_ctx *ctx;
+    tp_buf *out;
+    int *indent;                 /* the emitter's indentation, in levels */
+    void *emitter;
+    const char *shared;          /* a tile's qualifier, with its space */
+    const char *thread_id;       /* the thread's position in its block (.x .y .z) */
+    const char *block_id;        /* the block's position in the grid */
+    const char *clamp;           /* clamp-to-edge helper: (index, size) */
+    const char *barrier;         /* the block's barrier, a whole line */
+    const char *load_comment[2]; /* two lines over the tile loads */
+    void (*declare)(void *emitter, const tp_type *ty, const char *name);
+    const char *(*name)(void *emitter, tp_obj *o);
+    void (*body)(void *emitter, tp_node *n);
+} tp_tile_target;
+void rk__tp_emit_tiled_stencil(const tp_tile_target *t, const tp_stencil *st, tp_node *body);
+
 /* ---- the compilation ----------------------------------------------------- */
 
 struct tp_ctx {
