@@ -381,7 +381,7 @@ rk_status rk_call_release(rk_call *call);
  * one warp taking one message at a time (persistent mode only; traditional
  * and graph refuse it with RK_UNSUPPORTED); without state (state_size 0),
  * up to 32 messages a pass, one lane each, and RK_CUDA_ORDERED_WARPS (1 to
- * 8, default 1) warps whose handlers run at once but which take messages
+ * 8, default 1; up to 15 with RK_CUDA_K2K_LANES, docs/channels.md) warps whose handlers run at once but which take messages
  * and emit on channels in send order (docs/channels.md). It gives up the device's
  * parallelism for this kernel: leave it off for handlers that don't care.
  * Tested on the CPU and WebGPU backends in CI (tests/core/

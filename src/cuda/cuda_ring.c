@@ -55,6 +55,10 @@ rk_status rk__cuda_ring_build(rk_kernel *k, uint32_t block_warps, rk__cuda_ring_
                         k->name);
     *layout = rk__cuda_ring_layout_of(k->desc.message_size, k->desc.reply_size, k->desc.state_size);
     layout->block_warps = block_warps;
+    /* Lanes only where several ordered warps may use them: a kernel of one
+     * warp is compiled exactly as without them (channel.cu says why). */
+    layout->lanes = k->desc.ordered && !k->desc.state_size && rk__cuda_ordered_warps() > 1 &&
+                    (rk__cuda_k2k_lanes_for(rk__cuda_ordered_warps()) & RK__CUDA_LANES_USE) != 0;
     char *source = NULL, *handler = NULL;
     /* NVRTC's messages name the user's file and lines. */
     if (asprintf(&handler, "#line 1 \"%s\"\n%s", rk__handler_source_name(&k->desc), k->desc.handler_source) < 0)
@@ -104,6 +108,45 @@ void rk__cuda_ring_fault(CUresult r, const char *where, rk_status *failure, char
 }
 
 uint64_t rk__cuda_watchdog_ns(void) { return rk__watchdog_ns("RK_CUDA_WATCHDOG_MS"); }
+
+/* Worker warps of an ordered kernel without state: RK_CUDA_ORDERED_WARPS
+ * (1 to RK_CUDA_MAX_ORDERED_WARPS with the lanes on, else 1 to
+ * RK_CUDA_WARPS_PER_BLOCK; default 1; larger values are clamped).
+ * Its warps keep send order (the turns and lanes of channel.cu), so several
+ * give a K2K stage more throughput with the same order; one keeps the
+ * footprint small. */
+/* RK_CUDA_K2K_LANES: RK__CUDA_LANES_* bits (cuda_ring_layout.h), 0 for
+ * the turns only; unset or not a number: RK__CUDA_LANES_USE, taken above 8
+ * ordered warps only (rk__cuda_k2k_lanes_for). *set: whether it was given. */
+static uint32_t k2k_lanes_env(bool *set) {
+    const char *env = getenv("RK_CUDA_K2K_LANES");
+    char *end = NULL;
+    const unsigned long v = env && *env ? strtoul(env, &end, 10) : 0;
+    *set = env && *env && !*end;
+    return *set ? (uint32_t)(v & RK__CUDA_LANES_ALL) : RK__CUDA_LANES_USE;
+}
+
+uint32_t rk__cuda_k2k_lanes(void) {
+    bool set;
+    return k2k_lanes_env(&set);
+}
+
+uint32_t rk__cuda_k2k_lanes_for(uint32_t warps) {
+    bool set;
+    const uint32_t bits = k2k_lanes_env(&set);
+    return set || warps > RK_CUDA_WARPS_PER_BLOCK ? bits : 0u;
+}
+
+uint32_t rk__cuda_ordered_warps(void) {
+    const char *env = getenv("RK_CUDA_ORDERED_WARPS");
+    if (!env || !*env) return 1;
+    char *end = NULL;
+    unsigned long v = strtoul(env, &end, 10);
+    if (*end || v < 1) return 1;
+    const unsigned long most =
+        (rk__cuda_k2k_lanes() & RK__CUDA_LANES_USE) ? RK_CUDA_MAX_ORDERED_WARPS : RK_CUDA_WARPS_PER_BLOCK;
+    return v > most ? (uint32_t)most : (uint32_t)v;
+}
 
 static rk_status start(rk_kernel *k) {
     rk_status s = rk__cuda_bind(rk__cuda_ctx(k->ctx));

@@ -21,6 +21,13 @@ void rk__cuda_ring_fault(CUresult r, const char *where, rk_status *failure, char
  * ($RK_CUDA_WATCHDOG_MS, default 10000). */
 uint64_t rk__cuda_watchdog_ns(void);
 
+/* RK_CUDA_ORDERED_WARPS: worker warps of an ordered kernel without state. */
+uint32_t rk__cuda_ordered_warps(void);
+/* RK_CUDA_K2K_LANES: the lanes of a chain stage (RK__CUDA_LANES_* bits). */
+uint32_t rk__cuda_k2k_lanes(void);
+/* The same for a kernel of `warps` ordered warps (unset: lanes above 8). */
+uint32_t rk__cuda_k2k_lanes_for(uint32_t warps);
+
 extern const rk__ring_iface rk__cuda_persistent_ops;
 
 /* K2K: what cuda_channel.c needs of a persistent kernel. */

@@ -13,6 +13,12 @@
 
 enum {
     RK_CUDA_WARPS_PER_BLOCK = 8,  /* worker warps per block; one more warp hosts the control thread */
+    /* An ordered kernel's worker warps are one block (its turns are shared
+     * words), built for their number when it is above 8 (only with the
+     * lanes of channel_lanes.cu on; 8 otherwise): 15 workers and the
+     * control warp are 4 warps an SM quarter, 128 registers a thread (one
+     * warp more and ptxas allots 96: the kernel spills). */
+    RK_CUDA_MAX_ORDERED_WARPS = 15,
     RK_CUDA_DEFAULT_BLOCKS = 4,
     RK_CUDA_MAX_CHUNK = 32,       /* positions a warp takes per pass: one per lane */
     RK_CUDA_SHARED_STAGING = 48 * 1024,
@@ -57,10 +63,20 @@ typedef struct rk__cuda_ring_layout {
     uint32_t crq_ll;               /* words per channel-reply slot: out_ll + the id's two */
     uint32_t in_stage, out_stage;  /* staging bytes per message / reply (multiples of 16) */
     /* Worker warps a block is compiled for (RK_WARPS_PER_BLOCK; the launch
-     * bounds follow): RK_CUDA_WARPS_PER_BLOCK, or 1 for a kernel that runs
-     * one worker warp, whose registers are then not capped by nine warps. */
+     * bounds follow): RK_CUDA_WARPS_PER_BLOCK, 1 for a kernel that runs
+     * one worker warp (its registers are then not capped by nine warps), or
+     * up to RK_CUDA_MAX_ORDERED_WARPS for a wide ordered kernel. */
     uint32_t block_warps;
+    uint32_t lanes;                /* 1: the template's lanes are compiled in (RK_LANES_BUILT, channel_lanes.cu) */
 } rk__cuda_ring_layout;
+
+/* Static shared memory of channel.cu's link table (rk_links) for a block of
+ * `warps` worker warps: RK_CUDA_CHANNEL_SHARED up to 8, then a pass record
+ * per warp more and the lanes' emit buffer (rk_lanes_ebuf, at most 37.5 KiB;
+ * channel.cu asserts the same bound). */
+static inline uint32_t rk__cuda_channel_shared(uint32_t warps) {
+    return warps <= 8 ? RK_CUDA_CHANNEL_SHARED : 2048u + 448u * warps + 38400u;
+}
 
 static inline uint32_t rk__round_up(uint32_t v, uint32_t to) { return (v + to - 1) / to * to; }
 
@@ -75,6 +91,7 @@ static inline rk__cuda_ring_layout rk__cuda_ring_layout_of(uint32_t msg, uint32_
     l.in_stage = rk__round_up(l.in_ll * 4, 16);
     l.out_stage = rk__round_up(l.out_ll * 4, 16);
     l.block_warps = RK_CUDA_WARPS_PER_BLOCK;
+    l.lanes = 0;
     return l;
 }
 
@@ -91,6 +108,7 @@ typedef struct rk__cuda_ring_args {
     uint32_t turn_wait_cycles; /* how long a begin turn is waited for, or 0: the template's default */
     uint32_t idle_nap_ns;      /* a worker's (and the control thread's) nap while idle, or 0 */
     uint32_t k2k_solo;         /* RK__CUDA_SOLO_* bits: when one worker warp makes its next channel begin ready */
+    uint32_t k2k_lanes;        /* RK__CUDA_LANES_* bits: several worker warps of a chain stage in lanes (channel_lanes.cu) */
 } rk__cuda_ring_args;
 
 /* K2K with one worker warp (channel.cu, rk_solo_plan): the next channel
@@ -104,6 +122,14 @@ typedef struct rk__cuda_ring_args {
 #define RK__CUDA_SOLO_POLL_PLAIN 16u /* a channel poll's first position without shuffles */
 #define RK__CUDA_SOLO_LEAN 32u       /* channel_solo.cu's lean loop while only channels have messages */
 #define RK__CUDA_SOLO_LEAN_EMIT 64u  /* the lean loop's emits go to slots found before the handlers */
+/* K2K with several worker warps (channel_lanes.cu): rk_links.lanes_bits.
+ * RK_CUDA_K2K_LANES: 1 lanes from 2 ordered warps on, 0 never (the turns
+ * only, at most 8 ordered warps); unset: lanes above 8 ordered warps (a
+ * block built for 9 to 15), the turns up to 8 (there the lanes measured
+ * 0.04 us a hop slower, session 14). */
+#define RK__CUDA_LANES_USE 1u /* a chain stage of several warps runs in lanes */
+#define RK__CUDA_LANES_ALL 1u
+
 #define RK__CUDA_SOLO_DEFAULT (RK__CUDA_SOLO_AFTER_PASS | RK__CUDA_SOLO_IDLE | RK__CUDA_SOLO_LEAN | RK__CUDA_SOLO_LEAN_EMIT)
 
 /* The full NVRTC source for a handler: layout defines, dsl.h, the handler,

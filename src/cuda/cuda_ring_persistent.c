@@ -101,19 +101,6 @@ static void free_ring(persistent_ring *r) {
     free(r);
 }
 
-/* Worker warps of an ordered kernel without state: RK_CUDA_ORDERED_WARPS
- * (1 to RK_CUDA_WARPS_PER_BLOCK, default 1). Its warps take and publish in
- * send order (the turns in ring.cu), so several give a K2K stage more
- * throughput with the same order; one keeps the footprint small. */
-static uint32_t ordered_warps(void) {
-    const char *env = getenv("RK_CUDA_ORDERED_WARPS");
-    if (!env || !*env) return 1;
-    char *end = NULL;
-    unsigned long v = strtoul(env, &end, 10);
-    if (*end || v < 1) return 1;
-    return v > RK_CUDA_WARPS_PER_BLOCK ? RK_CUDA_WARPS_PER_BLOCK : (uint32_t)v;
-}
-
 /* A number from the environment (name), or fallback when unset or not a number. */
 static uint32_t env_u32(const char *name, uint32_t fallback) {
     const char *env = getenv(name);
@@ -127,10 +114,14 @@ static uint32_t env_u32(const char *name, uint32_t fallback) {
  * (ordered, with state or RK_CUDA_ORDERED_WARPS 1) gets a block of two
  * warps, it and the control warp, which then runs on another SM
  * sub-partition (warp 1, not 8) and may use up to 255 registers, not 168
- * (session 14: the round trip of such a kernel 0.02-0.09 us shorter);
- * every other kernel, blocks of RK_CUDA_WARPS_PER_BLOCK. */
+ * (session 14: the round trip of such a kernel 0.02-0.09 us shorter); an
+ * ordered kernel of more warps than RK_CUDA_WARPS_PER_BLOCK, one block of
+ * them (its turns and lanes are shared words); every other kernel, blocks of
+ * RK_CUDA_WARPS_PER_BLOCK. */
 static uint32_t block_warps_of(const rk_kernel *k) {
-    return k->desc.ordered && (k->desc.state_size || ordered_warps() == 1) ? 1u : RK_CUDA_WARPS_PER_BLOCK;
+    if (!k->desc.ordered) return RK_CUDA_WARPS_PER_BLOCK;
+    const uint32_t warps = k->desc.state_size ? 1u : rk__cuda_ordered_warps();
+    return warps == 1 ? 1u : warps > RK_CUDA_WARPS_PER_BLOCK ? warps : RK_CUDA_WARPS_PER_BLOCK;
 }
 
 /* Messages per warp pass and whether staging fits in shared memory. */
@@ -146,29 +137,47 @@ static void choose_chunk(persistent_ring *r, const rk_kernel *k, size_t *per_war
     r->chunk = chunk;
     *per_warp = chunk * pair;
     uint32_t blocks = k->desc.workers ? k->desc.workers : RK_CUDA_DEFAULT_BLOCKS;
-    uint64_t warps = (uint64_t)blocks * RK_CUDA_WARPS_PER_BLOCK;
+    const uint32_t wpb = r->l.block_warps;
+    uint64_t warps = (uint64_t)blocks * wpb;
     /* More warps than chunks in the ring would only poll each other's slots. */
     uint64_t chunks = r->capacity / chunk;
     if (warps > chunks) warps = chunks;
     /* ordered: one block whose warps keep send order (with state: one warp). */
     if (k->desc.ordered) {
-        const uint64_t want = k->desc.state_size ? 1 : ordered_warps();
+        const uint64_t want = k->desc.state_size ? 1 : rk__cuda_ordered_warps();
         warps = want < chunks ? want : chunks ? chunks : 1;
     }
     r->worker_warps = (uint32_t)warps;
-    r->blocks = (uint32_t)((warps + r->l.block_warps - 1) / r->l.block_warps);
-    /* Less the K2K link table, which the template keeps in static shared memory. */
-    *shared = r->l.block_warps * *per_warp <= RK_CUDA_SHARED_STAGING - RK_CUDA_CHANNEL_SHARED;
+    r->blocks = (uint32_t)((warps + wpb - 1) / wpb);
+    /* Less the K2K link table, which the template keeps in static shared
+     * memory. A wide ordered block (more than 8 warps) may go past 48 KiB
+     * up to the device's opt-in limit (prepare_launch raises it). */
+    size_t limit = RK_CUDA_SHARED_STAGING;
+    if (wpb > RK_CUDA_WARPS_PER_BLOCK) {
+        int optin = 0;
+        if (rk__cuda.cuDeviceGetAttribute(&optin, RK_CU_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, r->ctx->device) ==
+                RK_CUDA_SUCCESS &&
+            (size_t)optin > limit)
+            limit = (size_t)optin;
+    }
+    *shared = (size_t)wpb * *per_warp + rk__cuda_channel_shared(wpb) <= limit;
 }
 
 /* Finds the kernel, checks it fits, and prepares its arguments. */
 static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule module, size_t per_warp, bool shared) {
     rk_status s = rk__cuda_get_function(module, "rk_ring_persistent", &r->fn);
     if (s != RK_OK) return s;
-    const unsigned threads = 32 * (r->l.block_warps + 1);
-    const size_t smem = shared ? r->l.block_warps * per_warp : 0;
+    const uint32_t wpb = r->l.block_warps;
+    const unsigned threads = 32 * (wpb + 1);
+    const size_t smem = shared ? wpb * per_warp : 0;
     int per_sm = 0;
-    CUresult res = rk__cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, r->fn, (int)threads, smem);
+    CUresult res;
+    if (smem + rk__cuda_channel_shared(wpb) > RK_CUDA_SHARED_STAGING) {
+        res = rk__cuda.cuFuncSetAttribute(r->fn, RK_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem);
+        if (res != RK_CUDA_SUCCESS)
+            return rk__cuda_fail(res, RK_BAD_LAUNCH_CONFIG, "raising the shared-memory limit of a wide ordered kernel");
+    }
+    res = rk__cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, r->fn, (int)threads, smem);
     if (res != RK_CUDA_SUCCESS) return rk__cuda_fail(res, RK_INTERNAL, "occupancy of the ring kernel");
     if ((uint64_t)r->blocks > (uint64_t)per_sm * (uint64_t)r->ctx->sm_count)
         return rk__fail(RK_BAD_LAUNCH_CONFIG,
@@ -205,6 +214,9 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
         .idle_nap_ns = env_u32("RK_CUDA_IDLE_NAP_NS", 0),
         /* When a lone worker warp plans its next channel begin (0: never). */
         .k2k_solo = env_u32("RK_CUDA_K2K_SOLO", RK__CUDA_SOLO_DEFAULT),
+        /* Several warps of a chain stage without a begin turn (lanes; the
+         * module has them only when built for several ordered warps). */
+        .k2k_lanes = r->l.lanes ? rk__cuda_k2k_lanes() : 0u,
     };
     r->threads = threads;
     r->smem = smem;

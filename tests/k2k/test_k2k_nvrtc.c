@@ -110,16 +110,21 @@ static long persistent_frame(const unsigned char *elf, size_t size) {
 static long persistent_frame_logged(const char *log) { return persistent_logged(log, " bytes stack frame"); }
 
 /* block_warps: the worker warps a block is built for (1: the one-warp
- * kernel that every K2K test runs by default, with its own launch bounds). */
-static void compile(const char *name, uint32_t state, uint32_t block_warps) {
+ * kernel that every K2K test runs by default, with its own launch bounds;
+ * over RK_CUDA_WARPS_PER_BLOCK: a wide ordered block); lanes: the lanes of
+ * channel_lanes.cu compiled in. */
+static void compile(const char *name, uint32_t state, uint32_t block_warps, uint32_t lanes) {
     rk__cuda_ring_layout l = rk__cuda_ring_layout_of(sizeof(k2k_msg), sizeof(k2k_msg), state);
     l.block_warps = block_warps;
+    l.lanes = lanes;
     char *source = NULL, *image = NULL, *log = NULL;
     size_t size = 0;
     CHECK_OK(rk__cuda_ring_source(channel_handlers_source, name, &l, &source));
     const char *verbose[] = {"--ptxas-options=-v"};
     rk_status s = rk__nvrtc_compile(source, "k2k_ring.cu", "sm_90", verbose, 1, &image, &size, &log);
     if (s != RK_OK) fprintf(stderr, "handler %s:\n%s\n", name, log ? log : "(no log)");
+    if (getenv("RK_TEST_PTXAS_LOG"))
+        fprintf(stderr, "handler %s, %u warps a block, lanes %u:\n%s\n", name, block_warps, lanes, log ? log : "");
     CHECK_OK(s);
     CHECK(size > 0);
     /* No spill and no local array: the kernel's stack frame in the cubin is
@@ -144,16 +149,27 @@ int main(void) {
     char reason[512];
     if (rk__nvrtc_probe(reason, sizeof reason) != RK_OK) RK_SKIP("%s", reason);
     static const char *const handlers[] = {"stage", "fanout", "sink", "bounce", "wrong_size", "no_port", "crash"};
-    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) compile(handlers[i], 0, 1);
-    compile("stage", 16, 1);                      /* with state: one message per pass */
-    compile("stage", 0, RK_CUDA_WARPS_PER_BLOCK); /* the block of RK_CUDA_ORDERED_WARPS > 1 */
+    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) compile(handlers[i], 0, 1, 0);
+    compile("stage", 16, 1, 0);                      /* with state: one message per pass */
+    compile("stage", 0, RK_CUDA_WARPS_PER_BLOCK, 0); /* the block of RK_CUDA_ORDERED_WARPS 2 to 8 */
+    /* Several ordered warps with the lanes of a chain stage (channel_lanes.cu):
+     * 8 a block, and a wide block of 15 workers and the control warp (128
+     * registers a thread). */
+    compile("stage", 0, RK_CUDA_WARPS_PER_BLOCK, 1);
+    compile("stage", 0, RK_CUDA_MAX_ORDERED_WARPS, 1);
+    compile("sink", 0, RK_CUDA_MAX_ORDERED_WARPS, 1);
     /* A block size the template is not built for is refused. */
     rk__cuda_ring_layout bad = rk__cuda_ring_layout_of(sizeof(k2k_msg), sizeof(k2k_msg), 0);
     bad.block_warps = 0;
     char *none = NULL;
     CHECK(rk__cuda_ring_source(channel_handlers_source, "stage", &bad, &none) == RK_INVALID_ARGUMENT);
     CHECK(none == NULL);
-    printf("%zu handlers compiled for sm_90 (one warp a block), one with state, one for %d warps a block\n",
-           sizeof handlers / sizeof handlers[0], RK_CUDA_WARPS_PER_BLOCK);
+    bad.block_warps = RK_CUDA_MAX_ORDERED_WARPS + 1;
+    CHECK(rk__cuda_ring_source(channel_handlers_source, "stage", &bad, &none) == RK_INVALID_ARGUMENT);
+    CHECK(none == NULL);
+    printf("%zu handlers compiled for sm_90 (one warp a block), one with state, one for %d warps a block, three "
+           "with lanes (%d and %d warps a block)\n",
+           sizeof handlers / sizeof handlers[0], RK_CUDA_WARPS_PER_BLOCK, RK_CUDA_WARPS_PER_BLOCK,
+           RK_CUDA_MAX_ORDERED_WARPS);
     return 0;
 }

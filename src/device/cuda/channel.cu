@@ -49,6 +49,20 @@
 typedef unsigned long long rk_u64;
 typedef unsigned int rk_u32;
 
+/* Lanes (channel_lanes.cu) are compiled only into kernels that may use
+ * them (the host defines RK_LANES_BUILT 1 for several ordered warps): a
+ * kernel of one warp is compiled exactly as without them (its lean loop is
+ * sensitive to the code around it: lanes-1 measured 1.21 against 1.06 us a
+ * hop with them in). */
+#ifndef RK_LANES_BUILT
+#define RK_LANES_BUILT 0
+#endif
+#if RK_LANES_BUILT
+#define RK_LANES_ACTIVE() (*(volatile rk_u32 *)&rk_ch.lanes != 0u)
+#else
+#define RK_LANES_ACTIVE() false
+#endif
+
 /* Host-mapped control words (cuda_ring_layout.h). */
 #define RK_HCTL_LINK_GEN 48
 #define RK_HCTL_IN_COUNT 49
@@ -110,6 +124,18 @@ struct rk_warp_pass {
     rk_u32 ports; /* the ports with lanes allowed in this pass */
     unsigned char emitted[8][32];
     rk_u32 cursor; /* the input this warp polls first */
+#if RK_LANES_BUILT
+    /* Lanes (channel_lanes.cu): the next input position this warp takes,
+     * the end of its last pass, and whether it has seen the request to
+     * leave lanes. */
+    rk_u64 lnext, lend;
+    rk_u32 lacked;
+    /* The emit buffer (rk_lanes_ebuf): whether this pass's emits wait
+     * there, and per lane the port its buffered message goes to (port + 1,
+     * 0: none). */
+    rk_u32 ebuf;
+    unsigned char ebuf_port[32];
+#endif
 };
 
 struct rk_links {
@@ -124,12 +150,22 @@ struct rk_links {
      * when it is made (RK_SOLO_* bits). */
     rk_u32 plan_ok, plan_ports, plan_room, solo;
     rk_u32 ports; /* the connected ports, a bit each */
+#if RK_LANES_BUILT
+    /* Lanes (channel_lanes.cu): RK_LANES_* state; the RK_CUDA_K2K_LANES
+     * bits; warps that saw the request to leave; warps that left
+     * rk_worker's loop; per port, output position - input position. */
+    rk_u32 lanes, lanes_bits, lanes_acks, lanes_out;
+    rk_u64 lanes_d[8];
+#endif
     rk_out_port out[8];
     rk_in_port in[16];
     rk_warp_pass w[RK_WARPS_PER_BLOCK];
 };
 
-static_assert(sizeof(rk_links) <= 6144, "rk_links must fit RK_CUDA_CHANNEL_SHARED (cuda_ring_layout.h)");
+/* The channel code's static shared memory, at most: rk__cuda_channel_shared
+ * (cuda_ring_layout.h) gives the same bound. */
+#define RK_CH_SHARED_BOUND (RK_WARPS_PER_BLOCK <= 8 ? 6144 : 2048 + 448 * RK_WARPS_PER_BLOCK)
+static_assert(sizeof(rk_links) <= RK_CH_SHARED_BOUND, "rk_links must fit rk__cuda_channel_shared (cuda_ring_layout.h)");
 
 /* One copy per block; only a kernel whose worker warps are all in one block
  * (the host refuses others) has channels. Its fields are shared by the
@@ -137,6 +173,43 @@ static_assert(sizeof(rk_links) <= 6144, "rk_links must fit RK_CUDA_CHANNEL_SHARE
  * and the reply queue's place change under rk_ch.lock (lane 0 of a warp,
  * short sections); a warp's own pass record is its own. */
 __shared__ rk_links rk_ch;
+
+/* The lanes' emit buffer (channel_lanes.cu): in a lanes pass, a lane's
+ * first emit is copied here and the warp writes the slots after the
+ * handlers, 16 bytes a lane side by side (4 slots an instruction instead
+ * of 32 lines: +16% device only at 15 warps a stage, session 14). Only in
+ * a wide block (the host counts it, rk__cuda_channel_shared) for messages
+ * of this kernel's own size, within 37.5 KiB; slots an odd number of
+ * 16-byte units apart. */
+#define RK_LANES_EBUF_STRIDE ((((RK_MSG_BYTES + 15) / 16) | 1) * 16)
+#if RK_LANES_BUILT && RK_WARPS_PER_BLOCK > 8 && RK_MSG_BYTES % 4 == 0 && RK_WARPS_PER_BLOCK * 32 * RK_LANES_EBUF_STRIDE <= 38400
+#define RK_LANES_EBUF 1
+__shared__ __align__(16) unsigned char rk_lanes_ebuf[RK_WARPS_PER_BLOCK][32][RK_LANES_EBUF_STRIDE];
+static_assert(sizeof(rk_links) + sizeof(rk_lanes_ebuf) <= 2048 + 448 * RK_WARPS_PER_BLOCK + 38400,
+              "the link table and the lanes' emit buffer must fit rk__cuda_channel_shared (cuda_ring_layout.h)");
+#else
+#define RK_LANES_EBUF 0
+#endif
+
+#if RK_LANES_BUILT && defined(RK_LANES_PROFILE)
+/* Measurement only (RK_CUDA_RING_DEFINES=RK_LANES_PROFILE): per worker
+ * warp, where its lanes passes spend their cycles (channel_lanes.cu). */
+enum { RK_LP_CALLS, RK_LP_PASSES, RK_LP_SLOTS, RK_LP_EMPTY, RK_LP_CUT, RK_LP_WAITED, RK_LP_POLL, RK_LP_CREDIT,
+       RK_LP_HANDLE, RK_LP_WAIT, RK_LP_PUBLISH, RK_LP_BETWEEN, RK_LP_RELOADS, RK_LP_FIRST, RK_LP_BUSY, RK_LP_LAST, RK_LP_N };
+__shared__ rk_u64 rk_lanes_prof[RK_WARPS_PER_BLOCK][RK_LP_N];
+__shared__ rk_u32 rk_lanes_prof_out;
+#endif
+
+/* Lanes (channel_lanes.cu): rk_links.lanes. */
+#define RK_LANES_OFF 0u
+#define RK_LANES_ON 1u
+#define RK_LANES_LEAVING 2u
+/* Lane 0: asks the warps to leave lanes (channel_lanes.cu says when). */
+__device__ __forceinline__ void rk_lanes_leave_request() {
+#if RK_LANES_BUILT
+    if (*(volatile rk_u32 *)&rk_ch.lanes == RK_LANES_ON) atomicCAS(&rk_ch.lanes, RK_LANES_ON, RK_LANES_LEAVING);
+#endif
+}
 
 /* p over the set bits of mask (the hot paths visit connected ports only). */
 #define RK_FOR_BITS(p, mask) for (rk_u32 m_ = (mask), p = 0; m_ && ((p = __ffs(m_) - 1), 1); m_ &= m_ - 1)
@@ -206,8 +279,19 @@ __device__ __forceinline__ void rk_ch_store_max(rk_u64 *p, rk_u64 v) {
 __device__ void rk_lean_init(); /* channel_solo.cu */
 
 /* Thread 0 at kernel start: nothing linked until the table is read. */
-__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo) {
+__device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo, rk_u32 lanes) {
     rk_lean_init();
+#if RK_LANES_BUILT
+    rk_ch.lanes = 0;
+    rk_ch.lanes_bits = warps > 1 ? lanes : 0u;
+    rk_ch.lanes_acks = 0;
+    rk_ch.lanes_out = 0;
+#ifdef RK_LANES_PROFILE
+    rk_lanes_prof_out = 0;
+#endif
+#else
+    (void)lanes;
+#endif
     rk_ch.turn_wait = turn_wait;
     rk_ch.plan_ok = 0;
     rk_ch.solo = warps == 1 ? solo : 0u; /* several warps: the turns' begin only */
@@ -226,6 +310,15 @@ __device__ void rk_links_init(rk_u32 warps, rk_u32 turn_wait, rk_u32 solo) {
     for (int w = 0; w < RK_WARPS_PER_BLOCK; w++) {
         rk_ch.w[w].cursor = w;
         rk_ch.w[w].ports = 0;
+#if RK_LANES_BUILT
+        rk_ch.w[w].lnext = rk_ch.w[w].lend = 0;
+        rk_ch.w[w].lacked = 0;
+        rk_ch.w[w].ebuf = 0;
+        for (int l = 0; l < 32; l++) rk_ch.w[w].ebuf_port[l] = 0;
+#ifdef RK_LANES_PROFILE
+        for (int k = 0; k < RK_LP_N; k++) rk_lanes_prof[w][k] = 0;
+#endif
+#endif
         for (int p = 0; p < 8; p++) {
             rk_ch.w[w].allow[p] = 0;
             for (int l = 0; l < 32; l++) rk_ch.w[w].emitted[p][l] = 0;
@@ -253,7 +346,10 @@ __device__ void rk_links_refresh(const rk_u64 *hctl, rk_u64 gen, rk_u32 lane) {
     __syncwarp();
     if (lane == 0) {
         rk_ch_lock();
-        if (gen > rk_ch.gen) {
+        /* In lanes (channel_lanes.cu) the ports are fixed: they leave first. */
+        if (gen > rk_ch.gen && RK_LANES_ACTIVE()) {
+            rk_lanes_leave_request();
+        } else if (gen > rk_ch.gen) {
             __threadfence_system(); /* the table's entries were written before the generation */
             for (int p = 0; p < 8; p++) {
                 const rk_u64 *e = hctl + RK_HCTL_OUT + 8 * p;
@@ -325,11 +421,18 @@ __device__ void rk_ports_closed_apply(rk_u64 closed, rk_u32 lane) {
 #pragma unroll
     for (int p = 0; p < 8; p++) status[p] = (rk_u32)__shfl_sync(0xffffffffu, closed, p);
     if (lane == 0) {
+        rk_u32 ports_ = ports;
         rk_ch_lock();
         rk_ch.plan_ok = 0; /* closed ports: the next begin is the general one */
+        /* In lanes (channel_lanes.cu) the ports' heads are not kept: they
+         * leave first, and a later pass applies the close (CLOSED stays). */
+        if (RK_LANES_ACTIVE()) {
+            rk_lanes_leave_request();
+            ports_ = 0;
+        }
         for (int p = 0; p < 8; p++) {
             rk_out_port &o = rk_ch.out[p];
-            if (!((ports >> p) & 1u) || o.status) continue;
+            if (!((ports_ >> p) & 1u) || o.status) continue;
             o.status = (int)status[p];
             rk_port_final(o);
         }
@@ -452,6 +555,12 @@ __device__ rk_u32 rk_emit_begin(rk_u32 lanes, rk_u32 skip, rk_u32 wi, rk_u64 cr_
     const rk_u32 real = lanes & ~skip;
     const rk_u32 want = __popc(real);
     rk_ch_lock();
+    if (RK_LANES_ACTIVE()) {
+        /* The channel input runs in lanes (channel_lanes.cu): the ports'
+         * positions are the lanes' until they leave; this pass waits. */
+        rk_ch_unlock();
+        return 0;
+    }
     rk_ch.plan_ok = 0; /* heads move: a plan made before is stale */
     bool cut = false;
     rk_u32 fresh = 0;
@@ -580,6 +689,19 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
         return rc;
     }
     wp.emitted[port][lane] = 1;
+#if RK_LANES_EBUF
+    if (wp.ebuf && size == RK_MSG_BYTES && !wp.ebuf_port[lane] && (((unsigned)(unsigned long long)msg) & 3u) == 0) {
+        /* A lanes pass: the warp writes it after the handlers (rk_emit_finish). */
+        /* 4 bytes a store (a wider one would need msg's address: the
+         * handler's message would leave registers for the stack). */
+        const rk_u32 *src = (const rk_u32 *)msg;
+        rk_u32 *dst = (rk_u32 *)rk_lanes_ebuf[wi][lane];
+#pragma unroll
+        for (rk_u32 w = 0; w < RK_MSG_BYTES / 4; w++) dst[w] = src[w];
+        wp.ebuf_port[lane] = (unsigned char)(port + 1);
+        return RK_EMIT_OK;
+    }
+#endif
     rk_u64 hi;
     rk_u64 *slot = rk_port_slot(o, wp.base[port] + __popc(allow & ((1u << lane) - 1u)), hi);
     const rk_u32 n = (size + 3) / 4; /* payload words; the slot's others stay as they are */
@@ -612,10 +734,39 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
 __device__ __forceinline__ bool rk_turn_wait(const rk_u64 *turn, rk_u64 pos, bool bounded) {
     if (rk_vload(turn) == pos) return true;
     const long long t0 = clock64();
+    /* A begin turn stops moving once the kernel's input runs in lanes
+     * (channel_lanes.cu): give up at once then. */
     while (rk_vload(turn) != pos)
-        if (bounded && clock64() - t0 > rk_ch.turn_wait) return false;
+        if (bounded && (clock64() - t0 > rk_ch.turn_wait || RK_LANES_ACTIVE())) return false;
     return true;
 }
+
+#if RK_LANES_EBUF
+/* The whole warp of worker wi, after a lanes pass's handlers
+ * (the emit buffer): the messages its lanes buffered (rk__emit) go to
+ * their slots, 16 bytes (two tagged words) a lane per store, the units of
+ * a slot side by side: a few slots an instruction. Before rk_emit_finish. */
+__device__ __forceinline__ void rk_lanes_gather(rk_u32 lane, rk_u32 wi) {
+    rk_warp_pass &wp = rk_ch.w[wi];
+    const rk_u32 eport = wp.ebuf_port[lane];
+    const rk_u32 K = (RK_MSG_BYTES + 7) / 8, n = (RK_MSG_BYTES + 3) / 4;
+    RK_FOR_BITS(p, wp.ports) {
+        const rk_u32 gathered = __ballot_sync(0xffffffffu, eport == p + 1);
+        if (!gathered) continue;
+        const rk_out_port &o = rk_ch.out[p];
+        const rk_u64 base = wp.base[p];
+        for (rk_u32 u = lane; u < 32 * K; u += 32) {
+            const rk_u32 m = u / K, w = 2 * (u % K);
+            if (!((gathered >> m) & 1u)) continue;
+            rk_u64 hi; /* a lanes pass gives every port its lanes 0 to n - 1: slot m is base + m */
+            rk_u64 *slot = rk_port_slot(o, base + m, hi);
+            const uint2 v = *(const uint2 *)(rk_lanes_ebuf[wi][m] + 4 * w); /* w even: 8-byte aligned */
+            rk_ch_store2(slot + w, hi | v.x, w + 1 < n ? hi | v.y : hi);
+        }
+    }
+    if (eport) wp.ebuf_port[lane] = 0;
+}
+#endif
 
 /* The whole warp of worker wi, after its handlers: a lane given a slot on a
  * port that it did not emit into writes a SKIP word there (the slot is
@@ -644,6 +795,9 @@ __device__ void rk_emit_finish(rk_u32 lane, rk_u32 wi) {
     if (lane == 0) {
         RK_FOR_BITS(p, ports) wp.allow[p] = 0;
         wp.ports = 0;
+#if RK_LANES_EBUF
+        wp.ebuf = 0;
+#endif
         /* Refused emits (any port, counted by rk__emit): published when they change. */
         RK_FOR_BITS(p, rk_ch.ports) {
             rk_out_port &o = rk_ch.out[p];
@@ -709,6 +863,51 @@ __device__ __forceinline__ void rk_ch_check(rk_u32 u, rk_u64 x, rk_u64 y, rk_u64
     }
 }
 
+/* The whole warp: polls m_max (<= 32) slots of input c from position
+ * start into stage (RK_IN_STAGE bytes each). The slots' 16-byte units are
+ * spread over the lanes and all loaded before any is checked (one L2 round
+ * trip per poll, not one per word). Returns the slots found, a prefix
+ * (skips: those of them that hold no message). */
+__device__ __forceinline__ rk_u32 rk_channel_poll(const rk_in_port &c, rk_u64 start, rk_u32 m_max, rk_u32 lane,
+                                                  unsigned char *stage, rk_u32 &skips) {
+    const rk_u32 units = m_max * RK_CH_UNITS;
+    const rk_u32 want = m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u;
+    const rk_u64 mask = (1ull << c.log2cap) - 1;
+    rk_u32 bad = 0;
+    skips = 0;
+    if (units <= 32) {
+        /* A few slots (messages one at a time): one load per lane, no
+         * unrolled rounds: a lone warp runs every instruction of a poll
+         * in series, and the poll is most of a hop. */
+        rk_u64 x = 0, y = 0;
+        if (lane < units)
+            rk_ch_load2(c.ring + ((start + lane / RK_CH_UNITS) & mask) * RK_IN_LL + 2 * (lane % RK_CH_UNITS), x, y);
+        if (lane < units) rk_ch_check(lane, x, y, start, c.log2cap, stage, bad, skips);
+    } else {
+        for (rk_u32 round = 0; round < units; round += 32 * RK_CH_LOADS) {
+            rk_u64 x[RK_CH_LOADS], y[RK_CH_LOADS];
+#pragma unroll
+            for (int k = 0; k < RK_CH_LOADS; k++) {
+                const rk_u32 u = round + k * 32 + lane;
+                x[k] = y[k] = 0;
+                if (u < units) {
+                    const rk_u64 pos = start + u / RK_CH_UNITS;
+                    rk_ch_load2(c.ring + (pos & mask) * RK_IN_LL + 2 * (u % RK_CH_UNITS), x[k], y[k]);
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < RK_CH_LOADS; k++) {
+                const rk_u32 u = round + k * 32 + lane;
+                if (u < units) rk_ch_check(u, x[k], y[k], start, c.log2cap, stage, bad, skips);
+            }
+        }
+    }
+    bad = rk_ch_warp_or(bad);
+    skips = rk_ch_warp_or(skips);
+    const rk_u32 ok = want & (~bad | skips);
+    return ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
+}
+
 /* The whole warp: loads up to `max` (<= 32) slots (slot i: position
  * *first + i) of the next input with any into stage (RK_IN_STAGE bytes
  * each), from this warp's positions. The slots' 16-byte units are spread
@@ -736,41 +935,8 @@ __device__ __forceinline__ rk_u32 rk_channel_load(rk_u32 lane, rk_u32 wi, rk_u32
             end = __shfl_sync(0xffffffffu, end, 0);
         }
         const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - start);
-        const rk_u32 units = m_max * RK_CH_UNITS;
-        const rk_u32 want = m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u;
-        const rk_u64 mask = (1ull << c.log2cap) - 1;
-        rk_u32 bad = 0, skips = 0;
-        if (units <= 32) {
-            /* A few slots (messages one at a time): one load per lane, no
-             * unrolled rounds: a lone warp runs every instruction of a poll
-             * in series, and the poll is most of a hop. */
-            rk_u64 x = 0, y = 0;
-            if (lane < units)
-                rk_ch_load2(c.ring + ((start + lane / RK_CH_UNITS) & mask) * RK_IN_LL + 2 * (lane % RK_CH_UNITS), x, y);
-            if (lane < units) rk_ch_check(lane, x, y, start, c.log2cap, stage, bad, skips);
-        } else {
-            for (rk_u32 round = 0; round < units; round += 32 * RK_CH_LOADS) {
-                rk_u64 x[RK_CH_LOADS], y[RK_CH_LOADS];
-#pragma unroll
-                for (int k = 0; k < RK_CH_LOADS; k++) {
-                    const rk_u32 u = round + k * 32 + lane;
-                    x[k] = y[k] = 0;
-                    if (u < units) {
-                        const rk_u64 pos = start + u / RK_CH_UNITS;
-                        rk_ch_load2(c.ring + (pos & mask) * RK_IN_LL + 2 * (u % RK_CH_UNITS), x[k], y[k]);
-                    }
-                }
-#pragma unroll
-                for (int k = 0; k < RK_CH_LOADS; k++) {
-                    const rk_u32 u = round + k * 32 + lane;
-                    if (u < units) rk_ch_check(u, x[k], y[k], start, c.log2cap, stage, bad, skips);
-                }
-            }
-        }
-        bad = rk_ch_warp_or(bad);
-        skips = rk_ch_warp_or(skips);
-        const rk_u32 ok = want & (~bad | skips);
-        const rk_u32 prefix = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
+        rk_u32 skips;
+        const rk_u32 prefix = rk_channel_poll(c, start, m_max, lane, stage, skips);
         if (prefix) {
             *input = idx;
             *first = start;

@@ -54,7 +54,7 @@ struct rk_lean_emit_rec {
     rk_u64 hi[32];
 };
 __shared__ rk_lean_emit_rec rk_le;
-static_assert(sizeof(rk_links) + sizeof(rk_lean_emit_rec) <= 6144,
+static_assert(sizeof(rk_links) + sizeof(rk_lean_emit_rec) <= RK_CH_SHARED_BOUND,
               "the channel code's shared memory must fit RK_CUDA_CHANNEL_SHARED (cuda_ring_layout.h)");
 
 __device__ void rk_lean_init() { rk_le.on = 0; }

@@ -88,6 +88,7 @@ struct rk_ring_args {
     rk_u32 turn_wait_cycles; /* how long a begin turn is waited for (channel.cu), or 0: the default */
     rk_u32 idle_nap_ns;      /* a worker's nap after many idle passes (sanitizer runs), or 0 */
     rk_u32 k2k_solo;         /* RK_SOLO_* bits (channel.cu): when one worker warp plans its next channel begin */
+    rk_u32 k2k_lanes;        /* RK_LANES_* bits (channel_lanes.cu): several worker warps of a chain stage in lanes */
 };
 
 /* Control word indices: see cuda_ring_layout.h. */
@@ -144,7 +145,12 @@ extern __shared__ __align__(16) unsigned char rk_ring_smem[];
 
 #define RK_IN_UNITS (RK_IN_LL / 2)    /* 16-byte units per input slot */
 #define RK_OUT_UNITS (RK_OUT_LL / 2)  /* 16-byte units per output slot */
-#define RK_LOADS_IN_FLIGHT 8          /* 16-byte loads per lane issued before the first is used */
+/* 16-byte loads per lane issued before the first is used. A wide ordered
+ * block (more than 8 warps) has fewer registers a thread (15 workers and
+ * the control warp: 128), and these loads stay live across its channel
+ * passes: fewer of them (2: ptxas spilled 32-40 bytes of the bench's
+ * 15-warp stage with 4; K2K lanes measured alike with 2 and 4, session 14). */
+#define RK_LOADS_IN_FLIGHT (RK_WARPS_PER_BLOCK > 8 ? 2 : 8)
 #ifndef RK_REPOLL_DELAY_NS
 #define RK_REPOLL_DELAY_NS 300        /* after a lone reply, before the next poll (see rk_worker) */
 #endif
@@ -237,13 +243,48 @@ struct rk_ch_poll {
     rk_u32 window, empty; /* slots per poll; polls in a row that found nothing */
 };
 
+/* The lanes of a channel pass with a reply (`reply`; `run`: its messages,
+ * seq0 the first one's sequence number) write it into the channel-reply
+ * queue at the places rk_reply_publish gave, as tagged words. */
+__device__ __forceinline__ void rk_channel_replies(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
+                                                   const unsigned char *stage_out, rk_u32 input, rk_u32 reply,
+                                                   rk_u32 run, rk_u64 seq0) {
+    if ((reply >> lane) & 1u) {
+        const rk_u64 pos = rk_ch.w[wi].cr_base + __popc(reply & ((1u << lane) - 1u));
+        const rk_u64 tag = (rk_u64)rk_tag(pos, a.log2_capacity) << 32;
+        rk_u64 *slot = a.crq + (pos & a.capacity_mask) * RK_CRQ_LL;
+        const rk_u32 *src = (const rk_u32 *)(stage_out + lane * RK_OUT_STAGE);
+        for (int w = 0; w < RK_OUT_LL; w += 2) rk_store2(slot + w, tag | src[w], tag | src[w + 1]);
+        const rk_u64 seq = (seq0 + __popc(run & ((1u << lane) - 1u))) & ((1ull << 40) - 1);
+        const rk_u64 id = (1ull << 63) | ((rk_u64)rk_ch.in[input].id << 40) | seq;
+        rk_store2(slot + RK_OUT_LL, tag | (rk_u32)id, tag | (rk_u32)(id >> 32));
+    }
+}
+
+/* K2K lanes (channel_lanes.cu, assembled after this file). */
+__device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub);
+__device__ __forceinline__ rk_u32 rk_lanes_state();
+__device__ __forceinline__ void rk_lanes_leave_request();
+__device__ bool rk_lanes_hold_exit(rk_u32 lane);
+__device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, unsigned char *stage_in,
+                                unsigned char *stage_out, rk_u32 max, rk_ch_poll &cp, rk_u64 &handled,
+                                rk_u64 &errors);
+#if RK_LANES_BUILT && defined(RK_LANES_PROFILE)
+__device__ void rk_lanes_prof_report(rk_u32 wi);
+#endif
+
 /* SOLO: this kernel's one worker warp plans its begins (rk_links.solo not
  * 0); the other instance is main's pass with none of the plan's checks
  * (eight warps, or RK_CUDA_K2K_SOLO=0). */
 template <bool SOLO>
 __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, unsigned char *stage_in,
                                   unsigned char *stage_out, rk_u32 max, rk_ch_poll &cp, rk_u64 &handled,
-                                  rk_u64 &errors, bool idle_host) {
+                                  rk_u64 &errors, bool idle_host, rk_u64 host_pub) {
+#if RK_LANES_BUILT
+    /* Several warps of a chain stage: lanes (channel_lanes.cu). */
+    if (!SOLO && __shfl_sync(0xffffffffu, rk_lanes_state(), 0))
+        return rk_lanes_pass(a, lane, wi, stage_in, stage_out, max, cp, handled, errors);
+#endif
     const rk_u64 cap = a.capacity_mask + 1;
     if (max > cp.window) max = cp.window;
     rk_u32 input = 0, skip = 0;
@@ -297,8 +338,15 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
          * what it keeps is taken at once (staged), before any handler emits
          * (rk_channel_taken says why). */
         if (lane == 0 && rk_turn_wait(&rk_ch.in[input].tail, first, true)) {
-            kept = rk_emit_begin(lanes, skip, wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
-            if (kept) seq0 = rk_channel_taken(input, first, __popc(kept), __popc(kept & ~skip));
+#if RK_LANES_BUILT
+            /* A chain stage of several warps goes into lanes here, holding
+             * the turn (the pass is polled again there). */
+            if (SOLO || !rk_ch.lanes_bits || !rk_lanes_enter(input, first, host_pub))
+#endif
+            {
+                kept = rk_emit_begin(lanes, skip, wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
+                if (kept) seq0 = rk_channel_taken(input, first, __popc(kept), __popc(kept & ~skip));
+            }
         }
         kept = __shfl_sync(0xffffffffu, kept, 0);
         seq0 = __shfl_sync(0xffffffffu, seq0, 0);
@@ -324,16 +372,7 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
         rk_reply_publish(input, wi, first, __popc(kept), __popc(run), reply);
     }
     __syncwarp();
-    if ((reply >> lane) & 1u) {
-        const rk_u64 pos = rk_ch.w[wi].cr_base + __popc(reply & ((1u << lane) - 1u));
-        const rk_u64 tag = (rk_u64)rk_tag(pos, a.log2_capacity) << 32;
-        rk_u64 *slot = a.crq + (pos & a.capacity_mask) * RK_CRQ_LL;
-        const rk_u32 *src = (const rk_u32 *)(stage_out + lane * RK_OUT_STAGE);
-        for (int w = 0; w < RK_OUT_LL; w += 2) rk_store2(slot + w, tag | src[w], tag | src[w + 1]);
-        const rk_u64 seq = (seq0 + __popc(run & ((1u << lane) - 1u))) & ((1ull << 40) - 1);
-        const rk_u64 id = (1ull << 63) | ((rk_u64)rk_ch.in[input].id << 40) | seq;
-        rk_store2(slot + RK_OUT_LL, tag | (rk_u32)id, tag | (rk_u32)(id >> 32));
-    }
+    rk_channel_replies(a, lane, wi, stage_out, input, reply, run, seq0);
     handled += __popc(run);
     errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
     /* The next pass's begin, after this one's replies are on their way (a
@@ -411,8 +450,15 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
          * without channels (and none after it, while the inputs drain).
          * Kernels without inputs poll as always. */
         bool poll_host = true;
+#if RK_LANES_BUILT
+        const rk_u64 host_pub = __shfl_sync(0xffffffffu, host_pub_word, 0);
+#else
+        const rk_u64 host_pub = 0; /* only lanes need it here */
+#endif
         if (rk_ch.in_count) {
+#if !RK_LANES_BUILT
             const rk_u64 host_pub = __shfl_sync(0xffffffffu, host_pub_word, 0);
+#endif
             const rk_u64 t = __shfl_sync(0xffffffffu, term, 0);
             poll_host = t ? chunk_pos < t - 1 : host_pub > chunk_pos + first;
         }
@@ -420,10 +466,38 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         const rk_u32 units = poll_host ? (lim - first) * RK_IN_UNITS : 0;
         rk_u64 x[RK_LOADS_IN_FLIGHT], y[RK_LOADS_IN_FLIGHT];
         rk_issue_loads(a, chunk_pos, first, units, 0, lane, x, y);
+#if RK_LANES_BUILT
+        if (__shfl_sync(0xffffffffu, rk_lanes_state(), 0)) {
+            /* The channel input runs in lanes (channel_lanes.cu): only its
+             * passes run until they leave, which anything else this loop
+             * would act on asks for (a quiet point: the ports' positions
+             * and the turns are the lanes' until then). */
+            const bool closing = __ballot_sync(0xffffffffu, closed != 0) != 0;
+            if (lane == 0 && (pause || term || !active || host_pub > rk_vload(&rk_ch.host_tail) ||
+                              gen > rk_vload(&rk_ch.gen) || closing))
+                rk_lanes_leave_request();
+            __syncwarp();
+            rk_u32 got = 0;
+            for (int poll = 0; poll < RK_CHANNEL_SPIN_POLLS && __shfl_sync(0xffffffffu, rk_lanes_state(), 0); poll++)
+                got += rk_channel_pass<false>(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled, errors,
+                                              false, term || pause || !active ? ~0ull : host_pub);
+            if (got) {
+                idle = 0;
+                if (lane == 0) {
+                    rk_store(saved + 1, errors);
+                    rk_store(saved + 5, ch_handled);
+                }
+            }
+            continue;
+        }
+#endif
         rk_links_refresh(a.hctl, __shfl_sync(0xffffffffu, gen, 0), lane); /* channels connected meanwhile */
         rk_ports_closed_apply(closed, lane); /* destinations that closed: FINAL, then emits refused */
 
         if (pause) {
+#if RK_LANES_BUILT
+            if (rk_lanes_hold_exit(lane)) continue; /* lanes leave first (channel_lanes.cu) */
+#endif
             pausing = true;
             break;
         }
@@ -433,7 +507,11 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
              * input channels and drain them, then leave. */
             rk_u64 target = term - 1;
             if (chunk_pos >= target) {
+#if RK_LANES_BUILT
+                if (!rk_ch.enabled || (rk_channel_drained(lane) && !rk_lanes_hold_exit(lane))) break;
+#else
                 if (!rk_ch.enabled || rk_channel_drained(lane)) break;
+#endif
                 host_done = true;
             } else {
                 if (chunk_pos + P > target) done |= full & ~rk_bits(0, (rk_u32)(target - chunk_pos));
@@ -473,9 +551,9 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             const int polls = changed ? 0 : poll_host ? RK_CHANNEL_POLLS : RK_CHANNEL_SPIN_POLLS;
             for (int poll = 0; poll < polls && !(poll_host && got); poll++)
                 got += rk_ch.solo ? rk_channel_pass<true>(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled,
-                                                          errors, !poll_host)
+                                                          errors, !poll_host, host_pub)
                                   : rk_channel_pass<false>(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled,
-                                                           errors, !poll_host);
+                                                           errors, !poll_host, term ? ~0ull : host_pub);
             if (got) idle = 0;
             if (got && lane == 0) {
                 rk_store(saved + 1, errors);
@@ -585,6 +663,9 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
      * drains up to it), after one last look for channels connected meanwhile. */
     if (!pausing) rk_links_refresh(a.hctl, __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_LINK_GEN), 0), lane);
     rk_ports_leave(lane, !pausing);
+#if RK_LANES_BUILT && defined(RK_LANES_PROFILE)
+    if (lane == 0 && !pausing) rk_lanes_prof_report(local_warp);
+#endif
     /* Replies and counters reach the host before has_terminated (or the
      * pause) can; where this warp stopped is kept for a relaunch. */
     __threadfence_system();
@@ -672,7 +753,8 @@ extern "C" __global__ void __launch_bounds__(32 * (RK_WARPS_PER_BLOCK + 1), 1)
 rk_ring_persistent(rk_ring_args a) {
     const rk_u32 warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (threadIdx.x == 0) {
-        rk_links_init(a.worker_warps, a.turn_wait_cycles ? a.turn_wait_cycles : RK_TURN_WAIT_CYCLES, a.k2k_solo);
+        rk_links_init(a.worker_warps, a.turn_wait_cycles ? a.turn_wait_cycles : RK_TURN_WAIT_CYCLES, a.k2k_solo,
+                      a.k2k_lanes);
         if (a.resume && a.turns) {
             /* The turns where the warps stopped: every pass they began was
              * published before they left, so both are the lowest position
@@ -707,7 +789,7 @@ rk_ring_persistent(rk_ring_args a) {
 extern "C" __global__ void rk_ring_batch(const unsigned char *in, unsigned char *out, unsigned char *state) {
     const rk_u32 count = *(const rk_u32 *)in;
     const rk_u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0) rk_links_init(1, RK_TURN_WAIT_CYCLES, 0u); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
+    if (threadIdx.x == 0) rk_links_init(1, RK_TURN_WAIT_CYCLES, 0u, 0u); /* no channels here: rk_emit returns RK_EMIT_NO_PORT */
     __syncthreads();
     if (i >= count) return;
     unsigned char *resp = out + (size_t)i * RK_OUT_STAGE;
