@@ -1,7 +1,7 @@
 #!/bin/bash
 # The session's last check of main on the GPU machine, in one call of about
 # five minutes: every CUDA-labelled test (MPI aside), `rk bench k2k` with
-# one and with eight warps a stage, compute-sanitizer memcheck and racecheck
+# one, eight and fifteen warps a stage (K2K tests again with the lanes), compute-sanitizer memcheck and racecheck
 # of the persistent simulation kernel, then issue 17's ratios
 # (scripts/device-ratios.sh, one run).
 #   (here)   cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-rel
@@ -25,10 +25,17 @@ if [ -n "$bdir" ] && [ "$bdir" != "$build" ] && [ ! -e "$bdir" ]; then ln -s "$b
     (cd "$build" && timeout 260 ctest -L cuda -E "mpi|nvrtc${RK_MAIN_CHECK_EXCLUDE:+|$RK_MAIN_CHECK_EXCLUDE}" --timeout 120 2>&1 | grep -E "Test +#|tests passed|FAILED|Failed|Skipped" )
     echo "=== rk conformance --check channel (cuda)"
     timeout 60 "$build/tools/rk/rk" conformance --backend cuda --check channel --timeout 20 2>&1 | tail -3
-    for w in 1 8; do
+    for w in 1 8 15; do
         echo "=== rk bench k2k, $w warp(s) a stage"
         RK_CUDA_ORDERED_WARPS=$w timeout 60 "$build/tools/rk/rk" bench k2k --backend cuda --messages 1000000 2>/dev/null |
             grep -E "^k2k"
+    done
+    # Above 8 warps a stage the lanes run (channel_lanes.cu): the chain, a
+    # 10 M stream and the running-sink terminate with them.
+    for t in "test_k2k_chain cuda" "test_k2k_stream cuda 10000000" "test_k2k_terminate cuda"; do
+        echo "=== $t, 15 warps a stage"
+        RK_CUDA_ORDERED_WARPS=15 timeout 60 "$build/tests/k2k/"$t 2>&1 | tail -1
+        echo "exit ${PIPESTATUS[0]}"
     done
     if command -v compute-sanitizer > /dev/null; then
         for tool in memcheck racecheck; do
