@@ -90,9 +90,17 @@ RK_DEVICE void rk_sim_pause_(void) { rk_sim_nap_(RK_SIM_POLL_NS); }
  * progress. RK_SIM_BAND_SLEEP_NS 0: as the relay's (a spin on the timer);
  * else __nanosleep of that many ns on a GPU (the showcase's bands), which
  * ends later but leaves the L2 lines that every band polls, and the relay
- * writes, less busy. */
+ * writes, less busy. 20 (session 14, H100, with RK_SIM_BAND_STRIDE 8 and
+ * RK_SIM_IDLE_ROUNDS 16): the wave's 10 000 steps 19.63 -> 18.39 ms, the
+ * three together; this one alone 19.47 ms. */
 #ifndef RK_SIM_BAND_SLEEP_NS
-#define RK_SIM_BAND_SLEEP_NS 0u
+#define RK_SIM_BAND_SLEEP_NS 20u
+#endif
+/* RK_SIM_LOG_SLEEP 0: a band polling the log for its next command spins
+ * (rk_sim_pause_), as before session 14; only its wait for its neighbours
+ * sleeps. 1: both (no clear difference on the H100). */
+#ifndef RK_SIM_LOG_SLEEP
+#define RK_SIM_LOG_SLEEP 0
 #endif
 RK_DEVICE void rk_sim_band_pause_(void) {
 #if defined(__CUDACC_RTC__)
@@ -290,6 +298,22 @@ RK_DEVICE int rk_sim_is_global_(const uint32_t *words) {
  * So an impulse waits only for the bands it reaches, and a query is answered
  * ahead of the bands that have nothing to do with it. */
 
+/* Where band b's progress words are in the board's band_words: with
+ * RK_SIM_BAND_STRIDE 1, band_done packed (eight bands to a 64-byte line,
+ * each written at every step) and band_taken after them; with a stride of
+ * 8, a line a band (band_done, then band_taken), as the showcase's bands
+ * have, where the board has room for the grid (grid * stride words at most
+ * 2 * RK_SIM_MAX_BANDS), else packed. */
+#ifndef RK_SIM_BAND_STRIDE
+#define RK_SIM_BAND_STRIDE 8 /* 8: the wave's 10 000 steps 19.63 -> 18.92 ms alone (H100, session 14) */
+#endif
+RK_DEVICE int rk_sim_stride_(void) {
+    return RK_SIM_BAND_STRIDE > 1 && grid_dim_x() * RK_SIM_BAND_STRIDE <= 2 * RK_SIM_MAX_BANDS ? RK_SIM_BAND_STRIDE : 1;
+}
+#define RK_SIM_DONE(board, b) ((board)->band_words[(b) * rk_sim_stride_()])
+#define RK_SIM_TAKEN_AT(stride, b) ((stride) > 1 ? (b) * (stride) + 1 : RK_SIM_MAX_BANDS + (b))
+#define RK_SIM_TAKEN(board, b) ((board)->band_words[RK_SIM_TAKEN_AT(rk_sim_stride_(), (b))])
+
 /* The bands [lo, hi] whose rows are within halo rows of [begin, end). */
 RK_DEVICE void rk_sim_reach_(int begin, int end, int halo, int bands, int rows, int *lo, int *hi) {
     if (halo <= 0) {
@@ -310,17 +334,19 @@ RK_DEVICE void rk_sim_reach_rows_(int begin, int end, int halo, int rows, int *b
     *e = halo <= 0 || end + halo > rows ? rows : end + halo;
 }
 
-/* A warp's loads of per-band words base .. last (at most RK_SIM_LOADS_AHEAD
- * a lane: lane l gets base + l, base + 32 + l, ...; past `last`, all ones),
+/* A warp's loads of per-band words (band_done, or with `taken`
+ * band_taken) base .. last (at most RK_SIM_LOADS_AHEAD a lane: lane l
+ * gets base + l, base + 32 + l, ...; past `last`, all ones),
  * every one issued before any is used, so that a look at 130 bands costs
  * one L2 round trip rather than maybe one per 32 bands in turn (a loop that
  * compares each load before the next lets each wait for the one before; on
  * the wave's seed table the difference was within the noise). */
 #define RK_SIM_LOADS_AHEAD 8
-RK_DEVICE void rk_sim_band_loads_(const uint64_t *words, int base, int last, uint64_t *v) {
+RK_DEVICE void rk_sim_band_loads_(const rk_sim_board *board, int taken, int base, int last, uint64_t *v) {
+    const int stride = rk_sim_stride_();
     for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) {
         const int b = base + 32 * k + lane_id();
-        v[k] = b <= last ? load_relaxed_u64(&words[b]) : ~(uint64_t)0;
+        v[k] = b <= last ? load_relaxed_u64(&board->band_words[taken ? RK_SIM_TAKEN_AT(stride, b) : b * stride]) : ~(uint64_t)0;
     }
 }
 
@@ -344,7 +370,7 @@ RK_DEVICE int rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uin
          * what the lanes acquired on to the block. */
         if (thread_idx_x() < 32) {
             const int b = lo + lane_id();
-            while (!warp_all(b > hi || b == self || load_acquire_gpu_u64(&board->band_done[b]) >= tick)) rk_sim_band_pause_();
+            while (!warp_all(b > hi || b == self || load_acquire_gpu_u64(&RK_SIM_DONE(board, b)) >= tick)) rk_sim_band_pause_();
             if (thread_idx_x() == 0) every_band_done = 0;
         }
         sync_threads();
@@ -358,7 +384,7 @@ RK_DEVICE int rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uin
             every = 1;
             for (int base = first; base <= last; base += 32 * RK_SIM_LOADS_AHEAD) {
                 uint64_t v[RK_SIM_LOADS_AHEAD];
-                rk_sim_band_loads_(board->band_done, base, last, v);
+                rk_sim_band_loads_(board, 0, base, last, v);
                 for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) {
                     const int b = base + 32 * k + lane_id(), d = b == self || v[k] >= tick;
                     every &= d;
@@ -378,7 +404,7 @@ RK_DEVICE int rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uin
 
 /* Thread 0, after a block barrier: this band has finished tick `tick`. */
 RK_DEVICE void rk_sim_finished_(rk_sim_board *board, int band, uint64_t tick) {
-    store_release_gpu_u64(&board->band_done[band], tick); /* cumulative: the block's writes, ordered by the barrier */
+    store_release_gpu_u64(&RK_SIM_DONE(board, band), tick); /* cumulative: the block's writes, ordered by the barrier */
 }
 
 /* The relay's warp: once every band has read command `oldest`, the last
@@ -388,7 +414,7 @@ RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, ui
         int ahead = 0x7fffffff; /* how far past oldest the slowest band is */
         for (int base = 0; base < bands; base += 32 * RK_SIM_LOADS_AHEAD) {
             uint64_t v[RK_SIM_LOADS_AHEAD];
-            rk_sim_band_loads_(board->band_taken, base, bands - 1, v);
+            rk_sim_band_loads_(board, 1, base, bands - 1, v);
             for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) {
                 if (base + 32 * k + lane_id() >= bands) continue;
                 const int d = (int)((uint32_t)v[k] - oldest);
@@ -433,7 +459,7 @@ RK_DEVICE void rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq, int
         if (warp_all((uint32_t)load_relaxed_u64(mark) == seq)) {
             if (look && RK_SIM_RELAY_INLINE > 0 && *idle < busy && bands <= 32 * RK_SIM_LOADS_AHEAD) {
                 uint64_t v[RK_SIM_LOADS_AHEAD];
-                rk_sim_band_loads_(board->band_done, 0, bands - 1, v);
+                rk_sim_band_loads_(board, 0, 0, bands - 1, v);
                 rk_sim_nap_(RK_SIM_ANSWER_PAUSE_NS);
                 int all = 1;
                 for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) all &= v[k] >= busy;
@@ -478,7 +504,7 @@ RK_DEVICE int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo, i
     int all = 1, range = 1;
     for (int base = 0; base < bands; base += 32 * RK_SIM_LOADS_AHEAD) {
         uint64_t v[RK_SIM_LOADS_AHEAD];
-        rk_sim_band_loads_(board->band_done, base, bands - 1, v);
+        rk_sim_band_loads_(board, 0, base, bands - 1, v);
         for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) {
             const int b = base + 32 * k + lane_id(), done = v[k] >= tick;
             all &= done;
@@ -557,18 +583,37 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
 #ifndef RK_SIM_RELAY_LOOK
 #define RK_SIM_RELAY_LOOK 0
 #endif
+/* RK_SIM_TAKE_BY_LENGTH (1): a command short enough that it cannot meet
+ * more bands than the limit, whatever its first row, needs no divisions
+ * to say so: with every band at least `least` rows high (the partition's
+ * floor(rows / bands)), L rows meet at most 1 + ceil((L - 1) / least)
+ * bands. An inject of the wave (7 rows, bands of 3-4) and any one-row
+ * query pass so; longer ones are worked out exactly. 0: always divided. */
+#ifndef RK_SIM_TAKE_BY_LENGTH
+#define RK_SIM_TAKE_BY_LENGTH 1
+#endif
 RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state *s, uint32_t op, uint32_t arg,
-                                  int begin, int end, int bands, int halo, uint64_t busy, uint64_t *idle) {
+                                  int begin, int end, int bands, int halo, int least, uint64_t busy, uint64_t *idle) {
     if (op >= RK_SIM_OP_STEP || end == 0 || RK_SIM_RELAY_INLINE <= 0) return 0;
     const int rowwise = (arg & RK_SIM_ARG_ROWWISE) != 0u;
     /* Busy bands and no look: the bands apply it, decided before the
      * divisions below, on the way of every command the relay copies. */
     if (*idle < busy && RK_SIM_RELAY_LOOK < (rowwise ? 1 : 2)) return 0;
-    int lo = rk_sim_band_of_row_(begin, bands, s->rows), hi = rk_sim_band_of_row_(end - 1, bands, s->rows);
-    if (hi - lo >= (rowwise ? RK_SIM_RELAY_ROWWISE : RK_SIM_RELAY_INLINE)) return 0;
+    const int limit = rowwise ? RK_SIM_RELAY_ROWWISE : RK_SIM_RELAY_INLINE;
+    int lo = 0, hi = 0;
+    if (!RK_SIM_TAKE_BY_LENGTH || end - begin > (limit - 1) * least + 1) {
+        lo = rk_sim_band_of_row_(begin, bands, s->rows);
+        hi = rk_sim_band_of_row_(end - 1, bands, s->rows);
+        if (hi - lo >= limit) return 0;
+    }
     if (*idle >= busy) return 1;
     if (RK_SIM_RELAY_LOOK < (rowwise ? 1 : 2)) return 0;
-    if (rowwise) rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
+    if (rowwise) {
+        rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
+    } else {
+        lo = rk_sim_band_of_row_(begin, bands, s->rows);
+        hi = rk_sim_band_of_row_(end - 1, bands, s->rows);
+    }
     const int past = rk_sim_bands_past_(board, bands, lo, hi, busy);
     if (past & 1) *idle = busy;
     return (past & 1) || ((rowwise || (arg & RK_SIM_ARG_QUERY)) && (past & 2));
@@ -583,6 +628,19 @@ RK_DEVICE int rk_sim_whole_commands_(uint64_t w0, uint64_t w1, int part, uint32_
     while (n < 4 && warp_all(part != RK_SIM_PART_OF(n) || (uint32_t)((RK_SIM_LOAD_OF(n) ? w1 : w0) >> 32) == seq + (uint32_t)n))
         n++;
     return n;
+}
+
+/* RK_SIM_IDLE_ROUNDS n (0: never): after n staggered reads in a row found
+ * nothing (a long step, an idle host), the relay's pause between them
+ * sleeps (__nanosleep on a GPU) instead of spinning on the global timer;
+ * a command that comes then is found a little later, one that comes soon
+ * after an answer as before (part of the 10 000 steps' 19.63 -> 18.39 ms
+ * with RK_SIM_BAND_STRIDE and RK_SIM_BAND_SLEEP_NS; alone, no difference). */
+#ifndef RK_SIM_IDLE_ROUNDS
+#define RK_SIM_IDLE_ROUNDS 16u
+#endif
+RK_DEVICE void rk_sim_doze_(unsigned ns) {
+    if (lane_id() == 0) sleep_ns(ns);
 }
 
 /* The relay's warp polls the host's ring with two reads in flight,
@@ -603,8 +661,9 @@ RK_DEVICE int rk_sim_read_staggered_(const rk_sim_mailbox *mb, uint32_t seq, int
     const uint64_t *p1 = &mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
     uint64_t ta = RK_SIM_TRACE ? rk_sim_now_() : 0u;
     uint64_t a0 = load_relaxed_u64(p0), a1 = RK_SIM_SECOND ? load_relaxed_u64(p1) : 0u;
-    for (;;) {
-        rk_sim_nap_(RK_SIM_READ_STAGGER_NS);
+    for (unsigned rounds = 0;; rounds++) {
+        if (RK_SIM_IDLE_ROUNDS > 0u && rounds >= RK_SIM_IDLE_ROUNDS) rk_sim_doze_(RK_SIM_READ_STAGGER_NS);
+        else rk_sim_nap_(RK_SIM_READ_STAGGER_NS);
         sync_warp(); /* every lane issues the next read after the nap */
         const uint64_t tb = RK_SIM_TRACE ? rk_sim_now_() : 0u;
         const uint64_t b0 = load_relaxed_u64(p0), b1 = RK_SIM_SECOND ? load_relaxed_u64(p1) : 0u;
@@ -712,6 +771,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
                              uint64_t steps, int bands, int halo) {
     const int lane = lane_id(), part = lane / RK_SIM_WORDS, word = lane % RK_SIM_WORDS;
     uint32_t known = seq - 1u; /* every band has read the commands before seq; asked again only when needed */
+    const int least = s->rows / bands; /* the fewest rows a band has (rk_sim_relay_takes_) */
     uint32_t awaited = 0;      /* the last command copied; 0: none yet */
     int read_again = 1; /* read once more at once before waiting for the last command's answer */
     uint64_t busy = tick;      /* the ticks up to the last command the bands apply */
@@ -800,7 +860,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             const int begin = shfl_i32((int)(uint32_t)x, base + RK_SIM_W_BEGIN);
             const int end = shfl_i32((int)(uint32_t)x, base + RK_SIM_W_END);
             const uint64_t ticks = op == RK_SIM_OP_STEP && arg > 0u ? arg : 1u;
-            const int applied = rk_sim_relay_takes_(board, s, op, arg, begin, end, bands, halo, busy, &idle);
+            const int applied = rk_sim_relay_takes_(board, s, op, arg, begin, end, bands, halo, least, busy, &idle);
             if (applied) {
                 take |= 1u << i;
                 if (refresh) fresh |= 1u << i;
@@ -932,7 +992,7 @@ RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batc
         for (;;) {
             const uint64_t w0 = load_relaxed_u64(first), w1 = RK_SIM_SECOND ? load_relaxed_u64(second) : 0u;
             /* Not the band's own word: it is past its own commands, and may not have said so yet. */
-            const uint64_t d = watching && b_near <= hi && b_near != band ? load_acquire_gpu_u64(&board->band_done[b_near])
+            const uint64_t d = watching && b_near <= hi && b_near != band ? load_acquire_gpu_u64(&RK_SIM_DONE(board, b_near))
                                                                           : ~(uint64_t)0;
             int n = 0;
             while (n < RK_SIM_BATCH &&
@@ -954,11 +1014,12 @@ RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batc
                     b->n = n;
                     b->near = watching ? least : 0u;
                     b->early = 0;
-                    store_relaxed_u64(&board->band_taken[band], (uint64_t)(seq + (uint32_t)n - 1u));
+                    store_relaxed_u64(&RK_SIM_TAKEN(board, band), (uint64_t)(seq + (uint32_t)n - 1u));
                 }
                 break;
             }
-            rk_sim_band_pause_();
+            if (RK_SIM_LOG_SLEEP) rk_sim_band_pause_();
+            else rk_sim_pause_();
         }
         sync_warp(); /* the lanes' words, for warp 0 (rk_sim_answer_early_) */
     }
