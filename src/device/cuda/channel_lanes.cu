@@ -233,13 +233,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     rk_u32 skip = 0;
     const rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
     skip &= lanes;
-    const rk_u32 found = __popc(lanes);
-    if (found && found == max) {
-        cp.window = min(32u, 2 * cp.window);
-        cp.empty = 0;
-    } else if (!found && ++cp.empty >= 16) {
-        cp.window = RK_CH_MIN_WINDOW;
-    }
+    rk_ch_poll_adapt(cp, __popc(lanes), max);
     RK_LP_STAMP(t1);
     if (lane == 0 && lanes) RK_LP_ADD(wi, RK_LP_POLL, t1 - t0); /* polls that found messages */
     if (!lanes) {

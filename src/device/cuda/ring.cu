@@ -243,6 +243,17 @@ struct rk_ch_poll {
     rk_u32 window, empty; /* slots per poll; polls in a row that found nothing */
 };
 
+/* After a poll of `max` slots that found `found` messages: a full poll
+ * doubles the window (up to 32), 16 empty polls in a row shrink it back. */
+__device__ __forceinline__ void rk_ch_poll_adapt(rk_ch_poll &cp, rk_u32 found, rk_u32 max) {
+    if (found && found == max) {
+        cp.window = min(32u, 2 * cp.window);
+        cp.empty = 0;
+    } else if (!found && ++cp.empty >= 16) {
+        cp.window = RK_CH_MIN_WINDOW;
+    }
+}
+
 /* The lanes of a channel pass with a reply (`reply`; `run`: its messages,
  * seq0 the first one's sequence number) write it into the channel-reply
  * queue at the places rk_reply_publish gave, as tagged words. */
@@ -291,13 +302,7 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
     rk_u64 first = 0;
     const rk_u32 lanes = rk_channel_load(lane, wi, max, stage_in, &input, &first, &skip,
                                          SOLO && (rk_ch.solo & RK_SOLO_POLL_PLAIN) != 0);
-    const rk_u32 found = __popc(lanes);
-    if (found && found == max) {
-        cp.window = min(32u, 2 * cp.window);
-        cp.empty = 0;
-    } else if (!found && ++cp.empty >= 16) {
-        cp.window = RK_CH_MIN_WINDOW;
-    }
+    rk_ch_poll_adapt(cp, __popc(lanes), max);
     if (!lanes) {
         /* Nothing came: a lone warp makes its next begin ready while it
          * waits (once: a begin drops the plan), so the next message runs
