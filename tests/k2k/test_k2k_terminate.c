@@ -150,8 +150,7 @@ int main(int argc, char **argv) {
     k2k_env env = k2k_open(argc, argv);
     sources_first(&env);
     sink_first(&env);
-    /* Not on WebGPU yet: written where no lavapipe could run it (session 14); enable it once it has run there. */
-    if (strcmp(env.backend, "webgpu") != 0) sink_first_running(&env);
+    sink_first_running(&env);
     k2k_close(&env);
     return 0;
 }
