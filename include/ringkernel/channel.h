@@ -151,6 +151,9 @@ typedef struct rk_channel_stats {
     rk_status closed;         /* RK_OK while open, RK_TERMINATED or RK_DEVICE_FAULT after */
 } rk_channel_stats;
 
+/* A snapshot of counters the kernels keep as they go: on a GPU a pass
+ * stores `delivered` after its handlers' emits and replies, so a message
+ * can reach the next kernel or the host a moment before the count moves. */
 rk_status rk_channel_stats_get(rk_channel *ch, rk_channel_stats *out);
 
 /* Which of the host's own messages k answers: RK_CHANNEL_REPLY_ALL (the
