@@ -2,7 +2,7 @@
 # The session's last check of main on the GPU machine, in one call of about
 # five minutes: every CUDA-labelled test (MPI aside), `rk bench k2k` with
 # one, eight and fifteen warps a stage (K2K tests again with the lanes), compute-sanitizer memcheck and racecheck
-# of the persistent simulation kernel, then issue 17's ratios
+# of the 4-kernel K2K chain and of the persistent simulation kernel, then issue 17's ratios
 # (scripts/device-ratios.sh, one run).
 #   (here)   cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-rel
 #   (device) scripts/device-main-check.sh BUILD_DIR      carry: BUILD_DIR (no object files)
@@ -38,6 +38,12 @@ if [ -n "$bdir" ] && [ "$bdir" != "$build" ] && [ ! -e "$bdir" ]; then ln -s "$b
         echo "exit ${PIPESTATUS[0]}"
     done
     if command -v compute-sanitizer > /dev/null; then
+        for tool in memcheck racecheck; do
+            echo "=== compute-sanitizer $tool, the 4-kernel K2K chain (one warp a stage, 32 messages)"
+            timeout -k 5 120 compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
+                --log-file "$out/sanitizer-chain-$tool.log" "$build/tests/k2k/test_k2k_chain" cuda 32 > /dev/null 2>&1
+            echo "exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error:" "$out/sanitizer-chain-$tool.log" | head -6
+        done
         for tool in memcheck racecheck; do
             echo "=== compute-sanitizer $tool, heat3d persistent (the simulation kernel; lines named)"
             RK_CUDA_LINEINFO=1 timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
