@@ -57,8 +57,7 @@ rk_status rk__cuda_ring_build(rk_kernel *k, uint32_t block_warps, rk__cuda_ring_
     layout->block_warps = block_warps;
     /* Lanes only where several ordered warps may use them: a kernel of one
      * warp is compiled exactly as without them (channel.cu says why). */
-    layout->lanes = k->desc.ordered && !k->desc.state_size && rk__cuda_ordered_warps() > 1 &&
-                    (rk__cuda_k2k_lanes_for(rk__cuda_ordered_warps()) & RK__CUDA_LANES_USE) != 0;
+    layout->lanes = k->desc.ordered && !k->desc.state_size && rk__cuda_k2k_lanes_for(rk__cuda_ordered_warps());
     char *source = NULL, *handler = NULL;
     /* NVRTC's messages name the user's file and lines. */
     if (asprintf(&handler, "#line 1 \"%s\"\n%s", rk__handler_source_name(&k->desc), k->desc.handler_source) < 0)
@@ -109,42 +108,37 @@ void rk__cuda_ring_fault(CUresult r, const char *where, rk_status *failure, char
 
 uint64_t rk__cuda_watchdog_ns(void) { return rk__watchdog_ns("RK_CUDA_WATCHDOG_MS"); }
 
-/* Worker warps of an ordered kernel without state: RK_CUDA_ORDERED_WARPS
- * (1 to RK_CUDA_MAX_ORDERED_WARPS with the lanes on, else 1 to
- * RK_CUDA_WARPS_PER_BLOCK; default 1; larger values are clamped).
- * Its warps keep send order (the turns and lanes of channel.cu), so several
- * give a K2K stage more throughput with the same order; one keeps the
- * footprint small. */
-/* RK_CUDA_K2K_LANES: RK__CUDA_LANES_* bits (cuda_ring_layout.h), 0 for
- * the turns only; unset or not a number: RK__CUDA_LANES_USE, taken above 8
- * ordered warps only (rk__cuda_k2k_lanes_for). *set: whether it was given. */
-static uint32_t k2k_lanes_env(bool *set) {
+/* RK_CUDA_K2K_LANES: 1 lanes from 2 ordered warps on, 0 never (the turns
+ * only, at most RK_CUDA_WARPS_PER_BLOCK ordered warps); unset or not a
+ * number: lanes above RK_CUDA_WARPS_PER_BLOCK ordered warps only (below,
+ * the turns measured no worse). *set: whether it was given. */
+static bool k2k_lanes_env(bool *set) {
     const char *env = getenv("RK_CUDA_K2K_LANES");
     char *end = NULL;
     const unsigned long v = env && *env ? strtoul(env, &end, 10) : 0;
     *set = env && *env && !*end;
-    return *set ? (uint32_t)(v & RK__CUDA_LANES_ALL) : RK__CUDA_LANES_USE;
+    return *set ? (v & RK__CUDA_LANES_USE) != 0 : true;
 }
 
-uint32_t rk__cuda_k2k_lanes(void) {
+bool rk__cuda_k2k_lanes_for(uint32_t warps) {
     bool set;
-    return k2k_lanes_env(&set);
+    return warps > 1 && k2k_lanes_env(&set) && (set || warps > RK_CUDA_WARPS_PER_BLOCK);
 }
 
-uint32_t rk__cuda_k2k_lanes_for(uint32_t warps) {
-    bool set;
-    const uint32_t bits = k2k_lanes_env(&set);
-    return set || warps > RK_CUDA_WARPS_PER_BLOCK ? bits : 0u;
-}
-
+/* Worker warps of an ordered kernel without state: RK_CUDA_ORDERED_WARPS
+ * (1 to RK_CUDA_MAX_ORDERED_WARPS with the lanes allowed, else 1 to
+ * RK_CUDA_WARPS_PER_BLOCK; default 1; larger values are clamped).
+ * Its warps keep send order (the turns and lanes of channel.cu), so several
+ * give a K2K stage more throughput with the same order; one keeps the
+ * footprint small. */
 uint32_t rk__cuda_ordered_warps(void) {
     const char *env = getenv("RK_CUDA_ORDERED_WARPS");
     if (!env || !*env) return 1;
     char *end = NULL;
     unsigned long v = strtoul(env, &end, 10);
     if (*end || v < 1) return 1;
-    const unsigned long most =
-        (rk__cuda_k2k_lanes() & RK__CUDA_LANES_USE) ? RK_CUDA_MAX_ORDERED_WARPS : RK_CUDA_WARPS_PER_BLOCK;
+    bool set;
+    const unsigned long most = k2k_lanes_env(&set) ? RK_CUDA_MAX_ORDERED_WARPS : RK_CUDA_WARPS_PER_BLOCK;
     return v > most ? (uint32_t)most : (uint32_t)v;
 }
 

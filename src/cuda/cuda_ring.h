@@ -23,10 +23,9 @@ uint64_t rk__cuda_watchdog_ns(void);
 
 /* RK_CUDA_ORDERED_WARPS: worker warps of an ordered kernel without state. */
 uint32_t rk__cuda_ordered_warps(void);
-/* RK_CUDA_K2K_LANES: the lanes of a chain stage (RK__CUDA_LANES_* bits). */
-uint32_t rk__cuda_k2k_lanes(void);
-/* The same for a kernel of `warps` ordered warps (unset: lanes above 8). */
-uint32_t rk__cuda_k2k_lanes_for(uint32_t warps);
+/* Whether a chain stage of `warps` ordered warps runs in lanes
+ * (RK_CUDA_K2K_LANES; unset: above RK_CUDA_WARPS_PER_BLOCK warps). */
+bool rk__cuda_k2k_lanes_for(uint32_t warps);
 
 extern const rk__ring_iface rk__cuda_persistent_ops;
 

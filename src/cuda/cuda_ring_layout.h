@@ -128,7 +128,6 @@ typedef struct rk__cuda_ring_args {
  * block built for 9 to 15), the turns up to 8 (there the lanes measured
  * 0.04 us a hop slower, session 14). */
 #define RK__CUDA_LANES_USE 1u /* a chain stage of several warps runs in lanes */
-#define RK__CUDA_LANES_ALL 1u
 
 #define RK__CUDA_SOLO_DEFAULT (RK__CUDA_SOLO_AFTER_PASS | RK__CUDA_SOLO_IDLE | RK__CUDA_SOLO_LEAN | RK__CUDA_SOLO_LEAN_EMIT)
 

@@ -216,7 +216,7 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
         .k2k_solo = env_u32("RK_CUDA_K2K_SOLO", RK__CUDA_SOLO_DEFAULT),
         /* Several warps of a chain stage without a begin turn (lanes; the
          * module has them only when built for several ordered warps). */
-        .k2k_lanes = r->l.lanes ? rk__cuda_k2k_lanes() : 0u,
+        .k2k_lanes = r->l.lanes ? RK__CUDA_LANES_USE : 0u,
     };
     r->threads = threads;
     r->smem = smem;

@@ -43,8 +43,8 @@ rk_status rk__cuda_ring_source(const char *handler_source, const char *handler_n
                      "#line 1 \"ring.cu\"\n#define RK_HANDLER_FN %s\n%s\n"
                      "#line 1 \"channel_solo.cu\"\n%s\n"
                      "#line 1 \"channel_lanes.cu\"\n%s",
-                     handler_name, l->lanes ? "#define RK_LANES_BUILT 1\n" : "", l->msg_bytes, l->reply_bytes, l->state_bytes, l->in_ll, l->out_ll, l->in_stage,
-                     l->out_stage, (int)l->block_warps,
+                     handler_name, l->lanes ? "#define RK_LANES_BUILT 1\n" : "", l->msg_bytes, l->reply_bytes,
+                     l->state_bytes, l->in_ll, l->out_ll, l->in_stage, l->out_stage, (int)l->block_warps,
                      handler_source, rk__cuda_template_channel, handler_name, rk__cuda_template_ring,
                      rk__cuda_template_channel_solo, rk__cuda_template_channel_lanes);
     if (n < 0) return rk__fail(RK_OUT_OF_MEMORY, "out of memory building the ring kernel source");
