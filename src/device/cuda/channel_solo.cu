@@ -211,6 +211,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     const bool report_out =
         __any_sync(0xffffffffu, lane < 8 && my_port.ring && !my_port.status && my_port.flow == RK_FLOW_REPORT);
     if (!rk_ch.plan_ok) {
+        __syncwarp(); /* every lane has read plan_ok before lane 0's plan writes it (racecheck) */
         if (lane == 0) rk_solo_plan(wi, cap, cr_word);
         __syncwarp();
     }
@@ -429,6 +430,7 @@ __device__ __forceinline__ void rk_lean_host_done(rk_u64 hfirst, rk_u32 n, rk_u3
  * begin, a link change or a closed port dropped it). */
 __device__ __forceinline__ void rk_lean_host_idle(rk_u32 wi, rk_u32 lane, const rk_ring_args &a) {
     if (!RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || rk_ch.plan_ok) return;
+    __syncwarp(); /* as in rk_lean_run: the lanes' reads of plan_ok before lane 0 rewrites it */
     if (lane == 0) rk_solo_plan(wi, a.capacity_mask + 1, a.dctl + RK_DCTL_CR_RECEIVED);
     __syncwarp();
 }
