@@ -391,7 +391,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
  * the plan's room counts it anyway, which only sends a pass to the
  * general begin sooner. */
 __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane) {
-    if (!ready || !RK_LEAN_BUILT || rk_ch.warps != 1 || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled) return false;
+    if (!ready || !RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled) return false;
     if (!rk_ch.plan_ok || (rk_u32)__popc(ready) > rk_ch.plan_room || rk_vload(&rk_ch.host_tail) != hfirst) {
         __syncwarp(); /* every lane has read the plan before lane 0's general begin drops it */
         return false;
@@ -436,8 +436,7 @@ __device__ __forceinline__ void rk_lean_host_done(rk_u64 hfirst, rk_u32 n, rk_u3
 /* A host poll that found nothing: the plan made now if there is none (a
  * begin, a link change or a closed port dropped it). */
 __device__ __forceinline__ void rk_lean_host_idle(rk_u32 wi, rk_u32 lane, const rk_ring_args &a) {
-    /* Several warps: the plan is not theirs (rk_solo_plan), and another warp's begin writes plan_ok. */
-    if (!RK_LEAN_BUILT || rk_ch.warps != 1 || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || rk_ch.plan_ok) return;
+    if (!RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || rk_ch.plan_ok) return;
     __syncwarp(); /* as in rk_lean_run: the lanes' reads of plan_ok before lane 0 rewrites it */
     if (lane == 0) rk_solo_plan(wi, a.capacity_mask + 1, a.dctl + RK_DCTL_CR_RECEIVED);
     __syncwarp();
