@@ -130,11 +130,20 @@ struct rk_warp_pass {
      * leave lanes. */
     rk_u64 lnext, lend;
     rk_u32 lacked;
+    /* Reply room this warp holds for its lanes passes (promised in
+     * cr_promised, not yet used): topped up when a pass needs more, given
+     * back when lanes end, so that a pass without failures touches no
+     * shared counter of the reply queue. */
+    rk_u32 resv;
     /* The emit buffer (rk_lanes_ebuf): whether this pass's emits wait
      * there, and per lane the port its buffered message goes to (port + 1,
      * 0: none). */
     rk_u32 ebuf;
     unsigned char ebuf_port[32];
+#ifdef RK_LANES_HEAD_TURN
+    rk_u32 lanes_pass; /* this pass runs in lanes: its messages per port go to heads (6 bits a port) */
+    rk_u64 heads;
+#endif
 #endif
 };
 
@@ -788,6 +797,11 @@ __device__ void rk_emit_finish(rk_u32 lane, rk_u32 wi) {
         wp.emitted[p][lane] = 0;
         if (lane == 0 && emitted) {
             const rk_u32 n = __popc(emitted);
+#if RK_LANES_BUILT && defined(RK_LANES_HEAD_TURN)
+            /* A lanes pass: counted after its publish turn (fewer warps at once on o.emitted). */
+            if (wp.lanes_pass) wp.heads |= (rk_u64)n << (6 * p);
+            else
+#endif
             rk_ch_store_max(o.ctl + RK_CH_HEAD, rk_ch_add(&o.emitted, (rk_u64)n) + n);
         }
     }

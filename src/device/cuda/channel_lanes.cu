@@ -78,6 +78,7 @@ __device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
             rk_ch.w[w].lnext = dw ? (c0 + dw) << 5 : first;
             rk_ch.w[w].lend = first;
             rk_ch.w[w].lacked = 0;
+            rk_ch.w[w].resv = 0;
         }
         rk_ch.lanes_acks = 0;
         rk_ch.plan_ok = 0;
@@ -131,6 +132,16 @@ __device__ void rk_lanes_try_leave() {
     rk_ch_lock();
     if (rk_lanes_state() == RK_LANES_LEAVING) {
         RK_FOR_BITS(p, rk_ch.ports) rk_ch.out[p].head = hi + rk_ch.lanes_d[p];
+#ifdef RK_LANES_RESV
+        /* No pass is under way (every one below hi is published): the
+         * warps' reply room goes back for the turn path. */
+        rk_u64 held = 0;
+        for (rk_u32 w = 0; w < rk_ch.warps; w++) {
+            held += *(volatile rk_u32 *)&rk_ch.w[w].resv;
+            rk_ch.w[w].resv = 0;
+        }
+        if (held) rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - held);
+#endif
         rk_ch.plan_ok = 0;
         rk_vstore(&c.tail, hi);
         __threadfence_block();
@@ -166,6 +177,37 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
     const rk_u32 real = kept & ~skip;
     rk_u32 want = __popc(real);
     if (!want) return kept;
+#ifdef RK_LANES_RESV
+    /* The reply queue: room for every message (a failure is answered),
+     * from the warp's own reservation; only a short one is topped up. */
+    rk_warp_pass &wp = rk_ch.w[threadIdx.x >> 5];
+    rk_u32 have = wp.resv;
+    if (have >= want) return kept;
+    const rk_u32 need = want - have;
+    rk_u64 after = atomicAdd((unsigned long long *)&rk_ch.cr_promised, (unsigned long long)need) + need;
+    rk_u64 received = rk_vload(&rk_ch.cr_received);
+    rk_u32 got = need;
+    if (after - received > cr_cap) {
+        const rk_u64 r = *(const volatile rk_u64 *)cr_word;
+        if (r > received) {
+            atomicMax((unsigned long long *)&rk_ch.cr_received, (unsigned long long)r);
+            received = r;
+        }
+        if (after - received > cr_cap) {
+            const rk_u64 over = after - received - cr_cap;
+            const rk_u32 back = over >= need ? need : (rk_u32)over;
+            atomicAdd((unsigned long long *)&rk_ch.cr_promised, (unsigned long long)0 - back);
+            got = need - back;
+        }
+    }
+    have += got;
+    wp.resv = have;
+    if (have < want) {
+        const rk_u32 kept_real = rk_first_bits(real, have);
+        kept &= (1u << (__ffs(real & ~kept_real) - 1)) - 1u;
+    }
+    return kept;
+#else
     /* The reply queue: room promised for every message (a failure is
      * answered); rk_reply_publish gives back what was not used. */
     rk_u64 after = atomicAdd((unsigned long long *)&rk_ch.cr_promised, (unsigned long long)want) + want;
@@ -185,6 +227,7 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
         }
     }
     return kept;
+#endif
 }
 
 /* The whole warp of worker wi, while the kernel's input runs in lanes: one
@@ -261,6 +304,9 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
 #if RK_LANES_EBUF
             wp.ebuf = 1; /* the emits wait in rk_lanes_ebuf (rk__emit) */
 #endif
+#ifdef RK_LANES_HEAD_TURN
+            wp.lanes_pass = 1;
+#endif
             *(volatile rk_u64 *)&wp.lend = first + __popc(kept);
         }
     }
@@ -310,11 +356,27 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
         *(volatile rk_u64 *)&c.delivered = seq0 + msgs;
         if (replies) wp.cr_base = rk_ch_add(&rk_ch.cr_head, (rk_u64)replies);
         rk_vstore(&c.pub, first + n);
+#ifdef RK_LANES_HEAD_TURN
+        /* The messages emitted per port (statistics), after the turn: the
+         * warps come here one after another, not all at once. */
+        if (const rk_u64 h = wp.heads) {
+            RK_FOR_BITS(p, rk_ch.ports) {
+                const rk_u32 e = (rk_u32)(h >> (6 * p)) & 63u;
+                if (e) rk_ch_store_max(rk_ch.out[p].ctl + RK_CH_HEAD, rk_ch_add(&rk_ch.out[p].emitted, (rk_u64)e) + e);
+            }
+            wp.heads = 0;
+        }
+        wp.lanes_pass = 0;
+#endif
         /* After it: monotone words (TAKEN and DELIVERED take the largest
          * value stored), and the reply room promised and not used. */
         rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
         if (msgs) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + msgs);
+#ifdef RK_LANES_RESV
+        if (replies) wp.resv -= replies; /* used: the host gives the room back as it takes them */
+#else
         if (msgs != replies) rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - (rk_u64)(msgs - replies));
+#endif
         rk_u64 next = first + n;
         if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
         wp.lnext = next;
