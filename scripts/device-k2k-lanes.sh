@@ -65,7 +65,11 @@ variants=()
 for v in ${LANES_VARIANTS:-}; do variants+=("$(variant "$v")"); done
 specs=()
 for ((r = 0; r < ${LANES_ROUNDS:-2}; r++)); do
-    round=(main15="$base",$w15 lanes15="$new",$w15 "${variants[@]}")
+    round=()
+    # LANES_FIXED: which of main's and the branch's own rows each round has (default both).
+    [[ " ${LANES_FIXED:-main lanes} " == *" main "* ]] && round+=(main15="$base",$w15)
+    [[ " ${LANES_FIXED:-main lanes} " == *" lanes "* ]] && round+=(lanes15="$new",$w15)
+    round+=("${variants[@]}")
     # Odd rounds in reverse: no variant always runs first or last.
     if ((r % 2)); then for ((i = ${#round[@]} - 1; i >= 0; i--)); do specs+=("${round[i]}"); done
     else specs+=("${round[@]}"); fi

@@ -124,6 +124,12 @@ struct rk_warp_pass {
     rk_u32 ports; /* the ports with lanes allowed in this pass */
     unsigned char emitted[8][32];
     rk_u32 cursor; /* the input this warp polls first */
+#ifdef RK_LANES_PREFETCH
+    /* Lanes: the position (low 32 bits; a stale match fails the slots'
+     * tags) whose chunk, to its end, is being copied into this warp's raw
+     * buffer (channel_lanes.cu), or ~0. */
+    rk_u32 pf_pos;
+#endif
 #if RK_LANES_BUILT
     /* Lanes (channel_lanes.cu): the next input position this warp takes,
      * the end of its last pass, and whether it has seen the request to
@@ -141,8 +147,7 @@ struct rk_warp_pass {
     rk_u32 ebuf;
     unsigned char ebuf_port[32];
 #ifdef RK_LANES_HEAD_TURN
-    rk_u32 lanes_pass; /* this pass runs in lanes: its messages per port go to heads (6 bits a port) */
-    rk_u64 heads;
+    rk_u64 heads; /* bit 63: a lanes pass, its messages per port counted here (6 bits a port) */
 #endif
 #endif
 };
@@ -173,7 +178,7 @@ struct rk_links {
 
 /* The channel code's static shared memory, at most: rk__cuda_channel_shared
  * (cuda_ring_layout.h) gives the same bound. */
-#define RK_CH_SHARED_BOUND (RK_WARPS_PER_BLOCK <= 8 ? 6144 : 2048 + 448 * RK_WARPS_PER_BLOCK)
+#define RK_CH_SHARED_BOUND (RK_WARPS_PER_BLOCK <= 8 ? 6144 : 2048 + 464 * RK_WARPS_PER_BLOCK)
 static_assert(sizeof(rk_links) <= RK_CH_SHARED_BOUND, "rk_links must fit rk__cuda_channel_shared (cuda_ring_layout.h)");
 
 /* One copy per block; only a kernel whose worker warps are all in one block
@@ -194,7 +199,7 @@ __shared__ rk_links rk_ch;
 #if RK_LANES_BUILT && RK_WARPS_PER_BLOCK > 8 && RK_MSG_BYTES % 4 == 0 && RK_WARPS_PER_BLOCK * 32 * RK_LANES_EBUF_STRIDE <= 38400
 #define RK_LANES_EBUF 1
 __shared__ __align__(16) unsigned char rk_lanes_ebuf[RK_WARPS_PER_BLOCK][32][RK_LANES_EBUF_STRIDE];
-static_assert(sizeof(rk_links) + sizeof(rk_lanes_ebuf) <= 2048 + 448 * RK_WARPS_PER_BLOCK + 38400,
+static_assert(sizeof(rk_links) + sizeof(rk_lanes_ebuf) <= 2048 + 464 * RK_WARPS_PER_BLOCK + 38400,
               "the link table and the lanes' emit buffer must fit rk__cuda_channel_shared (cuda_ring_layout.h)");
 #else
 #define RK_LANES_EBUF 0
@@ -205,6 +210,8 @@ static_assert(sizeof(rk_links) + sizeof(rk_lanes_ebuf) <= 2048 + 448 * RK_WARPS_
  * warp, where its lanes passes spend their cycles (channel_lanes.cu). */
 enum { RK_LP_CALLS, RK_LP_PASSES, RK_LP_SLOTS, RK_LP_EMPTY, RK_LP_CUT, RK_LP_WAITED, RK_LP_POLL, RK_LP_CREDIT,
        RK_LP_HANDLE, RK_LP_WAIT, RK_LP_PUBLISH, RK_LP_BETWEEN, RK_LP_RELOADS, RK_LP_FIRST, RK_LP_BUSY, RK_LP_LAST, RK_LP_N };
+/* (no room for another word in 48 KiB: with RK_LANES_PREFETCH, the passes polled from the raw copies count in BETWEEN's place) */
+#define RK_LP_PF_HIT RK_LP_BETWEEN
 __shared__ rk_u64 rk_lanes_prof[RK_WARPS_PER_BLOCK][RK_LP_N];
 __shared__ rk_u32 rk_lanes_prof_out;
 #endif
@@ -799,7 +806,7 @@ __device__ void rk_emit_finish(rk_u32 lane, rk_u32 wi) {
             const rk_u32 n = __popc(emitted);
 #if RK_LANES_BUILT && defined(RK_LANES_HEAD_TURN)
             /* A lanes pass: counted after its publish turn (fewer warps at once on o.emitted). */
-            if (wp.lanes_pass) wp.heads |= (rk_u64)n << (6 * p);
+            if (wp.heads >> 63) wp.heads |= (rk_u64)n << (6 * p);
             else
 #endif
             rk_ch_store_max(o.ctl + RK_CH_HEAD, rk_ch_add(&o.emitted, (rk_u64)n) + n);

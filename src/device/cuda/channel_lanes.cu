@@ -79,6 +79,9 @@ __device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
             rk_ch.w[w].lend = first;
             rk_ch.w[w].lacked = 0;
             rk_ch.w[w].resv = 0;
+#ifdef RK_LANES_PREFETCH
+            rk_ch.w[w].pf_pos = ~0u;
+#endif
         }
         rk_ch.lanes_acks = 0;
         rk_ch.plan_ok = 0;
@@ -230,6 +233,41 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
 #endif
 }
 
+#ifdef RK_LANES_PREFETCH
+/* The whole warp: starts copying the m slots of input c from position pos
+ * into raw (RK_LANES_RAW_BYTES, the slots' 16-byte units in order), by
+ * cp.async through L2 (.cg): no registers held while the pass goes on.
+ * Lane l copies units l, l + 32, ... and rk_lanes_poll_raw has each lane
+ * check the same units, so a lane waits for its own copies only. */
+__device__ __forceinline__ void rk_lanes_prefetch(const rk_in_port &c, rk_u64 pos, rk_u32 m, rk_u32 lane,
+                                                  unsigned char *raw) {
+    const rk_u64 mask = (1ull << c.log2cap) - 1;
+    for (rk_u32 u = lane; u < m * RK_CH_UNITS; u += 32) {
+        const rk_u64 *src = c.ring + ((pos + u / RK_CH_UNITS) & mask) * RK_IN_LL + 2 * (u % RK_CH_UNITS);
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(raw + 16 * u);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/* The whole warp: rk_channel_poll over the copies in raw (made for start,
+ * at least m_max slots) instead of the ring. */
+__device__ __forceinline__ rk_u32 rk_lanes_poll_raw(const rk_in_port &c, rk_u64 start, rk_u32 m_max, rk_u32 lane,
+                                                   const unsigned char *raw, unsigned char *stage, rk_u32 &skips) {
+    const rk_u32 want = m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u;
+    rk_u32 bad = 0;
+    skips = 0;
+    for (rk_u32 u = lane; u < m_max * RK_CH_UNITS; u += 32) {
+        const ulonglong2 v = *(const ulonglong2 *)(raw + 16 * u);
+        rk_ch_check(u, v.x, v.y, start, c.log2cap, stage, bad, skips);
+    }
+    bad = rk_ch_warp_or(bad);
+    skips = rk_ch_warp_or(skips);
+    const rk_u32 ok = want & (~bad | skips);
+    return ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
+}
+#endif
+
 /* The whole warp of worker wi, while the kernel's input runs in lanes: one
  * pass over this warp's next slots (at most max). Returns the slots taken. */
 __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, unsigned char *stage_in,
@@ -241,7 +279,9 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     RK_LP_STAMP(t0);
 #ifdef RK_LANES_PROFILE
     if (lane == 0) {
+#ifndef RK_LANES_PREFETCH
         if (rk_lanes_prof[wi][RK_LP_LAST]) RK_LP_ADD(wi, RK_LP_BETWEEN, t0 - rk_lanes_prof[wi][RK_LP_LAST]);
+#endif
 
         RK_LP_ADD(wi, RK_LP_CALLS, 1);
     }
@@ -274,7 +314,27 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     if (stop) return 0;
     const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - first);
     rk_u32 skip = 0;
+#ifdef RK_LANES_PREFETCH
+    /* The copies this warp started for this pass (every earlier one is
+     * complete too: the buffer is free again). All of its slots there: the
+     * pass takes them; else the ring is polled as without them. */
+    unsigned char *raw = stage_out + (size_t)a.chunk * RK_OUT_STAGE;
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    rk_u32 lanes = 0;
+    if (wp.pf_pos == (rk_u32)first) { /* copied to the end of first's chunk, where m_max ends at most */
+        lanes = rk_lanes_poll_raw(c, first, m_max, lane, raw, stage_in, skip);
+        if (lanes != (m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u)) {
+            lanes = 0;
+            if (lane == 0) wp.pf_pos = ~0u; /* copied too early: polled from the ring from now on */
+        }
+#ifdef RK_LANES_PROFILE
+        else if (lane == 0) RK_LP_ADD(wi, RK_LP_PF_HIT, 1);
+#endif
+    }
+    if (!lanes) lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
+#else
     const rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
+#endif
     skip &= lanes;
     rk_ch_poll_adapt(cp, __popc(lanes), max);
     RK_LP_STAMP(t1);
@@ -305,7 +365,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
             wp.ebuf = 1; /* the emits wait in rk_lanes_ebuf (rk__emit) */
 #endif
 #ifdef RK_LANES_HEAD_TURN
-            wp.lanes_pass = 1;
+            wp.heads = 1ull << 63;
 #endif
             *(volatile rk_u64 *)&wp.lend = first + __popc(kept);
         }
@@ -322,6 +382,22 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
 #endif
     if (!kept) return 0;
     const rk_u32 n = __popc(kept), run = kept & ~skip;
+#ifdef RK_LANES_PREFETCH
+    /* This warp's next slots (the rest of this chunk, or its next chunk),
+     * copied while the handlers (RK_LANES_PREFETCH 1) or the publish turn
+     * (2) run. */
+#define RK_LANES_PF_ISSUE()                                                                                \
+    do {                                                                                                   \
+        rk_u64 next = first + n;                                                                           \
+        if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;                                     \
+        const rk_u32 m = (rk_u32)(((next | 31u) + 1u) - next);                                             \
+        if (lane == 0) wp.pf_pos = a.stage == 0 ? (rk_u32)next : ~0u; /* staging in device memory: none */ \
+        if (a.stage == 0) rk_lanes_prefetch(c, next, m, lane, raw);                                        \
+    } while (0)
+#if RK_LANES_PREFETCH == 1
+    RK_LANES_PF_ISSUE();
+#endif
+#endif
     int status = 0;
     if ((run >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
 #if RK_LANES_EBUF
@@ -329,6 +405,9 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     if (wp.ebuf) rk_lanes_gather(lane, wi);
 #endif
     rk_emit_finish(lane, wi);
+#if defined(RK_LANES_PREFETCH) && RK_LANES_PREFETCH == 2
+    RK_LANES_PF_ISSUE();
+#endif
     const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
     rk_u64 seq0 = 0;
     RK_LP_STAMP(t3);
@@ -359,14 +438,13 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
 #ifdef RK_LANES_HEAD_TURN
         /* The messages emitted per port (statistics), after the turn: the
          * warps come here one after another, not all at once. */
-        if (const rk_u64 h = wp.heads) {
+        if (const rk_u64 h = wp.heads & ~(1ull << 63)) {
             RK_FOR_BITS(p, rk_ch.ports) {
                 const rk_u32 e = (rk_u32)(h >> (6 * p)) & 63u;
                 if (e) rk_ch_store_max(rk_ch.out[p].ctl + RK_CH_HEAD, rk_ch_add(&rk_ch.out[p].emitted, (rk_u64)e) + e);
             }
-            wp.heads = 0;
         }
-        wp.lanes_pass = 0;
+        wp.heads = 0;
 #endif
         /* After it: monotone words (TAKEN and DELIVERED take the largest
          * value stored), and the reply room promised and not used. */
@@ -424,13 +502,18 @@ __device__ void rk_lanes_prof_report(rk_u32 wi) {
      * (the messages over them: slots a cycle, x 1.98e3 = M msg/s at 1980 MHz). */
     const double span = t_last > t_first ? (double)(t_last - t_first) : 1.0;
     const rk_u64 calls = t[RK_LP_CALLS] ? t[RK_LP_CALLS] : 1;
+#ifdef RK_LANES_PREFETCH
+    const rk_u64 pf = t[RK_LP_PF_HIT], between = 0;
+#else
+    const rk_u64 pf = 0, between = t[RK_LP_BETWEEN] / calls;
+#endif
     printf("lanes-prof in=%u W=%u bits=%u slots=%llu busy %.0f cycles (%.1f M msg/s at 1980 MHz) passes=%llu "
-           "(%.1f a pass) calls=%llu empty=%llu cut=%llu waited=%llu reloads=%llu | cycles a pass: poll %llu "
+           "(%.1f a pass) calls=%llu empty=%llu cut=%llu waited=%llu reloads=%llu pf=%llu | cycles a pass: poll %llu "
            "credit %llu handle %llu publish %llu (wait %llu) | a call: between %llu\n",
            rk_ch.in[0].id, rk_ch.warps, rk_ch.lanes_bits, t[RK_LP_SLOTS], span, (double)t[RK_LP_SLOTS] / span * 1980.0,
            t[RK_LP_PASSES], (double)t[RK_LP_SLOTS] / (double)p, t[RK_LP_CALLS], t[RK_LP_EMPTY], t[RK_LP_CUT],
-           t[RK_LP_WAITED], t[RK_LP_RELOADS], t[RK_LP_POLL] / p, t[RK_LP_CREDIT] / p, t[RK_LP_HANDLE] / p,
-           t[RK_LP_PUBLISH] / p, t[RK_LP_WAIT] / p, t[RK_LP_BETWEEN] / calls);
+           t[RK_LP_WAITED], t[RK_LP_RELOADS], pf, t[RK_LP_POLL] / p, t[RK_LP_CREDIT] / p, t[RK_LP_HANDLE] / p,
+           t[RK_LP_PUBLISH] / p, t[RK_LP_WAIT] / p, between);
 }
 #endif
 
