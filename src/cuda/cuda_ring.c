@@ -138,9 +138,7 @@ uint32_t rk__cuda_ordered_warps(void) {
     unsigned long v = strtoul(env, &end, 10);
     if (*end || v < 1) return 1;
     bool set;
-    const unsigned long most = !k2k_lanes_env(&set)        ? RK_CUDA_WARPS_PER_BLOCK
-                               : getenv("RK_CUDA_WIDE_TRY") ? RK_CUDA_TRY_ORDERED_WARPS
-                                                            : RK_CUDA_MAX_ORDERED_WARPS;
+    const unsigned long most = k2k_lanes_env(&set) ? RK_CUDA_MAX_ORDERED_WARPS : RK_CUDA_WARPS_PER_BLOCK;
     return v > most ? (uint32_t)most : (uint32_t)v;
 }
 

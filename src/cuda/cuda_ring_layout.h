@@ -19,7 +19,6 @@ enum {
      * control warp are 4 warps an SM quarter, 128 registers a thread (one
      * warp more and ptxas allots 96: the kernel spills). */
     RK_CUDA_MAX_ORDERED_WARPS = 15,
-    RK_CUDA_TRY_ORDERED_WARPS = 31, /* experiment (RK_CUDA_WIDE_TRY=1): wider blocks, registers spilled */
     RK_CUDA_DEFAULT_BLOCKS = 4,
     RK_CUDA_MAX_CHUNK = 32,       /* positions a warp takes per pass: one per lane */
     RK_CUDA_SHARED_STAGING = 48 * 1024,

@@ -26,9 +26,8 @@ rk_status rk__cuda_ring_source(const char *handler_source, const char *handler_n
     if (!handler_source || !l || !out)
         return rk__fail(RK_NULL_ARGUMENT, "rk__cuda_ring_source: %s is NULL",
                         !handler_source ? "handler_source" : !l ? "layout" : "out");
-    const int most = getenv("RK_CUDA_WIDE_TRY") ? RK_CUDA_TRY_ORDERED_WARPS : RK_CUDA_MAX_ORDERED_WARPS;
-    if (l->block_warps < 1 || l->block_warps > (uint32_t)most)
-        return rk__fail(RK_INVALID_ARGUMENT, "block_warps %u is not 1 to %d", l->block_warps, most);
+    if (l->block_warps < 1 || l->block_warps > RK_CUDA_MAX_ORDERED_WARPS)
+        return rk__fail(RK_INVALID_ARGUMENT, "block_warps %u is not 1 to %d", l->block_warps, RK_CUDA_MAX_ORDERED_WARPS);
     if (!is_identifier(handler_name))
         return rk__fail(RK_INVALID_ARGUMENT, "handler_name '%s' is not a C identifier",
                         handler_name ? handler_name : "(null)");

@@ -62,6 +62,19 @@ typedef unsigned int rk_u32;
 #else
 #define RK_LANES_ACTIVE() false
 #endif
+/* A wide block with the lanes: each warp's staging ends with a raw buffer,
+ * a chunk's input slots as they are in the ring (channel_lanes.cu copies
+ * the warp's next chunk there ahead of its pass); the host counts it
+ * (cuda_ring_persistent.c, choose_chunk). */
+#if RK_LANES_BUILT && RK_WARPS_PER_BLOCK > 8
+#define RK_LANES_RAW_BYTES (32 * RK_IN_LL * 8)
+#if !defined(RK_LANES_PREFETCH) && !defined(RK_LANES_NO_PREFETCH)
+#define RK_LANES_PREFETCH 2
+#endif
+#else
+#define RK_LANES_RAW_BYTES 0
+#undef RK_LANES_PREFETCH
+#endif
 
 /* Host-mapped control words (cuda_ring_layout.h). */
 #define RK_HCTL_LINK_GEN 48
@@ -146,9 +159,6 @@ struct rk_warp_pass {
      * 0: none). */
     rk_u32 ebuf;
     unsigned char ebuf_port[32];
-#ifdef RK_LANES_HEAD_TURN
-    rk_u64 heads; /* bit 63: a lanes pass, its messages per port counted here (6 bits a port) */
-#endif
 #endif
 };
 
@@ -708,12 +718,24 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
 #if RK_LANES_EBUF
     if (wp.ebuf && size == RK_MSG_BYTES && !wp.ebuf_port[lane] && (((unsigned)(unsigned long long)msg) & 3u) == 0) {
         /* A lanes pass: the warp writes it after the handlers (rk_emit_finish). */
-        /* 4 bytes a store (a wider one would need msg's address: the
-         * handler's message would leave registers for the stack). */
         const rk_u32 *src = (const rk_u32 *)msg;
         rk_u32 *dst = (rk_u32 *)rk_lanes_ebuf[wi][lane];
+#ifndef RK_LANES_NO_EMIT128
+        /* 16 bytes a store: the words are read 4 bytes at a time (msg's
+         * alignment is not known: a wider load would need its address, and
+         * the handler's message would leave registers for the stack) and
+         * stored together (the buffer's slots are 16-byte aligned). */
+#pragma unroll
+        for (rk_u32 w = 0; w + 4 <= RK_MSG_BYTES / 4; w += 4)
+            *(uint4 *)(dst + w) = make_uint4(src[w], src[w + 1], src[w + 2], src[w + 3]);
+#pragma unroll
+        for (rk_u32 w = RK_MSG_BYTES / 16 * 4; w < RK_MSG_BYTES / 4; w++) dst[w] = src[w];
+#else
+        /* 4 bytes a store (a wider one would need msg's address: the
+         * handler's message would leave registers for the stack). */
 #pragma unroll
         for (rk_u32 w = 0; w < RK_MSG_BYTES / 4; w++) dst[w] = src[w];
+#endif
         wp.ebuf_port[lane] = (unsigned char)(port + 1);
         return RK_EMIT_OK;
     }
@@ -804,11 +826,6 @@ __device__ void rk_emit_finish(rk_u32 lane, rk_u32 wi) {
         wp.emitted[p][lane] = 0;
         if (lane == 0 && emitted) {
             const rk_u32 n = __popc(emitted);
-#if RK_LANES_BUILT && defined(RK_LANES_HEAD_TURN)
-            /* A lanes pass: counted after its publish turn (fewer warps at once on o.emitted). */
-            if (wp.heads >> 63) wp.heads |= (rk_u64)n << (6 * p);
-            else
-#endif
             rk_ch_store_max(o.ctl + RK_CH_HEAD, rk_ch_add(&o.emitted, (rk_u64)n) + n);
         }
     }

@@ -135,7 +135,7 @@ __device__ void rk_lanes_try_leave() {
     rk_ch_lock();
     if (rk_lanes_state() == RK_LANES_LEAVING) {
         RK_FOR_BITS(p, rk_ch.ports) rk_ch.out[p].head = hi + rk_ch.lanes_d[p];
-#ifdef RK_LANES_RESV
+#ifndef RK_LANES_NO_RESV
         /* No pass is under way (every one below hi is published): the
          * warps' reply room goes back for the turn path. */
         rk_u64 held = 0;
@@ -180,7 +180,7 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
     const rk_u32 real = kept & ~skip;
     rk_u32 want = __popc(real);
     if (!want) return kept;
-#ifdef RK_LANES_RESV
+#ifndef RK_LANES_NO_RESV
     /* The reply queue: room for every message (a failure is answered),
      * from the warp's own reservation; only a short one is topped up. */
     rk_warp_pass &wp = rk_ch.w[threadIdx.x >> 5];
@@ -259,7 +259,15 @@ __device__ __forceinline__ rk_u32 rk_lanes_poll_raw(const rk_in_port &c, rk_u64 
     skips = 0;
     for (rk_u32 u = lane; u < m_max * RK_CH_UNITS; u += 32) {
         const ulonglong2 v = *(const ulonglong2 *)(raw + 16 * u);
-        rk_ch_check(u, v.x, v.y, start, c.log2cap, stage, bad, skips);
+        /* rk_ch_check, the two payload words in one 8-byte store */
+        const rk_u32 m = u / RK_CH_UNITS, w = u % RK_CH_UNITS;
+        const rk_u32 tag = (rk_u32)((start + m) >> c.log2cap) + 1u;
+        if ((rk_u32)(v.x >> 32) != tag || (rk_u32)(v.y >> 32) != tag) {
+            bad |= 1u << m;
+            if (w == 0 && (rk_u32)(v.x >> 32) == (tag | RK_CH_SKIP)) skips |= 1u << m;
+        } else {
+            *(uint2 *)(stage + m * RK_IN_STAGE + 8 * w) = make_uint2((rk_u32)v.x, (rk_u32)v.y);
+        }
     }
     bad = rk_ch_warp_or(bad);
     skips = rk_ch_warp_or(skips);
@@ -323,7 +331,12 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     rk_u32 lanes = 0;
     if (wp.pf_pos == (rk_u32)first) { /* copied to the end of first's chunk, where m_max ends at most */
         lanes = rk_lanes_poll_raw(c, first, m_max, lane, raw, stage_in, skip);
+#ifdef RK_LANES_PF_PARTIAL
+        /* a prefix of at least RK_LANES_PF_PARTIAL slots is taken (the rest copied for the next pass) */
+        if (__popc(lanes) < RK_LANES_PF_PARTIAL && lanes != (m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u)) {
+#else
         if (lanes != (m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u)) {
+#endif
             lanes = 0;
             if (lane == 0) wp.pf_pos = ~0u; /* copied too early: polled from the ring from now on */
         }
@@ -363,9 +376,6 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
             wp.ports = ports;
 #if RK_LANES_EBUF
             wp.ebuf = 1; /* the emits wait in rk_lanes_ebuf (rk__emit) */
-#endif
-#ifdef RK_LANES_HEAD_TURN
-            wp.heads = 1ull << 63;
 #endif
             *(volatile rk_u64 *)&wp.lend = first + __popc(kept);
         }
@@ -435,22 +445,11 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
         *(volatile rk_u64 *)&c.delivered = seq0 + msgs;
         if (replies) wp.cr_base = rk_ch_add(&rk_ch.cr_head, (rk_u64)replies);
         rk_vstore(&c.pub, first + n);
-#ifdef RK_LANES_HEAD_TURN
-        /* The messages emitted per port (statistics), after the turn: the
-         * warps come here one after another, not all at once. */
-        if (const rk_u64 h = wp.heads & ~(1ull << 63)) {
-            RK_FOR_BITS(p, rk_ch.ports) {
-                const rk_u32 e = (rk_u32)(h >> (6 * p)) & 63u;
-                if (e) rk_ch_store_max(rk_ch.out[p].ctl + RK_CH_HEAD, rk_ch_add(&rk_ch.out[p].emitted, (rk_u64)e) + e);
-            }
-        }
-        wp.heads = 0;
-#endif
         /* After it: monotone words (TAKEN and DELIVERED take the largest
          * value stored), and the reply room promised and not used. */
         rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
         if (msgs) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + msgs);
-#ifdef RK_LANES_RESV
+#ifndef RK_LANES_NO_RESV
         if (replies) wp.resv -= replies; /* used: the host gives the room back as it takes them */
 #else
         if (msgs != replies) rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - (rk_u64)(msgs - replies));

@@ -145,15 +145,6 @@ extern __shared__ __align__(16) unsigned char rk_ring_smem[];
 
 #define RK_IN_UNITS (RK_IN_LL / 2)    /* 16-byte units per input slot */
 #define RK_OUT_UNITS (RK_OUT_LL / 2)  /* 16-byte units per output slot */
-/* A wide block with the lanes: each warp's staging ends with a raw buffer,
- * a chunk's input slots as they are in the ring (channel_lanes.cu copies
- * the warp's next chunk there ahead of its pass); the host counts it
- * (cuda_ring_persistent.c, choose_chunk). */
-#if RK_LANES_BUILT && RK_WARPS_PER_BLOCK > 8
-#define RK_LANES_RAW_BYTES (32 * RK_IN_LL * 8)
-#else
-#define RK_LANES_RAW_BYTES 0
-#endif
 /* 16-byte loads per lane issued before the first is used. A wide ordered
  * block (more than 8 warps) has fewer registers a thread (15 workers and
  * the control warp: 128), and these loads stay live across its channel
