@@ -793,11 +793,23 @@ __device__ __forceinline__ void rk_lanes_gather(rk_u32 lane, rk_u32 wi) {
         if (!gathered) continue;
         const rk_out_port &o = rk_ch.out[p];
         const rk_u64 base = wp.base[p];
+#ifndef RK_LANES_NO_HOIST
+        /* The port's ring in registers: each store below is a memory
+         * clobber, after which o's fields would be loaded again. */
+        rk_u64 *const ring = o.ring;
+        const rk_u32 log2cap = o.log2cap, words = o.words;
+#endif
         for (rk_u32 u = lane; u < 32 * K; u += 32) {
             const rk_u32 m = u / K, w = 2 * (u % K);
             if (!((gathered >> m) & 1u)) continue;
-            rk_u64 hi; /* a lanes pass gives every port its lanes 0 to n - 1: slot m is base + m */
+            /* a lanes pass gives every port its lanes 0 to n - 1: slot m is base + m */
+#ifndef RK_LANES_NO_HOIST
+            const rk_u64 pos = base + m, hi = (rk_u64)((rk_u32)(pos >> log2cap) + 1u) << 32;
+            rk_u64 *slot = ring + (pos & ((1ull << log2cap) - 1)) * words;
+#else
+            rk_u64 hi;
             rk_u64 *slot = rk_port_slot(o, base + m, hi);
+#endif
             const uint2 v = *(const uint2 *)(rk_lanes_ebuf[wi][m] + 4 * w); /* w even: 8-byte aligned */
             rk_ch_store2(slot + w, hi | v.x, w + 1 < n ? hi | v.y : hi);
         }

@@ -233,6 +233,29 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
 #endif
 }
 
+#if RK_REGISTER_STAGING && !defined(RK_LANES_NO_REPLY_CUT)
+/* rk_run_handler for a lanes pass, whose input never asks for every reply
+ * (rk_lanes_enter): the reply is staged only when the handler failed (the
+ * only reply a lanes pass sends), not 5 shared stores a lane every pass. */
+__device__ __forceinline__ int rk_lanes_run_handler(const rk_ring_args &a, const unsigned char *req,
+                                                    unsigned char *resp) {
+    uint4 q[RK_IN_STAGE / 16], r[RK_OUT_STAGE / 16];
+#pragma unroll
+    for (int i = 0; i < RK_IN_STAGE / 16; i++) q[i] = ((const uint4 *)req)[i];
+#pragma unroll
+    for (int i = 0; i < RK_OUT_STAGE / 16; i++) r[i] = make_uint4(0, 0, 0, 0);
+    const int status = rk_call_handler((const unsigned char *)q, (unsigned char *)r, a.state);
+    if (status != 0) {
+        ((int *)r)[(RK_REPLY_BYTES + 3) / 4] = status;
+#pragma unroll
+        for (int i = 0; i < RK_OUT_STAGE / 16; i++) ((uint4 *)resp)[i] = r[i];
+    }
+    return status;
+}
+#else
+#define rk_lanes_run_handler rk_run_handler
+#endif
+
 #ifdef RK_LANES_PREFETCH
 /* The whole warp: starts copying the m slots of input c from position pos
  * into raw (RK_LANES_RAW_BYTES, the slots' 16-byte units in order), by
@@ -242,8 +265,9 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
 __device__ __forceinline__ void rk_lanes_prefetch(const rk_in_port &c, rk_u64 pos, rk_u32 m, rk_u32 lane,
                                                   unsigned char *raw) {
     const rk_u64 mask = (1ull << c.log2cap) - 1;
+    const rk_u64 *const ring = c.ring; /* in a register: each copy below is a memory clobber */
     for (rk_u32 u = lane; u < m * RK_CH_UNITS; u += 32) {
-        const rk_u64 *src = c.ring + ((pos + u / RK_CH_UNITS) & mask) * RK_IN_LL + 2 * (u % RK_CH_UNITS);
+        const rk_u64 *src = ring + ((pos + u / RK_CH_UNITS) & mask) * RK_IN_LL + 2 * (u % RK_CH_UNITS);
         const unsigned dst = (unsigned)__cvta_generic_to_shared(raw + 16 * u);
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
     }
@@ -257,11 +281,12 @@ __device__ __forceinline__ rk_u32 rk_lanes_poll_raw(const rk_in_port &c, rk_u64 
     const rk_u32 want = m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u;
     rk_u32 bad = 0;
     skips = 0;
+    const rk_u32 log2cap = c.log2cap; /* in a register: the stores below may alias it */
     for (rk_u32 u = lane; u < m_max * RK_CH_UNITS; u += 32) {
         const ulonglong2 v = *(const ulonglong2 *)(raw + 16 * u);
         /* rk_ch_check, the two payload words in one 8-byte store */
         const rk_u32 m = u / RK_CH_UNITS, w = u % RK_CH_UNITS;
-        const rk_u32 tag = (rk_u32)((start + m) >> c.log2cap) + 1u;
+        const rk_u32 tag = (rk_u32)((start + m) >> log2cap) + 1u;
         if ((rk_u32)(v.x >> 32) != tag || (rk_u32)(v.y >> 32) != tag) {
             bad |= 1u << m;
             if (w == 0 && (rk_u32)(v.x >> 32) == (tag | RK_CH_SKIP)) skips |= 1u << m;
@@ -409,7 +434,8 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
 #endif
 #endif
     int status = 0;
-    if ((run >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
+    if ((run >> lane) & 1u)
+        status = rk_lanes_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
 #if RK_LANES_EBUF
     __syncwarp();
     if (wp.ebuf) rk_lanes_gather(lane, wi);
