@@ -68,12 +68,8 @@ typedef unsigned int rk_u32;
  * (cuda_ring_persistent.c, choose_chunk). */
 #if RK_LANES_BUILT && RK_WARPS_PER_BLOCK > 8
 #define RK_LANES_RAW_BYTES (32 * RK_IN_LL * 8)
-#if !defined(RK_LANES_PREFETCH) && !defined(RK_LANES_NO_PREFETCH)
-#define RK_LANES_PREFETCH 2
-#endif
 #else
 #define RK_LANES_RAW_BYTES 0
-#undef RK_LANES_PREFETCH
 #endif
 
 /* Host-mapped control words (cuda_ring_layout.h). */
@@ -137,7 +133,7 @@ struct rk_warp_pass {
     rk_u32 ports; /* the ports with lanes allowed in this pass */
     unsigned char emitted[8][32];
     rk_u32 cursor; /* the input this warp polls first */
-#ifdef RK_LANES_PREFETCH
+#if RK_LANES_RAW_BYTES
     /* Lanes: the position (low 32 bits; a stale match fails the slots'
      * tags) whose chunk, to its end, is being copied into this warp's raw
      * buffer (channel_lanes.cu), or ~0. */
@@ -220,7 +216,7 @@ static_assert(sizeof(rk_links) + sizeof(rk_lanes_ebuf) <= 2048 + 464 * RK_WARPS_
  * warp, where its lanes passes spend their cycles (channel_lanes.cu). */
 enum { RK_LP_CALLS, RK_LP_PASSES, RK_LP_SLOTS, RK_LP_EMPTY, RK_LP_CUT, RK_LP_WAITED, RK_LP_POLL, RK_LP_CREDIT,
        RK_LP_HANDLE, RK_LP_WAIT, RK_LP_PUBLISH, RK_LP_BETWEEN, RK_LP_RELOADS, RK_LP_FIRST, RK_LP_BUSY, RK_LP_LAST, RK_LP_N };
-/* (no room for another word in 48 KiB: with RK_LANES_PREFETCH, the passes polled from the raw copies count in BETWEEN's place) */
+/* (no room for another word in 48 KiB: with the raw buffer, the passes polled from its copies count in BETWEEN's place) */
 #define RK_LP_PF_HIT RK_LP_BETWEEN
 __shared__ rk_u64 rk_lanes_prof[RK_WARPS_PER_BLOCK][RK_LP_N];
 __shared__ rk_u32 rk_lanes_prof_out;
@@ -718,24 +714,13 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
 #if RK_LANES_EBUF
     if (wp.ebuf && size == RK_MSG_BYTES && !wp.ebuf_port[lane] && (((unsigned)(unsigned long long)msg) & 3u) == 0) {
         /* A lanes pass: the warp writes it after the handlers (rk_emit_finish). */
+        /* 4 bytes a store (a wider one would need msg's address: the
+         * handler's message would leave registers for the stack; 16-byte
+         * stores of the words measured alike, session 15). */
         const rk_u32 *src = (const rk_u32 *)msg;
         rk_u32 *dst = (rk_u32 *)rk_lanes_ebuf[wi][lane];
-#ifndef RK_LANES_NO_EMIT128
-        /* 16 bytes a store: the words are read 4 bytes at a time (msg's
-         * alignment is not known: a wider load would need its address, and
-         * the handler's message would leave registers for the stack) and
-         * stored together (the buffer's slots are 16-byte aligned). */
-#pragma unroll
-        for (rk_u32 w = 0; w + 4 <= RK_MSG_BYTES / 4; w += 4)
-            *(uint4 *)(dst + w) = make_uint4(src[w], src[w + 1], src[w + 2], src[w + 3]);
-#pragma unroll
-        for (rk_u32 w = RK_MSG_BYTES / 16 * 4; w < RK_MSG_BYTES / 4; w++) dst[w] = src[w];
-#else
-        /* 4 bytes a store (a wider one would need msg's address: the
-         * handler's message would leave registers for the stack). */
 #pragma unroll
         for (rk_u32 w = 0; w < RK_MSG_BYTES / 4; w++) dst[w] = src[w];
-#endif
         wp.ebuf_port[lane] = (unsigned char)(port + 1);
         return RK_EMIT_OK;
     }
@@ -793,23 +778,16 @@ __device__ __forceinline__ void rk_lanes_gather(rk_u32 lane, rk_u32 wi) {
         if (!gathered) continue;
         const rk_out_port &o = rk_ch.out[p];
         const rk_u64 base = wp.base[p];
-#ifndef RK_LANES_NO_HOIST
         /* The port's ring in registers: each store below is a memory
          * clobber, after which o's fields would be loaded again. */
         rk_u64 *const ring = o.ring;
         const rk_u32 log2cap = o.log2cap, words = o.words;
-#endif
         for (rk_u32 u = lane; u < 32 * K; u += 32) {
             const rk_u32 m = u / K, w = 2 * (u % K);
             if (!((gathered >> m) & 1u)) continue;
             /* a lanes pass gives every port its lanes 0 to n - 1: slot m is base + m */
-#ifndef RK_LANES_NO_HOIST
             const rk_u64 pos = base + m, hi = (rk_u64)((rk_u32)(pos >> log2cap) + 1u) << 32;
             rk_u64 *slot = ring + (pos & ((1ull << log2cap) - 1)) * words;
-#else
-            rk_u64 hi;
-            rk_u64 *slot = rk_port_slot(o, base + m, hi);
-#endif
             const uint2 v = *(const uint2 *)(rk_lanes_ebuf[wi][m] + 4 * w); /* w even: 8-byte aligned */
             rk_ch_store2(slot + w, hi | v.x, w + 1 < n ? hi | v.y : hi);
         }

@@ -47,6 +47,10 @@
 
 __device__ __forceinline__ rk_u32 rk_lanes_state() { return *(volatile rk_u32 *)&rk_ch.lanes; }
 
+/* A warp's own word that a leaving or entering warp also writes (under the
+ * lock, with no pass under way): volatile on every side. */
+__device__ __forceinline__ void rk_vstore32(rk_u32 *p, rk_u32 v) { *(volatile rk_u32 *)p = v; }
+
 /* Lane 0 of warp wi, holding the begin turn of input `input` at `first`
  * (every earlier position has begun on the turn path): enters lanes when
  * the kernel is a chain stage (see the top) and no host message waits
@@ -59,7 +63,7 @@ __device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
     if (!c.ring || c.report || c.reply_all) return false;
     rk_ch_lock();
     /* Ports change only under the lock (a connect, a close): checked here. */
-    bool ok = rk_lanes_state() == RK_LANES_OFF && !rk_ch.lanes_out && host_pub <= rk_vload(&rk_ch.host_tail) &&
+    bool ok = rk_lanes_state() == RK_LANES_OFF && !atomicOr(&rk_ch.lanes_out, 0u) && host_pub <= rk_vload(&rk_ch.host_tail) &&
               rk_vload(&c.tail) == first;
     RK_FOR_BITS(p, ok ? rk_ch.ports : 0u) {
         const rk_out_port &o = rk_ch.out[p];
@@ -78,9 +82,9 @@ __device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
             rk_ch.w[w].lnext = dw ? (c0 + dw) << 5 : first;
             rk_ch.w[w].lend = first;
             rk_ch.w[w].lacked = 0;
-            rk_ch.w[w].resv = 0;
-#ifdef RK_LANES_PREFETCH
-            rk_ch.w[w].pf_pos = ~0u;
+            rk_vstore32(&rk_ch.w[w].resv, 0u);
+#if RK_LANES_RAW_BYTES
+            rk_vstore32(&rk_ch.w[w].pf_pos, ~0u);
 #endif
         }
         rk_ch.lanes_acks = 0;
@@ -105,7 +109,9 @@ __device__ bool rk_lanes_hold_exit(rk_u32 lane) {
             rk_lanes_leave_request();
             hold = 1;
         } else {
-            rk_ch.lanes_out++;
+            /* An atomic, though under the lock: compute-sanitizer's racecheck
+             * does not see the lock order the warps' exits (main, 15 warps). */
+            atomicAdd(&rk_ch.lanes_out, 1u);
         }
         rk_ch_unlock();
     }
@@ -135,16 +141,14 @@ __device__ void rk_lanes_try_leave() {
     rk_ch_lock();
     if (rk_lanes_state() == RK_LANES_LEAVING) {
         RK_FOR_BITS(p, rk_ch.ports) rk_ch.out[p].head = hi + rk_ch.lanes_d[p];
-#ifndef RK_LANES_NO_RESV
         /* No pass is under way (every one below hi is published): the
          * warps' reply room goes back for the turn path. */
         rk_u64 held = 0;
         for (rk_u32 w = 0; w < rk_ch.warps; w++) {
             held += *(volatile rk_u32 *)&rk_ch.w[w].resv;
-            rk_ch.w[w].resv = 0;
+            rk_vstore32(&rk_ch.w[w].resv, 0u);
         }
         if (held) rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - held);
-#endif
         rk_ch.plan_ok = 0;
         rk_vstore(&c.tail, hi);
         __threadfence_block();
@@ -180,11 +184,10 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
     const rk_u32 real = kept & ~skip;
     rk_u32 want = __popc(real);
     if (!want) return kept;
-#ifndef RK_LANES_NO_RESV
     /* The reply queue: room for every message (a failure is answered),
      * from the warp's own reservation; only a short one is topped up. */
     rk_warp_pass &wp = rk_ch.w[threadIdx.x >> 5];
-    rk_u32 have = wp.resv;
+    rk_u32 have = *(volatile rk_u32 *)&wp.resv;
     if (have >= want) return kept;
     const rk_u32 need = want - have;
     rk_u64 after = atomicAdd((unsigned long long *)&rk_ch.cr_promised, (unsigned long long)need) + need;
@@ -204,36 +207,15 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
         }
     }
     have += got;
-    wp.resv = have;
+    rk_vstore32(&wp.resv, have);
     if (have < want) {
         const rk_u32 kept_real = rk_first_bits(real, have);
         kept &= (1u << (__ffs(real & ~kept_real) - 1)) - 1u;
     }
     return kept;
-#else
-    /* The reply queue: room promised for every message (a failure is
-     * answered); rk_reply_publish gives back what was not used. */
-    rk_u64 after = atomicAdd((unsigned long long *)&rk_ch.cr_promised, (unsigned long long)want) + want;
-    rk_u64 received = rk_vload(&rk_ch.cr_received);
-    if (after - received > cr_cap) {
-        const rk_u64 r = *(const volatile rk_u64 *)cr_word;
-        if (r > received) {
-            atomicMax((unsigned long long *)&rk_ch.cr_received, (unsigned long long)r);
-            received = r;
-        }
-        if (after - received > cr_cap) {
-            const rk_u64 over = after - received - cr_cap;
-            const rk_u32 fit = over >= want ? 0u : want - (rk_u32)over;
-            atomicAdd((unsigned long long *)&rk_ch.cr_promised, (unsigned long long)0 - (want - fit));
-            const rk_u32 kept_real = rk_first_bits(real, fit);
-            if (kept_real != real) kept &= (1u << (__ffs(real & ~kept_real) - 1)) - 1u;
-        }
-    }
-    return kept;
-#endif
 }
 
-#if RK_REGISTER_STAGING && !defined(RK_LANES_NO_REPLY_CUT)
+#if RK_REGISTER_STAGING
 /* rk_run_handler for a lanes pass, whose input never asks for every reply
  * (rk_lanes_enter): the reply is staged only when the handler failed (the
  * only reply a lanes pass sends), not 5 shared stores a lane every pass. */
@@ -256,7 +238,7 @@ __device__ __forceinline__ int rk_lanes_run_handler(const rk_ring_args &a, const
 #define rk_lanes_run_handler rk_run_handler
 #endif
 
-#ifdef RK_LANES_PREFETCH
+#if RK_LANES_RAW_BYTES
 /* The whole warp: starts copying the m slots of input c from position pos
  * into raw (RK_LANES_RAW_BYTES, the slots' 16-byte units in order), by
  * cp.async through L2 (.cg): no registers held while the pass goes on.
@@ -312,7 +294,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     RK_LP_STAMP(t0);
 #ifdef RK_LANES_PROFILE
     if (lane == 0) {
-#ifndef RK_LANES_PREFETCH
+#if !RK_LANES_RAW_BYTES
         if (rk_lanes_prof[wi][RK_LP_LAST]) RK_LP_ADD(wi, RK_LP_BETWEEN, t0 - rk_lanes_prof[wi][RK_LP_LAST]);
 #endif
 
@@ -347,7 +329,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     if (stop) return 0;
     const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - first);
     rk_u32 skip = 0;
-#ifdef RK_LANES_PREFETCH
+#if RK_LANES_RAW_BYTES
     /* The copies this warp started for this pass (every earlier one is
      * complete too: the buffer is free again). All of its slots there: the
      * pass takes them; else the ring is polled as without them. */
@@ -356,13 +338,9 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     rk_u32 lanes = 0;
     if (wp.pf_pos == (rk_u32)first) { /* copied to the end of first's chunk, where m_max ends at most */
         lanes = rk_lanes_poll_raw(c, first, m_max, lane, raw, stage_in, skip);
-#ifdef RK_LANES_PF_PARTIAL
-        /* a prefix of at least RK_LANES_PF_PARTIAL slots is taken (the rest copied for the next pass) */
-        if (__popc(lanes) < RK_LANES_PF_PARTIAL && lanes != (m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u)) {
-#else
         if (lanes != (m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u)) {
-#endif
             lanes = 0;
+            __syncwarp(); /* every lane has read pf_pos before lane 0 rewrites it (racecheck) */
             if (lane == 0) wp.pf_pos = ~0u; /* copied too early: polled from the ring from now on */
         }
 #ifdef RK_LANES_PROFILE
@@ -417,22 +395,6 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
 #endif
     if (!kept) return 0;
     const rk_u32 n = __popc(kept), run = kept & ~skip;
-#ifdef RK_LANES_PREFETCH
-    /* This warp's next slots (the rest of this chunk, or its next chunk),
-     * copied while the handlers (RK_LANES_PREFETCH 1) or the publish turn
-     * (2) run. */
-#define RK_LANES_PF_ISSUE()                                                                                \
-    do {                                                                                                   \
-        rk_u64 next = first + n;                                                                           \
-        if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;                                     \
-        const rk_u32 m = (rk_u32)(((next | 31u) + 1u) - next);                                             \
-        if (lane == 0) wp.pf_pos = a.stage == 0 ? (rk_u32)next : ~0u; /* staging in device memory: none */ \
-        if (a.stage == 0) rk_lanes_prefetch(c, next, m, lane, raw);                                        \
-    } while (0)
-#if RK_LANES_PREFETCH == 1
-    RK_LANES_PF_ISSUE();
-#endif
-#endif
     int status = 0;
     if ((run >> lane) & 1u)
         status = rk_lanes_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
@@ -441,8 +403,17 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     if (wp.ebuf) rk_lanes_gather(lane, wi);
 #endif
     rk_emit_finish(lane, wi);
-#if defined(RK_LANES_PREFETCH) && RK_LANES_PREFETCH == 2
-    RK_LANES_PF_ISSUE();
+#if RK_LANES_RAW_BYTES
+    /* This warp's next slots (the rest of this chunk, or its next chunk),
+     * copied while the publish turn and the next pass's start run (before
+     * the handlers measured alike, session 15). */
+    {
+        rk_u64 next = first + n;
+        if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
+        const rk_u32 m = (rk_u32)(((next | 31u) + 1u) - next);
+        if (lane == 0) wp.pf_pos = a.stage == 0 ? (rk_u32)next : ~0u; /* staging in device memory: none */
+        if (a.stage == 0) rk_lanes_prefetch(c, next, m, lane, raw);
+    }
 #endif
     const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
     rk_u64 seq0 = 0;
@@ -475,11 +446,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
          * value stored), and the reply room promised and not used. */
         rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
         if (msgs) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + msgs);
-#ifndef RK_LANES_NO_RESV
-        if (replies) wp.resv -= replies; /* used: the host gives the room back as it takes them */
-#else
-        if (msgs != replies) rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - (rk_u64)(msgs - replies));
-#endif
+        if (replies) rk_vstore32(&wp.resv, *(volatile rk_u32 *)&wp.resv - replies); /* used: the host gives it back */
         rk_u64 next = first + n;
         if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
         wp.lnext = next;
@@ -527,7 +494,7 @@ __device__ void rk_lanes_prof_report(rk_u32 wi) {
      * (the messages over them: slots a cycle, x 1.98e3 = M msg/s at 1980 MHz). */
     const double span = t_last > t_first ? (double)(t_last - t_first) : 1.0;
     const rk_u64 calls = t[RK_LP_CALLS] ? t[RK_LP_CALLS] : 1;
-#ifdef RK_LANES_PREFETCH
+#if RK_LANES_RAW_BYTES
     const rk_u64 pf = t[RK_LP_PF_HIT], between = 0;
 #else
     const rk_u64 pf = 0, between = t[RK_LP_BETWEEN] / calls;
