@@ -24,7 +24,9 @@
 # >= 100 M msg/s (issue 14; main: 89.6-90.2 M, session 14) and one1 keeps
 # main's hop (1.04-1.09 us; the one-warp kernel has no lanes).
 # LANES_ROUNDS (default 2) rounds; LANES_BUDGET_S (default 150): steps not
-# started by then are skipped.
+# started by then are skipped. LANES_RACECHECK=1 adds compute-sanitizer's
+# racecheck of test_k2k_chain at 15 warps a stage after the tests.
+# Session 15's calls: lanes-1..3 in device-runs.md ("session 15: lanes").
 set -u
 unset RK_CUDA_K2K_LANES RK_CUDA_ORDERED_WARPS RK_CUDA_RING_DEFINES
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,6 +94,14 @@ want loop && run "loop, 15 warps" 20 "$t/test_k2k_loop" cuda
 want relay && run "relay to cuda, 15 warps" 20 "$t/test_k2k_relay" to cuda
 want conformance && RUN_TAIL=14 run "conformance channel checks, 15 warps" 45 env LD_LIBRARY_PATH="$new" "$new/tools/rk/rk" \
     conformance --backend cuda --check channel --timeout 20
+# LANES_RACECHECK=1: compute-sanitizer racecheck of the chain at 15 warps a
+# stage (4 messages; line numbers from RK_CUDA_LINEINFO), its summary here.
+if [ -n "${LANES_RACECHECK:-}" ] && command -v compute-sanitizer > /dev/null; then
+    RUN_TAIL=12 run "racecheck, chain, 15 warps" 75 sh -c "RK_CUDA_LINEINFO=1 compute-sanitizer --tool racecheck \
+        --error-exitcode 9 --print-limit 20 --log-file $out_dir/racecheck-chain.log $t/test_k2k_chain cuda 4 \
+        > /dev/null 2>&1; rc=\$?; grep -E 'RACECHECK SUMMARY|Error|Warning|at .*channel' $out_dir/racecheck-chain.log \
+        | head -12; exit \$rc"
+fi
 # Where a lanes pass's cycles go, per stage (printed by each kernel as it ends).
 unset RK_CUDA_RING_DEFINES
 profile() { # profile LABEL EXTRA_DEFINES
@@ -99,6 +109,10 @@ profile() { # profile LABEL EXTRA_DEFINES
         sh -c "$new/tools/rk/rk bench k2k --backend cuda --messages 1000000 > $out_dir/prof-$1.txt 2>&1; \
         rc=\$?; grep -E 'lanes-prof |device only  ' $out_dir/prof-$1.txt | cut -c1-330; exit \$rc"
 }
-# LANES_PROFILE: "LABEL=MACRO+MACRO ..." (default "lanes=": the branch as built).
-for v in ${LANES_PROFILE:-lanes=}; do d=${v#*=}; profile "${v%%=*}" "${d//+/ }"; done
+# LANES_PROFILE: "LABEL=MACRO+MACRO ..." (default "lanes=": the branch as built; "none": no profile).
+for v in ${LANES_PROFILE:-lanes=}; do
+    [ "$v" = none ] && break
+    d=${v#*=}
+    profile "${v%%=*}" "${d//+/ }"
+done
 echo "=== done ($SECONDS s)"
