@@ -19,7 +19,13 @@
  * handler's failure is answered in input order, as on the turn path).
  * In a block of more than 8 warps the pass's emits wait in an emit buffer
  * (rk_lanes_ebuf, channel.cu) and the warp writes them after the handlers,
- * a few slots a store instead of one slot a lane (rk_lanes_gather).
+ * a few slots a store instead of one slot a lane (rk_lanes_gather). There
+ * too, before its publish turn a warp starts copying its next slots into a
+ * raw buffer at the end of its staging (cp.async, rk_lanes_prefetch), so
+ * that its next pass finds them in shared memory (rk_lanes_poll_raw). In
+ * every lanes pass a warp holds its own room in the reply queue
+ * (rk_warp_pass.resv), so that a pass without failures touches no shared
+ * counter of it.
  *
  * Lanes begin at the begin turn of a pass (every earlier position was
  * given its ports' positions by the turn path) and end at a quiet point:
