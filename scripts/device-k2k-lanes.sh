@@ -1,37 +1,38 @@
 #!/bin/bash
 # Issue 14's throughput (>= 100 M msg/s device only through the 4-stage
 # chain) with the lanes of src/device/cuda/channel_lanes.cu, on the GPU
-# machine, in one call of at most ~3 minutes: `rk bench k2k` of a baseline
-# build (session 13's lanes, b2f60c2) beside this branch at 15 warps a stage
-# (the lanes by default there), at 8 warps with the turns (the default) and
-# with the lanes (RK_CUDA_K2K_LANES=1), and at one warp; the branch's tests
-# at 15 warps a stage with the defaults (LANES_TEST_BITS to set
-# RK_CUDA_K2K_LANES): the chain, test_k2k_stream with 10 M messages,
-# errors, terminate, loop, the relay into CUDA, the conformance suite's
-# channel checks (all sharing one module cache, so each handler compiles
-# once); then, if time is left, one run of the RK_LANES_PROFILE measurement
-# build (RK_CUDA_RING_DEFINES; cycles a lanes pass spends where, per stage:
-# "lanes-prof" lines, the device-only burst's stages are in=7, 8, 9).
-#   (here)   git archive b2f60c2 | tar -x -C /tmp/s13src
-#            cmake -S /tmp/s13src -B build-s13 -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-s13 rk
+# machine, in one call of at most ~3 minutes: `rk bench k2k` of main's build
+# (BASE_DIR) beside this branch's (NEW_DIR), rounds alternated, at 15 warps
+# a stage (the lanes by default there) and the branch at one warp (its hop);
+# LANES_VARIANTS adds branch variants to each round ("LABEL=NAME=VALUE,...",
+# space-separated, e.g. "resv=RK_CUDA_RING_DEFINES=RK_LANES_RESV"); then the
+# branch's tests at 15 warps a stage (LANES_TEST_ENV: "NAME=VALUE ..." for
+# them): the chain, test_k2k_stream with 10 M messages, errors, terminate,
+# loop, the relay into CUDA, the conformance suite's channel checks (all
+# sharing one module cache, so each handler compiles once); then, if time
+# is left, the RK_LANES_PROFILE measurement (cycles a lanes pass spends
+# where, per stage: "lanes-prof" lines) of the branch and of each variant.
+#   (here)   git archive <main> | tar -x -C build-base-src
+#            cmake -S build-base-src -B build-base -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-base rk
 #            cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release
 #            ninja -C build-rel rk test_k2k_chain test_k2k_loop test_k2k_stream test_k2k_terminate \
 #                test_k2k_errors test_k2k_relay
-#   (device) scripts/device-k2k-lanes.sh [NEW_DIR [BASE_DIR]]   carry: build-rel build-s13
+#   (device) scripts/device-k2k-lanes.sh [NEW_DIR [BASE_DIR]]   carry: build-rel build-base
 # A "block of 16 warps" is 15 workers and the control warp: the most that
 # keep 128 registers a thread (cuda_ring_layout.h, RK_CUDA_MAX_ORDERED_WARPS).
-# RK_CUDA_K2K_LANES: 1 the lanes from 2 ordered warps on, 0 never; unset:
-# above 8 ordered warps (cuda_ring_layout.h).
-# Success: every test exits 0; the lanes15 rows show "device only" >= 100 M
-# msg/s (issue 14; session 13: 73.2-74.2 M, session 14's lanes-2: 82-84 M);
-# turns8 and one1 keep main's figures (their kernels are main's cubins).
-# LANES_BUDGET_S (default 150): steps not started by then are skipped.
+# Success: every test exits 0; the branch's 15-warp rows show "device only"
+# >= 100 M msg/s (issue 14; main: 89.6-90.2 M, session 14) and one1 keeps
+# main's hop (1.04-1.09 us; the one-warp kernel has no lanes).
+# LANES_ROUNDS (default 2) rounds; LANES_BUDGET_S (default 150): steps not
+# started by then are skipped. LANES_RACECHECK=1 adds compute-sanitizer's
+# racecheck of test_k2k_chain at 15 warps a stage after the tests.
+# Session 15's calls: lanes-1..3 in device-runs.md ("session 15: lanes").
 set -u
 unset RK_CUDA_K2K_LANES RK_CUDA_ORDERED_WARPS RK_CUDA_RING_DEFINES
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 new=${1:-build-rel}
-base=${2:-build-s13}
+base=${2:-build-base}
 budget=${LANES_BUDGET_S:-150}
 out_dir=${OUT:-/tmp/k2k-lanes-out}
 mkdir -p "$out_dir"
@@ -59,24 +60,59 @@ ab() { # ab FILE VARIANT...: device-k2k-ab.sh, its summary here, everything in $
     K2K_BENCH_LIMIT_S=${K2K_BENCH_LIMIT_S:-25} scripts/device-k2k-ab.sh "$@" > "$out_dir/$file" 2>&1
     grep -A20 'A/B summary' "$out_dir/$file" | grep -v '^=== k2k'
 }
-echo "=== A/B 1 ($SECONDS s)"
-ab ab1.txt s13-b1="$base",$w15,RK_CUDA_K2K_LANES=1 lanes15="$new",$w15 s13-b1="$base",$w15,RK_CUDA_K2K_LANES=1 \
-    lanes15="$new",$w15 turns8="$new",RK_CUDA_ORDERED_WARPS=8 lanes8="$new",RK_CUDA_ORDERED_WARPS=8,RK_CUDA_K2K_LANES=1 \
-    one1="$new" lanes15="$new",$w15
+# A variant "LABEL=NAME=VALUE,...": a '+' in a value stands for a space
+# (RK_CUDA_RING_DEFINES=A+B: two macros).
+variant() { local v=${1//+/ }; echo "${v%%=*}=$new,$w15,${v#*=}"; }
+variants=()
+for v in ${LANES_VARIANTS:-}; do variants+=("$(variant "$v")"); done
+specs=()
+for ((r = 0; r < ${LANES_ROUNDS:-2}; r++)); do
+    round=()
+    # LANES_FIXED: which of main's and the branch's own rows each round has (default both).
+    [[ " ${LANES_FIXED:-main lanes} " == *" main "* ]] && round+=(main15="$base",$w15)
+    [[ " ${LANES_FIXED:-main lanes} " == *" lanes "* ]] && round+=(lanes15="$new",$w15)
+    round+=("${variants[@]}")
+    # Odd rounds in reverse: no variant always runs first or last.
+    if ((r % 2)); then for ((i = ${#round[@]} - 1; i >= 0; i--)); do specs+=("${round[i]}"); done
+    else specs+=("${round[@]}"); fi
+done
+# LANES_ONCE: variants run once, after the rounds (same form).
+for v in ${LANES_ONCE:-}; do specs+=("$(variant "$v")"); done
+echo "=== A/B ($SECONDS s)"
+ab ab.txt "${specs[@]}" one1="$new"
 export RK_CUDA_ORDERED_WARPS=15
-[ -n "${LANES_TEST_BITS:-}" ] && export RK_CUDA_K2K_LANES=$LANES_TEST_BITS
-echo "=== tests at 15 warps, RK_CUDA_K2K_LANES=${RK_CUDA_K2K_LANES:-unset} ($SECONDS s)"
+for e in ${LANES_TEST_ENV:-}; do export "${e//+/ }"; done
+echo "=== tests at 15 warps, ${LANES_TEST_ENV:-the defaults} ($SECONDS s)"
 t="$new/tests/k2k"
-run "chain, 15 warps" 30 "$t/test_k2k_chain" cuda
-run "stream 10 M, 15 warps" 30 "$t/test_k2k_stream" cuda 10000000
-run "errors, 15 warps" 30 "$t/test_k2k_errors" cuda
-run "terminate, 15 warps" 30 "$t/test_k2k_terminate" cuda
-run "loop, 15 warps" 20 "$t/test_k2k_loop" cuda
-run "relay to cuda, 15 warps" 20 "$t/test_k2k_relay" to cuda
-RUN_TAIL=14 run "conformance channel checks, 15 warps" 45 env LD_LIBRARY_PATH="$new" "$new/tools/rk/rk" \
+# LANES_TESTS: which of them (default all).
+want() { [[ " ${LANES_TESTS:-chain stream errors terminate loop relay conformance} " == *" $1 "* ]]; }
+want chain && run "chain, 15 warps" 30 "$t/test_k2k_chain" cuda
+want stream && run "stream 10 M, 15 warps" 30 "$t/test_k2k_stream" cuda 10000000
+want errors && run "errors, 15 warps" 30 "$t/test_k2k_errors" cuda
+want terminate && run "terminate, 15 warps" 30 "$t/test_k2k_terminate" cuda
+want loop && run "loop, 15 warps" 20 "$t/test_k2k_loop" cuda
+want relay && run "relay to cuda, 15 warps" 20 "$t/test_k2k_relay" to cuda
+want conformance && RUN_TAIL=14 run "conformance channel checks, 15 warps" 45 env LD_LIBRARY_PATH="$new" "$new/tools/rk/rk" \
     conformance --backend cuda --check channel --timeout 20
+# LANES_RACECHECK=1: compute-sanitizer racecheck of the chain at 15 warps a
+# stage (4 messages; line numbers from RK_CUDA_LINEINFO), its summary here.
+if [ -n "${LANES_RACECHECK:-}" ] && command -v compute-sanitizer > /dev/null; then
+    RUN_TAIL=12 run "racecheck, chain, 15 warps" 75 sh -c "RK_CUDA_LINEINFO=1 compute-sanitizer --tool racecheck \
+        --error-exitcode 9 --print-limit 20 --log-file $out_dir/racecheck-chain.log $t/test_k2k_chain cuda 4 \
+        > /dev/null 2>&1; rc=\$?; grep -E 'RACECHECK SUMMARY|Error|Warning|at .*channel' $out_dir/racecheck-chain.log \
+        | head -12; exit \$rc"
+fi
 # Where a lanes pass's cycles go, per stage (printed by each kernel as it ends).
-RUN_TAIL=14 run "profile, 15 warps" 30 env RK_CUDA_RING_DEFINES=RK_LANES_PROFILE LD_LIBRARY_PATH="$new" \
-    sh -c "$new/tools/rk/rk bench k2k --backend cuda --messages 1000000 > $out_dir/prof.txt 2>&1; \
-    rc=\$?; grep -E 'lanes-prof in=[789] |device only  ' $out_dir/prof.txt | cut -c1-330; exit \$rc"
+unset RK_CUDA_RING_DEFINES
+profile() { # profile LABEL EXTRA_DEFINES
+    RUN_TAIL=14 run "profile $1, 15 warps" 30 env RK_CUDA_RING_DEFINES="RK_LANES_PROFILE $2" LD_LIBRARY_PATH="$new" \
+        sh -c "$new/tools/rk/rk bench k2k --backend cuda --messages 1000000 > $out_dir/prof-$1.txt 2>&1; \
+        rc=\$?; grep -E 'lanes-prof |device only  ' $out_dir/prof-$1.txt | cut -c1-330; exit \$rc"
+}
+# LANES_PROFILE: "LABEL=MACRO+MACRO ..." (default "lanes=": the branch as built; "none": no profile).
+for v in ${LANES_PROFILE:-lanes=}; do
+    [ "$v" = none ] && break
+    d=${v#*=}
+    profile "${v%%=*}" "${d//+/ }"
+done
 echo "=== done ($SECONDS s)"

@@ -75,7 +75,7 @@ typedef struct rk__cuda_ring_layout {
  * per warp more and the lanes' emit buffer (rk_lanes_ebuf, at most 37.5 KiB;
  * channel.cu asserts the same bound). */
 static inline uint32_t rk__cuda_channel_shared(uint32_t warps) {
-    return warps <= 8 ? RK_CUDA_CHANNEL_SHARED : 2048u + 448u * warps + 38400u;
+    return warps <= 8 ? RK_CUDA_CHANNEL_SHARED : 2048u + 464u * warps + 38400u;
 }
 
 static inline uint32_t rk__round_up(uint32_t v, uint32_t to) { return (v + to - 1) / to * to; }

@@ -136,6 +136,11 @@ static void choose_chunk(persistent_ring *r, const rk_kernel *k, size_t *per_war
     while (chunk > 1 && chunk * pair > 256 * 1024) chunk /= 2;
     r->chunk = chunk;
     *per_warp = chunk * pair;
+    /* A wide block with the lanes: a raw buffer of one chunk's input slots
+     * a warp, where a lanes pass copies its next slots ahead (channel.cu,
+     * RK_LANES_RAW_BYTES; channel_lanes.cu). */
+    if (r->l.lanes && r->l.block_warps > RK_CUDA_WARPS_PER_BLOCK)
+        *per_warp += (size_t)RK_CUDA_MAX_CHUNK * r->l.in_ll * 8;
     uint32_t blocks = k->desc.workers ? k->desc.workers : RK_CUDA_DEFAULT_BLOCKS;
     const uint32_t wpb = r->l.block_warps;
     uint64_t warps = (uint64_t)blocks * wpb;

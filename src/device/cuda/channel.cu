@@ -62,6 +62,15 @@ typedef unsigned int rk_u32;
 #else
 #define RK_LANES_ACTIVE() false
 #endif
+/* A wide block with the lanes: each warp's staging ends with a raw buffer,
+ * a chunk's input slots as they are in the ring (channel_lanes.cu copies
+ * the warp's next chunk there ahead of its pass); the host counts it
+ * (cuda_ring_persistent.c, choose_chunk). */
+#if RK_LANES_BUILT && RK_WARPS_PER_BLOCK > 8
+#define RK_LANES_RAW_BYTES (32 * RK_IN_LL * 8)
+#else
+#define RK_LANES_RAW_BYTES 0
+#endif
 
 /* Host-mapped control words (cuda_ring_layout.h). */
 #define RK_HCTL_LINK_GEN 48
@@ -124,12 +133,23 @@ struct rk_warp_pass {
     rk_u32 ports; /* the ports with lanes allowed in this pass */
     unsigned char emitted[8][32];
     rk_u32 cursor; /* the input this warp polls first */
+#if RK_LANES_RAW_BYTES
+    /* Lanes: the position (low 32 bits; a stale match fails the slots'
+     * tags) whose chunk, to its end, is being copied into this warp's raw
+     * buffer (channel_lanes.cu), or ~0. */
+    rk_u32 pf_pos;
+#endif
 #if RK_LANES_BUILT
     /* Lanes (channel_lanes.cu): the next input position this warp takes,
      * the end of its last pass, and whether it has seen the request to
      * leave lanes. */
     rk_u64 lnext, lend;
     rk_u32 lacked;
+    /* Reply room this warp holds for its lanes passes (promised in
+     * cr_promised, not yet used): topped up when a pass needs more, given
+     * back when lanes end, so that a pass without failures touches no
+     * shared counter of the reply queue. */
+    rk_u32 resv;
     /* The emit buffer (rk_lanes_ebuf): whether this pass's emits wait
      * there, and per lane the port its buffered message goes to (port + 1,
      * 0: none). */
@@ -164,7 +184,7 @@ struct rk_links {
 
 /* The channel code's static shared memory, at most: rk__cuda_channel_shared
  * (cuda_ring_layout.h) gives the same bound. */
-#define RK_CH_SHARED_BOUND (RK_WARPS_PER_BLOCK <= 8 ? 6144 : 2048 + 448 * RK_WARPS_PER_BLOCK)
+#define RK_CH_SHARED_BOUND (RK_WARPS_PER_BLOCK <= 8 ? 6144 : 2048 + 464 * RK_WARPS_PER_BLOCK)
 static_assert(sizeof(rk_links) <= RK_CH_SHARED_BOUND, "rk_links must fit rk__cuda_channel_shared (cuda_ring_layout.h)");
 
 /* One copy per block; only a kernel whose worker warps are all in one block
@@ -185,7 +205,7 @@ __shared__ rk_links rk_ch;
 #if RK_LANES_BUILT && RK_WARPS_PER_BLOCK > 8 && RK_MSG_BYTES % 4 == 0 && RK_WARPS_PER_BLOCK * 32 * RK_LANES_EBUF_STRIDE <= 38400
 #define RK_LANES_EBUF 1
 __shared__ __align__(16) unsigned char rk_lanes_ebuf[RK_WARPS_PER_BLOCK][32][RK_LANES_EBUF_STRIDE];
-static_assert(sizeof(rk_links) + sizeof(rk_lanes_ebuf) <= 2048 + 448 * RK_WARPS_PER_BLOCK + 38400,
+static_assert(sizeof(rk_links) + sizeof(rk_lanes_ebuf) <= 2048 + 464 * RK_WARPS_PER_BLOCK + 38400,
               "the link table and the lanes' emit buffer must fit rk__cuda_channel_shared (cuda_ring_layout.h)");
 #else
 #define RK_LANES_EBUF 0
@@ -196,6 +216,8 @@ static_assert(sizeof(rk_links) + sizeof(rk_lanes_ebuf) <= 2048 + 448 * RK_WARPS_
  * warp, where its lanes passes spend their cycles (channel_lanes.cu). */
 enum { RK_LP_CALLS, RK_LP_PASSES, RK_LP_SLOTS, RK_LP_EMPTY, RK_LP_CUT, RK_LP_WAITED, RK_LP_POLL, RK_LP_CREDIT,
        RK_LP_HANDLE, RK_LP_WAIT, RK_LP_PUBLISH, RK_LP_BETWEEN, RK_LP_RELOADS, RK_LP_FIRST, RK_LP_BUSY, RK_LP_LAST, RK_LP_N };
+/* (no room for another word in 48 KiB: with the raw buffer, the passes polled from its copies count in BETWEEN's place) */
+#define RK_LP_PF_HIT RK_LP_BETWEEN
 __shared__ rk_u64 rk_lanes_prof[RK_WARPS_PER_BLOCK][RK_LP_N];
 __shared__ rk_u32 rk_lanes_prof_out;
 #endif
@@ -693,7 +715,8 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
     if (wp.ebuf && size == RK_MSG_BYTES && !wp.ebuf_port[lane] && (((unsigned)(unsigned long long)msg) & 3u) == 0) {
         /* A lanes pass: the warp writes it after the handlers (rk_emit_finish). */
         /* 4 bytes a store (a wider one would need msg's address: the
-         * handler's message would leave registers for the stack). */
+         * handler's message would leave registers for the stack; 16-byte
+         * stores of the words measured alike, session 15). */
         const rk_u32 *src = (const rk_u32 *)msg;
         rk_u32 *dst = (rk_u32 *)rk_lanes_ebuf[wi][lane];
 #pragma unroll
@@ -755,11 +778,16 @@ __device__ __forceinline__ void rk_lanes_gather(rk_u32 lane, rk_u32 wi) {
         if (!gathered) continue;
         const rk_out_port &o = rk_ch.out[p];
         const rk_u64 base = wp.base[p];
+        /* The port's ring in registers: each store below is a memory
+         * clobber, after which o's fields would be loaded again. */
+        rk_u64 *const ring = o.ring;
+        const rk_u32 log2cap = o.log2cap, words = o.words;
         for (rk_u32 u = lane; u < 32 * K; u += 32) {
             const rk_u32 m = u / K, w = 2 * (u % K);
             if (!((gathered >> m) & 1u)) continue;
-            rk_u64 hi; /* a lanes pass gives every port its lanes 0 to n - 1: slot m is base + m */
-            rk_u64 *slot = rk_port_slot(o, base + m, hi);
+            /* a lanes pass gives every port its lanes 0 to n - 1: slot m is base + m */
+            const rk_u64 pos = base + m, hi = (rk_u64)((rk_u32)(pos >> log2cap) + 1u) << 32;
+            rk_u64 *slot = ring + (pos & ((1ull << log2cap) - 1)) * words;
             const uint2 v = *(const uint2 *)(rk_lanes_ebuf[wi][m] + 4 * w); /* w even: 8-byte aligned */
             rk_ch_store2(slot + w, hi | v.x, w + 1 < n ? hi | v.y : hi);
         }

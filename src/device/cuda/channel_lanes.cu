@@ -19,7 +19,13 @@
  * handler's failure is answered in input order, as on the turn path).
  * In a block of more than 8 warps the pass's emits wait in an emit buffer
  * (rk_lanes_ebuf, channel.cu) and the warp writes them after the handlers,
- * a few slots a store instead of one slot a lane (rk_lanes_gather).
+ * a few slots a store instead of one slot a lane (rk_lanes_gather). There
+ * too, before its publish turn a warp starts copying its next slots into a
+ * raw buffer at the end of its staging (cp.async, rk_lanes_prefetch), so
+ * that its next pass finds them in shared memory (rk_lanes_poll_raw). In
+ * every lanes pass a warp holds its own room in the reply queue
+ * (rk_warp_pass.resv), so that a pass without failures touches no shared
+ * counter of it.
  *
  * Lanes begin at the begin turn of a pass (every earlier position was
  * given its ports' positions by the turn path) and end at a quiet point:
@@ -47,6 +53,10 @@
 
 __device__ __forceinline__ rk_u32 rk_lanes_state() { return *(volatile rk_u32 *)&rk_ch.lanes; }
 
+/* A warp's own word that a leaving or entering warp also writes (under the
+ * lock, with no pass under way): volatile on every side. */
+__device__ __forceinline__ void rk_vstore32(rk_u32 *p, rk_u32 v) { *(volatile rk_u32 *)p = v; }
+
 /* Lane 0 of warp wi, holding the begin turn of input `input` at `first`
  * (every earlier position has begun on the turn path): enters lanes when
  * the kernel is a chain stage (see the top) and no host message waits
@@ -59,7 +69,7 @@ __device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
     if (!c.ring || c.report || c.reply_all) return false;
     rk_ch_lock();
     /* Ports change only under the lock (a connect, a close): checked here. */
-    bool ok = rk_lanes_state() == RK_LANES_OFF && !rk_ch.lanes_out && host_pub <= rk_vload(&rk_ch.host_tail) &&
+    bool ok = rk_lanes_state() == RK_LANES_OFF && !atomicOr(&rk_ch.lanes_out, 0u) && host_pub <= rk_vload(&rk_ch.host_tail) &&
               rk_vload(&c.tail) == first;
     RK_FOR_BITS(p, ok ? rk_ch.ports : 0u) {
         const rk_out_port &o = rk_ch.out[p];
@@ -78,6 +88,10 @@ __device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
             rk_ch.w[w].lnext = dw ? (c0 + dw) << 5 : first;
             rk_ch.w[w].lend = first;
             rk_ch.w[w].lacked = 0;
+            rk_vstore32(&rk_ch.w[w].resv, 0u);
+#if RK_LANES_RAW_BYTES
+            rk_vstore32(&rk_ch.w[w].pf_pos, ~0u);
+#endif
         }
         rk_ch.lanes_acks = 0;
         rk_ch.plan_ok = 0;
@@ -101,7 +115,9 @@ __device__ bool rk_lanes_hold_exit(rk_u32 lane) {
             rk_lanes_leave_request();
             hold = 1;
         } else {
-            rk_ch.lanes_out++;
+            /* An atomic, though under the lock: compute-sanitizer's racecheck
+             * does not see the lock order the warps' exits (main, 15 warps). */
+            atomicAdd(&rk_ch.lanes_out, 1u);
         }
         rk_ch_unlock();
     }
@@ -131,6 +147,14 @@ __device__ void rk_lanes_try_leave() {
     rk_ch_lock();
     if (rk_lanes_state() == RK_LANES_LEAVING) {
         RK_FOR_BITS(p, rk_ch.ports) rk_ch.out[p].head = hi + rk_ch.lanes_d[p];
+        /* No pass is under way (every one below hi is published): the
+         * warps' reply room goes back for the turn path. */
+        rk_u64 held = 0;
+        for (rk_u32 w = 0; w < rk_ch.warps; w++) {
+            held += *(volatile rk_u32 *)&rk_ch.w[w].resv;
+            rk_vstore32(&rk_ch.w[w].resv, 0u);
+        }
+        if (held) rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - held);
         rk_ch.plan_ok = 0;
         rk_vstore(&c.tail, hi);
         __threadfence_block();
@@ -166,10 +190,15 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
     const rk_u32 real = kept & ~skip;
     rk_u32 want = __popc(real);
     if (!want) return kept;
-    /* The reply queue: room promised for every message (a failure is
-     * answered); rk_reply_publish gives back what was not used. */
-    rk_u64 after = atomicAdd((unsigned long long *)&rk_ch.cr_promised, (unsigned long long)want) + want;
+    /* The reply queue: room for every message (a failure is answered),
+     * from the warp's own reservation; only a short one is topped up. */
+    rk_warp_pass &wp = rk_ch.w[threadIdx.x >> 5];
+    rk_u32 have = *(volatile rk_u32 *)&wp.resv;
+    if (have >= want) return kept;
+    const rk_u32 need = want - have;
+    rk_u64 after = atomicAdd((unsigned long long *)&rk_ch.cr_promised, (unsigned long long)need) + need;
     rk_u64 received = rk_vload(&rk_ch.cr_received);
+    rk_u32 got = need;
     if (after - received > cr_cap) {
         const rk_u64 r = *(const volatile rk_u64 *)cr_word;
         if (r > received) {
@@ -178,14 +207,87 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
         }
         if (after - received > cr_cap) {
             const rk_u64 over = after - received - cr_cap;
-            const rk_u32 fit = over >= want ? 0u : want - (rk_u32)over;
-            atomicAdd((unsigned long long *)&rk_ch.cr_promised, (unsigned long long)0 - (want - fit));
-            const rk_u32 kept_real = rk_first_bits(real, fit);
-            if (kept_real != real) kept &= (1u << (__ffs(real & ~kept_real) - 1)) - 1u;
+            const rk_u32 back = over >= need ? need : (rk_u32)over;
+            atomicAdd((unsigned long long *)&rk_ch.cr_promised, (unsigned long long)0 - back);
+            got = need - back;
         }
+    }
+    have += got;
+    rk_vstore32(&wp.resv, have);
+    if (have < want) {
+        const rk_u32 kept_real = rk_first_bits(real, have);
+        kept &= (1u << (__ffs(real & ~kept_real) - 1)) - 1u;
     }
     return kept;
 }
+
+#if RK_REGISTER_STAGING
+/* rk_run_handler for a lanes pass, whose input never asks for every reply
+ * (rk_lanes_enter): the reply is staged only when the handler failed (the
+ * only reply a lanes pass sends), not 5 shared stores a lane every pass. */
+__device__ __forceinline__ int rk_lanes_run_handler(const rk_ring_args &a, const unsigned char *req,
+                                                    unsigned char *resp) {
+    uint4 q[RK_IN_STAGE / 16], r[RK_OUT_STAGE / 16];
+#pragma unroll
+    for (int i = 0; i < RK_IN_STAGE / 16; i++) q[i] = ((const uint4 *)req)[i];
+#pragma unroll
+    for (int i = 0; i < RK_OUT_STAGE / 16; i++) r[i] = make_uint4(0, 0, 0, 0);
+    const int status = rk_call_handler((const unsigned char *)q, (unsigned char *)r, a.state);
+    if (status != 0) {
+        ((int *)r)[(RK_REPLY_BYTES + 3) / 4] = status;
+#pragma unroll
+        for (int i = 0; i < RK_OUT_STAGE / 16; i++) ((uint4 *)resp)[i] = r[i];
+    }
+    return status;
+}
+#else
+#define rk_lanes_run_handler rk_run_handler
+#endif
+
+#if RK_LANES_RAW_BYTES
+/* The whole warp: starts copying the m slots of input c from position pos
+ * into raw (RK_LANES_RAW_BYTES, the slots' 16-byte units in order), by
+ * cp.async through L2 (.cg): no registers held while the pass goes on.
+ * Lane l copies units l, l + 32, ... and rk_lanes_poll_raw has each lane
+ * check the same units, so a lane waits for its own copies only. */
+__device__ __forceinline__ void rk_lanes_prefetch(const rk_in_port &c, rk_u64 pos, rk_u32 m, rk_u32 lane,
+                                                  unsigned char *raw) {
+    const rk_u64 mask = (1ull << c.log2cap) - 1;
+    const rk_u64 *const ring = c.ring; /* in a register: each copy below is a memory clobber */
+    for (rk_u32 u = lane; u < m * RK_CH_UNITS; u += 32) {
+        const rk_u64 *src = ring + ((pos + u / RK_CH_UNITS) & mask) * RK_IN_LL + 2 * (u % RK_CH_UNITS);
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(raw + 16 * u);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/* The whole warp: rk_channel_poll over the copies in raw (made for start,
+ * at least m_max slots) instead of the ring. */
+__device__ __forceinline__ rk_u32 rk_lanes_poll_raw(const rk_in_port &c, rk_u64 start, rk_u32 m_max, rk_u32 lane,
+                                                   const unsigned char *raw, unsigned char *stage, rk_u32 &skips) {
+    const rk_u32 want = m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u;
+    rk_u32 bad = 0;
+    skips = 0;
+    const rk_u32 log2cap = c.log2cap; /* in a register: the stores below may alias it */
+    for (rk_u32 u = lane; u < m_max * RK_CH_UNITS; u += 32) {
+        const ulonglong2 v = *(const ulonglong2 *)(raw + 16 * u);
+        /* rk_ch_check, the two payload words in one 8-byte store */
+        const rk_u32 m = u / RK_CH_UNITS, w = u % RK_CH_UNITS;
+        const rk_u32 tag = (rk_u32)((start + m) >> log2cap) + 1u;
+        if ((rk_u32)(v.x >> 32) != tag || (rk_u32)(v.y >> 32) != tag) {
+            bad |= 1u << m;
+            if (w == 0 && (rk_u32)(v.x >> 32) == (tag | RK_CH_SKIP)) skips |= 1u << m;
+        } else {
+            *(uint2 *)(stage + m * RK_IN_STAGE + 8 * w) = make_uint2((rk_u32)v.x, (rk_u32)v.y);
+        }
+    }
+    bad = rk_ch_warp_or(bad);
+    skips = rk_ch_warp_or(skips);
+    const rk_u32 ok = want & (~bad | skips);
+    return ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
+}
+#endif
 
 /* The whole warp of worker wi, while the kernel's input runs in lanes: one
  * pass over this warp's next slots (at most max). Returns the slots taken. */
@@ -198,7 +300,9 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     RK_LP_STAMP(t0);
 #ifdef RK_LANES_PROFILE
     if (lane == 0) {
+#if !RK_LANES_RAW_BYTES
         if (rk_lanes_prof[wi][RK_LP_LAST]) RK_LP_ADD(wi, RK_LP_BETWEEN, t0 - rk_lanes_prof[wi][RK_LP_LAST]);
+#endif
 
         RK_LP_ADD(wi, RK_LP_CALLS, 1);
     }
@@ -231,7 +335,28 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     if (stop) return 0;
     const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - first);
     rk_u32 skip = 0;
+#if RK_LANES_RAW_BYTES
+    /* The copies this warp started for this pass (every earlier one is
+     * complete too: the buffer is free again). All of its slots there: the
+     * pass takes them; else the ring is polled as without them. */
+    unsigned char *raw = stage_out + (size_t)a.chunk * RK_OUT_STAGE;
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    rk_u32 lanes = 0;
+    if (wp.pf_pos == (rk_u32)first) { /* copied to the end of first's chunk, where m_max ends at most */
+        lanes = rk_lanes_poll_raw(c, first, m_max, lane, raw, stage_in, skip);
+        if (lanes != (m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u)) {
+            lanes = 0;
+            __syncwarp(); /* every lane has read pf_pos before lane 0 rewrites it (racecheck) */
+            if (lane == 0) wp.pf_pos = ~0u; /* copied too early: polled from the ring from now on */
+        }
+#ifdef RK_LANES_PROFILE
+        else if (lane == 0) RK_LP_ADD(wi, RK_LP_PF_HIT, 1);
+#endif
+    }
+    if (!lanes) lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
+#else
     const rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
+#endif
     skip &= lanes;
     rk_ch_poll_adapt(cp, __popc(lanes), max);
     RK_LP_STAMP(t1);
@@ -277,12 +402,25 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     if (!kept) return 0;
     const rk_u32 n = __popc(kept), run = kept & ~skip;
     int status = 0;
-    if ((run >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
+    if ((run >> lane) & 1u)
+        status = rk_lanes_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
 #if RK_LANES_EBUF
     __syncwarp();
     if (wp.ebuf) rk_lanes_gather(lane, wi);
 #endif
     rk_emit_finish(lane, wi);
+#if RK_LANES_RAW_BYTES
+    /* This warp's next slots (the rest of this chunk, or its next chunk),
+     * copied while the publish turn and the next pass's start run (before
+     * the handlers measured alike, session 15). */
+    {
+        rk_u64 next = first + n;
+        if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
+        const rk_u32 m = (rk_u32)(((next | 31u) + 1u) - next);
+        if (lane == 0) wp.pf_pos = a.stage == 0 ? (rk_u32)next : ~0u; /* staging in device memory: none */
+        if (a.stage == 0) rk_lanes_prefetch(c, next, m, lane, raw);
+    }
+#endif
     const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
     rk_u64 seq0 = 0;
     RK_LP_STAMP(t3);
@@ -314,7 +452,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
          * value stored), and the reply room promised and not used. */
         rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
         if (msgs) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + msgs);
-        if (msgs != replies) rk_ch_add(&rk_ch.cr_promised, (rk_u64)0 - (rk_u64)(msgs - replies));
+        if (replies) rk_vstore32(&wp.resv, *(volatile rk_u32 *)&wp.resv - replies); /* used: the host gives it back */
         rk_u64 next = first + n;
         if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
         wp.lnext = next;
@@ -362,13 +500,18 @@ __device__ void rk_lanes_prof_report(rk_u32 wi) {
      * (the messages over them: slots a cycle, x 1.98e3 = M msg/s at 1980 MHz). */
     const double span = t_last > t_first ? (double)(t_last - t_first) : 1.0;
     const rk_u64 calls = t[RK_LP_CALLS] ? t[RK_LP_CALLS] : 1;
+#if RK_LANES_RAW_BYTES
+    const rk_u64 pf = t[RK_LP_PF_HIT], between = 0;
+#else
+    const rk_u64 pf = 0, between = t[RK_LP_BETWEEN] / calls;
+#endif
     printf("lanes-prof in=%u W=%u bits=%u slots=%llu busy %.0f cycles (%.1f M msg/s at 1980 MHz) passes=%llu "
-           "(%.1f a pass) calls=%llu empty=%llu cut=%llu waited=%llu reloads=%llu | cycles a pass: poll %llu "
+           "(%.1f a pass) calls=%llu empty=%llu cut=%llu waited=%llu reloads=%llu pf=%llu | cycles a pass: poll %llu "
            "credit %llu handle %llu publish %llu (wait %llu) | a call: between %llu\n",
            rk_ch.in[0].id, rk_ch.warps, rk_ch.lanes_bits, t[RK_LP_SLOTS], span, (double)t[RK_LP_SLOTS] / span * 1980.0,
            t[RK_LP_PASSES], (double)t[RK_LP_SLOTS] / (double)p, t[RK_LP_CALLS], t[RK_LP_EMPTY], t[RK_LP_CUT],
-           t[RK_LP_WAITED], t[RK_LP_RELOADS], t[RK_LP_POLL] / p, t[RK_LP_CREDIT] / p, t[RK_LP_HANDLE] / p,
-           t[RK_LP_PUBLISH] / p, t[RK_LP_WAIT] / p, t[RK_LP_BETWEEN] / calls);
+           t[RK_LP_WAITED], t[RK_LP_RELOADS], pf, t[RK_LP_POLL] / p, t[RK_LP_CREDIT] / p, t[RK_LP_HANDLE] / p,
+           t[RK_LP_PUBLISH] / p, t[RK_LP_WAIT] / p, between);
 }
 #endif
 

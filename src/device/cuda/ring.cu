@@ -403,7 +403,7 @@ __device__ __forceinline__ void rk_lean_host_idle(rk_u32 wi, rk_u32 lane, const 
 __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 local_warp) {
     const rk_u32 P = a.chunk;
     const rk_u32 full = rk_bits(0, P);
-    const size_t per_warp = (size_t)P * (RK_IN_STAGE + RK_OUT_STAGE);
+    const size_t per_warp = (size_t)P * (RK_IN_STAGE + RK_OUT_STAGE) + RK_LANES_RAW_BYTES;
     unsigned char *stage_in = a.stage ? a.stage + (size_t)gw * per_warp : rk_ring_smem + (size_t)local_warp * per_warp;
     unsigned char *stage_out = stage_in + (size_t)P * RK_IN_STAGE;
 
