@@ -38,7 +38,10 @@ enum : u32 {
     V_HANDLER = 32u,  // the message copied into a handler's struct, marked, emitted through slots kept in shared
     V_FINISH = 64u,   // after the handler: __syncwarp, emitted flags cleared, HEAD stored (rk_emit_finish)
     V_CTLWARP = 128u, // a control warp per stage polling host-mapped control words all the time (rk_control)
-    V_SEPARATE = 256u // each stage its own kernel launch on its own stream (host side only)
+    V_SEPARATE = 256u, // each stage its own kernel launch on its own stream (host side only)
+    V_COAL = 512u     // instead of V_WINDOW: 4 slots a poll, a 16-byte unit a lane (one coalesced load), each
+                      // message gathered into one lane by shuffles for its handler and scattered back for one
+                      // coalesced store
 };
 
 enum { CAP = 4096, LOG2CAP = 12, WINDOW = 4, MAXW = 16, STAGES = 4, CTL_WORDS = 48 };
@@ -108,6 +111,8 @@ __device__ __forceinline__ void mark(u32 *m) {
 template <u32 F> __device__ void worker(const Args &a, int b, u32 lane, Shared &sh) {
     constexpr int W = (F & V_SLOT16) ? 16 : 8, U = W / 2;    // words, 16-byte units a slot
     constexpr int NU = (F & V_WINDOW) ? U : 1;               // units a lane holds
+    constexpr bool SLOTLANE = (F & (V_WINDOW | V_COAL)) != 0; // a message's handler runs in one lane
+    static_assert(!((F & V_WINDOW) && (F & V_COAL)), "one poll layout");
     static_assert(!(F & V_HANDLER) || (F & V_WINDOW), "the handler runs on a lane that holds its whole message");
     const Stage s = a.st[b];
     const u64 mask = CAP - 1;
@@ -145,6 +150,11 @@ template <u32 F> __device__ void worker(const Args &a, int b, u32 lane, Shared &
                 x[u] = y[u] = 0;
                 if (mine) ld2(p + 2 * u, s.in_host, x[u], y[u]);
             }
+        } else if (F & V_COAL) {
+            mine = lane / U < WINDOW;
+            pos = tail + lane / U;
+            x[0] = y[0] = 0;
+            if (mine) ld2(s.in + (pos & mask) * W + 2 * (lane % U), s.in_host, x[0], y[0]);
         } else {
             mine = lane < U;
             pos = tail;
@@ -161,9 +171,12 @@ template <u32 F> __device__ void worker(const Args &a, int b, u32 lane, Shared &
         if (F & V_CTRL)
             if (__any_sync(0xffffffffu, cv != 0)) return; // never: every control word stays 0
         u32 n;
-        if (F & V_WINDOW)
+        if (F & V_WINDOW) {
             n = __popc(ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u));
-        else
+        } else if (F & V_COAL) {
+            n = 0;
+            while (n < WINDOW && ((ok >> (n * U)) & ((1u << U) - 1u)) == ((1u << U) - 1u)) n++;
+        } else
             n = (ok & ((1u << U) - 1u)) == ((1u << U) - 1u) ? 1u : 0u;
         if (!n) {
             if ((++polls & 1023u) == 0 && *a.stop) return;
@@ -173,12 +186,21 @@ template <u32 F> __device__ void worker(const Args &a, int b, u32 lane, Shared &
         // The mark, ring mode's lap and STOP (the message's seq word).
         bool stop = false;
         u32 m[MAXW];
-        const bool has = (F & V_WINDOW) ? lane < n : lane < U;
-        if (F & V_WINDOW) {
+        const bool has = SLOTLANE ? lane < n : lane < U;
+        if (SLOTLANE) {
+            if (F & V_COAL) { // lane l gathers message l from lanes l * U .. l * U + U - 1
 #pragma unroll
-            for (int u = 0; u < NU; u++) {
-                m[2 * u] = lo32(x[u]);
-                m[2 * u + 1] = lo32(y[u]);
+                for (int u = 0; u < U; u++) {
+                    const int from = (lane * U + u) & 31;
+                    m[2 * u] = __shfl_sync(0xffffffffu, lo32(x[0]), from);
+                    m[2 * u + 1] = __shfl_sync(0xffffffffu, lo32(y[0]), from);
+                }
+            } else {
+#pragma unroll
+                for (int u = 0; u < NU; u++) {
+                    m[2 * u] = lo32(x[u]);
+                    m[2 * u + 1] = lo32(y[u]);
+                }
             }
             if (has && m[0] == STOP) stop = true;
             if (has && m[0] != STOP) {
@@ -220,7 +242,20 @@ template <u32 F> __device__ void worker(const Args &a, int b, u32 lane, Shared &
                 t = __shfl_sync(0xffffffffu, t, 0);
             }
         }
-        if (forward && has) {
+        if ((F & V_COAL) && forward) { // scattered back: lane j stores unit j % U of message j / U
+            const u32 sl = lane / U, un = lane % U;
+            u32 o0 = 0, o1 = 0;
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const u32 a0 = __shfl_sync(0xffffffffu, m[2 * u], sl), a1 = __shfl_sync(0xffffffffu, m[2 * u + 1], sl);
+                if (un == (u32)u) o0 = a0, o1 = a1;
+            }
+            if (sl < n) {
+                const u64 op = head + sl;
+                const u64 hi = (u64)((u32)(op >> LOG2CAP) + 1u) << 32;
+                st2(s.out + (op & mask) * W + 2 * un, s.out_host, tagged(hi, o0), tagged(hi, o1));
+            }
+        } else if (forward && has) {
             if (F & V_HANDLER) {
                 // rk_lean_emit: the slot from shared, the emitted flag, then the stores.
                 if (sh.on && !sh.emitted[lane]) {
@@ -475,6 +510,10 @@ static const Variant variants[] = {
     VAR("16-word slot + control warp", V_SLOT16 | V_CTLWARP),
     VAR("16-word slot + a kernel a stage", V_SLOT16 | V_SEPARATE),
     VAR("16-word slot + control words", V_SLOT16 | V_CTRL),
+    VAR("coalesced window (4 slots, a unit a lane)", V_SLOT16 | V_COAL),
+    VAR("coalesced + control words", V_SLOT16 | V_COAL | V_CTRL),
+    VAR("coalesced + ctrl + book + finish", V_SLOT16 | V_COAL | V_CTRL | V_BOOK | V_FINISH),
+    VAR("coalesced + all (ctl warp, a kernel a stage)", V_SLOT16 | V_COAL | V_CTRL | V_BOOK | V_FINISH | V_CTLWARP | V_SEPARATE),
 };
 
 int main(int argc, char **argv) {
