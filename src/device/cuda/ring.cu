@@ -751,6 +751,9 @@ __device__ void rk_control(const rk_ring_args &a) {
         }
         if ((++beat & 63) == 0) rk_store(a.hctl + RK_HCTL_HEARTBEAT, beat);
         if (a.idle_nap_ns) __nanosleep(a.idle_nap_ns);
+#ifdef RK_CONTROL_NAP_NS
+        __nanosleep(RK_CONTROL_NAP_NS); /* measuring: the control thread's reads over the bus spaced out */
+#endif
     }
 }
 
