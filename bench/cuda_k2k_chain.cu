@@ -17,7 +17,9 @@
 // compiler, no ports table, no terminate or drain rules; a stage forwards
 // what it finds, marked as examples/handlers/pipeline_handler.c marks it.
 //   nvcc -O3 -arch=sm_90 -o cuda_k2k_chain bench/cuda_k2k_chain.cu
-//   taskset -c 2 ./cuda_k2k_chain [PROBES [ROUNDS]]
+//   taskset -c 2 ./cuda_k2k_chain [PROBES [ROUNDS [VARIANTS]]]
+// VARIANTS: the rows to run, as their numbers separated by commas (e.g. 0,2,13;
+// default all). Measured on the H100 in docs/device-runs.md (session 15, hop-1).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -39,9 +41,11 @@ enum : u32 {
     V_FINISH = 64u,   // after the handler: __syncwarp, emitted flags cleared, HEAD stored (rk_emit_finish)
     V_CTLWARP = 128u, // a control warp per stage polling host-mapped control words all the time (rk_control)
     V_SEPARATE = 256u, // each stage its own kernel launch on its own stream (host side only)
-    V_COAL = 512u     // instead of V_WINDOW: 4 slots a poll, a 16-byte unit a lane (one coalesced load), each
+    V_COAL = 512u,    // instead of V_WINDOW: 4 slots a poll, a 16-byte unit a lane (one coalesced load), each
                       // message gathered into one lane by shuffles for its handler and scattered back for one
                       // coalesced store
+    V_LANESTORE = 1024u, // with V_COAL: the gathered message stored by its lane (8 stores of 16 bytes)
+    V_COALSTORE = 2048u  // with V_WINDOW: the message scattered by shuffles for one coalesced store
 };
 
 enum { CAP = 4096, LOG2CAP = 12, WINDOW = 4, MAXW = 16, STAGES = 4, CTL_WORDS = 48 };
@@ -113,6 +117,7 @@ template <u32 F> __device__ void worker(const Args &a, int b, u32 lane, Shared &
     constexpr int NU = (F & V_WINDOW) ? U : 1;               // units a lane holds
     constexpr bool SLOTLANE = (F & (V_WINDOW | V_COAL)) != 0; // a message's handler runs in one lane
     static_assert(!((F & V_WINDOW) && (F & V_COAL)), "one poll layout");
+    constexpr bool COALSTORE = (F & V_COAL) ? !(F & V_LANESTORE) : (F & V_WINDOW) && (F & V_COALSTORE) && !(F & V_HANDLER);
     static_assert(!(F & V_HANDLER) || (F & V_WINDOW), "the handler runs on a lane that holds its whole message");
     const Stage s = a.st[b];
     const u64 mask = CAP - 1;
@@ -242,7 +247,7 @@ template <u32 F> __device__ void worker(const Args &a, int b, u32 lane, Shared &
                 t = __shfl_sync(0xffffffffu, t, 0);
             }
         }
-        if ((F & V_COAL) && forward) { // scattered back: lane j stores unit j % U of message j / U
+        if (COALSTORE && forward) { // scattered back: lane j stores unit j % U of message j / U
             const u32 sl = lane / U, un = lane % U;
             u32 o0 = 0, o1 = 0;
 #pragma unroll
@@ -265,7 +270,7 @@ template <u32 F> __device__ void worker(const Args &a, int b, u32 lane, Shared &
 #pragma unroll
                     for (int u = 0; u < U; u++) st2(slot + 2 * u, s.out_host, tagged(hi, m[2 * u]), tagged(hi, m[2 * u + 1]));
                 }
-            } else if (F & V_WINDOW) {
+            } else if (SLOTLANE) {
                 const u64 op = head + lane;
                 const u64 hi = (u64)((u32)(op >> LOG2CAP) + 1u) << 32;
                 u64 *slot = s.out + (op & mask) * W;
@@ -276,6 +281,7 @@ template <u32 F> __device__ void worker(const Args &a, int b, u32 lane, Shared &
                 st2(s.out + (head & mask) * W + 2 * lane, s.out_host, tagged(hi, m[0]), tagged(hi, m[1]));
             }
         }
+        if ((F & V_HANDLER) && !(F & V_FINISH)) sh.emitted[lane] = 0; // its own flag (V_FINISH: after a __syncwarp)
         if (F & V_FINISH) {
             __syncwarp();
             if (F & V_HANDLER) sh.emitted[lane] = 0;
@@ -514,12 +520,15 @@ static const Variant variants[] = {
     VAR("coalesced + control words", V_SLOT16 | V_COAL | V_CTRL),
     VAR("coalesced + ctrl + book + finish", V_SLOT16 | V_COAL | V_CTRL | V_BOOK | V_FINISH),
     VAR("coalesced + all (ctl warp, a kernel a stage)", V_SLOT16 | V_COAL | V_CTRL | V_BOOK | V_FINISH | V_CTLWARP | V_SEPARATE),
+    VAR("coalesced poll, a lane stores its slot", V_SLOT16 | V_COAL | V_LANESTORE),
+    VAR("a slot a lane poll, coalesced store", V_SLOT16 | V_WINDOW | V_COALSTORE),
 };
 
 int main(int argc, char **argv) {
     const int probes = argc > 1 ? atoi(argv[1]) : 10000;
     const int rounds = argc > 2 ? atoi(argv[2]) : 2;
     const u64 laps = 20000;
+    const char *only = argc > 3 ? argv[3] : NULL; // "0,2,13": the variants to run
     Mem m;
     const size_t ring = (size_t)CAP * MAXW * 8;
     CK(cudaHostAlloc((void **)&m.hin, ring, cudaHostAllocMapped));
@@ -542,16 +551,28 @@ int main(int argc, char **argv) {
     CK(cudaGetDeviceProperties(&prop, 0));
     printf("cuda_k2k_chain on %s: %d probes a run, %llu laps, per hop = (4-stage p50 - 1-stage p50) / 3; "
            "device hop = p50 of a lap of 4 stages / 4\n", prop.name, probes, laps);
-    printf("%-40s %9s %9s %9s %9s  %s\n", "variant", "1 stage", "4 stages", "per hop", "dev hop", "SMs");
+    printf("%-44s %9s %9s %9s %9s  %s\n", "variant", "1 stage", "4 stages", "per hop", "dev hop", "SMs");
     int failed = 0;
     for (int r = 0; r < rounds; r++) {
         for (const Variant &v : variants) {
+            if (only) {
+                const int idx = (int)(&v - variants);
+                bool want = false;
+                for (const char *c = only; *c;) {
+                    char *end;
+                    const long x = strtol(c, &end, 10);
+                    if (end == c) break;
+                    want |= x == idx;
+                    c = *end == ',' ? end + 1 : end;
+                }
+                if (!want) continue;
+            }
             u32 sm1[STAGES] = {0}, sm4[STAGES] = {0};
             const double one = host_run(m, v.fn, v.flags, 1, probes, sm1);
             const double four = host_run(m, v.fn, v.flags, STAGES, probes, sm4);
             const double dev = ring_run(m, v.fn, v.flags, laps);
             if (one < 0 || four < 0 || dev < 0) failed = 1;
-            printf("%-40s %7.0f ns %7.0f ns %7.0f ns %7.0f ns  %u %u %u %u\n", v.name, one, four, (four - one) / 3, dev,
+            printf("%2d %-41s %7.0f ns %7.0f ns %7.0f ns %7.0f ns  %u %u %u %u\n", (int)(&v - variants), v.name, one, four, (four - one) / 3, dev,
                    sm4[0], sm4[1], sm4[2], sm4[3]);
             fflush(stdout);
         }
