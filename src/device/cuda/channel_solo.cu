@@ -40,24 +40,6 @@
 #ifndef RK_LEAN_ARMED
 #define RK_LEAN_ARMED 1
 #endif
-/* 1: the lean poll is coalesced: slots side by side, a 16-byte unit a lane
- * (RK_LEAN_P2 lanes a slot), and each pass's messages go to their handler
- * lanes through the warp's shared staging. A lane loading a whole slot of
- * its own (8 loads of 16 bytes, 4 slots a poll) made a device hop 1.05 us
- * against 0.52-0.56 us coalesced (session 15, bench/cuda_k2k_chain.cu). */
-#ifndef RK_LEAN_COAL_POLL
-#define RK_LEAN_COAL_POLL 1
-#endif
-/* 1: a lean emit of a message of this kernel's own size is staged (in the
- * emitting lane's staging slot) and the warp writes the pass's emits after
- * the handlers, a 16-byte unit a lane, instead of 8 stores from one lane. */
-#ifndef RK_LEAN_COAL_EMIT
-#define RK_LEAN_COAL_EMIT 1
-#endif
-/* Lanes a slot in the coalesced layout (its units rounded up to a power of
- * two, so a slot never straddles two loads), and slots a load covers. */
-#define RK_LEAN_P2 (RK_CH_UNITS <= 1 ? 1 : RK_CH_UNITS <= 2 ? 2 : RK_CH_UNITS <= 4 ? 4 : 8)
-#define RK_LEAN_SPR (32 / RK_LEAN_P2)
 
 /* The lean loop's emit (RK_SOLO_LEAN_EMIT): after each plan the warp finds
  * where each lane's message would go on the plan's first port (position
@@ -67,21 +49,15 @@
  * else (another port, another size, a second emit, a pass with SKIP
  * slots) takes rk__emit's general path, which the pass also set up. */
 struct rk_lean_emit_rec {
-    rk_u32 on, port, bytes, coal; /* coal: emits are staged for rk_lean_flush (the lean loop's passes) */
+    rk_u32 on, port, bytes, spare;
     rk_u64 *slot[32];
     rk_u64 hi[32];
-    unsigned char *stage;         /* the warp's staging: a lane's slot is lane * RK_IN_STAGE bytes in */
-    unsigned char staged[32];     /* per lane: its emit waits in its staging slot */
 };
 __shared__ rk_lean_emit_rec rk_le;
 static_assert(sizeof(rk_links) + sizeof(rk_lean_emit_rec) <= RK_CH_SHARED_BOUND,
               "the channel code's shared memory must fit RK_CUDA_CHANNEL_SHARED (cuda_ring_layout.h)");
 
-__device__ void rk_lean_init() {
-    rk_le.on = 0;
-    rk_le.coal = 0;
-    for (int i = 0; i < 32; i++) rk_le.staged[i] = 0;
-}
+__device__ void rk_lean_init() { rk_le.on = 0; }
 
 __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc) {
 #if RK_LEAN_BUILT
@@ -89,7 +65,7 @@ __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, uns
     if (!rk_le.on) return false;
     const rk_u32 lane = threadIdx.x & 31;
     /* The rest loaded together (none depends on another), then one branch. */
-    const rk_u32 lport = rk_le.port, bytes = rk_le.bytes, coal = rk_le.coal;
+    const rk_u32 lport = rk_le.port, bytes = rk_le.bytes;
     rk_u64 *slot = rk_le.slot[lane];
     const rk_u64 hi = rk_le.hi[lane];
     unsigned char &emitted = rk_ch.w[threadIdx.x >> 5].emitted[port & 7u][lane];
@@ -99,20 +75,6 @@ __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, uns
     emitted = 1;
     const rk_u32 *src = (const rk_u32 *)msg;
     const rk_u32 n = size / 4;
-#if RK_LEAN_COAL_EMIT
-    if (coal && size == RK_MSG_BYTES) {
-        /* Staged: the lane's own staging slot (its message was copied out
-         * of it before the handler); rk_lean_flush writes it. */
-        rk_u32 *dst = (rk_u32 *)(rk_le.stage + lane * RK_IN_STAGE);
-        for (rk_u32 i = 0; i < n; i++) dst[i] = src[i];
-        if (n & 1u) dst[n] = 0; /* the pad word's payload, as below */
-        rk_le.staged[lane] = 1;
-        rc = RK_EMIT_OK;
-        return true;
-    }
-#else
-    (void)coal;
-#endif
     rk_u32 w = 0;
     for (; w + 2 <= n; w += 2) rk_ch_store2(slot + w, hi | src[w], hi | src[w + 1]);
     if (w < n) rk_ch_store2(slot + w, hi | src[w], hi);
@@ -121,29 +83,6 @@ __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, uns
 #else
     (void)port, (void)msg, (void)size, (void)rc;
     return false;
-#endif
-}
-
-/* The whole warp, after a lean pass's handlers: the emits they staged
- * (rk_lean_emit), written a 16-byte unit a lane, RK_LEAN_SPR slots a store,
- * before rk_emit_finish (which writes SKIP words for slots not emitted
- * into) and before the pass is published. */
-__device__ __forceinline__ void rk_lean_flush(rk_u32 lane) {
-#if RK_LEAN_BUILT && RK_LEAN_COAL_EMIT
-    const rk_u32 staged = __ballot_sync(0xffffffffu, rk_le.staged[lane] != 0);
-    if (!staged) return;
-    rk_le.staged[lane] = 0;
-    __syncwarp(); /* every lane's staged words */
-    const rk_u32 u = lane % RK_LEAN_P2, last = 32 - __clz(staged);
-    for (rk_u32 s = lane / RK_LEAN_P2; s < last; s += RK_LEAN_SPR) {
-        if (u < RK_CH_UNITS && ((staged >> s) & 1u)) {
-            const uint2 w = *(const uint2 *)(rk_le.stage + s * RK_IN_STAGE + 8 * u);
-            const rk_u64 hi = rk_le.hi[s];
-            rk_ch_store2(rk_le.slot[s] + 2 * u, hi | w.x, hi | w.y);
-        }
-    }
-#else
-    (void)lane;
 #endif
 }
 
@@ -233,7 +172,7 @@ __device__ __forceinline__ bool rk_lean_ready() {
  * poll next (a published count above it means a host message waits). */
 __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
                               rk_u64 &errors, rk_u64 seen_active, rk_u64 host_next, rk_u64 *saved, rk_u32 &idle,
-                              bool &changed, unsigned char *stage) {
+                              bool &changed) {
     changed = false;
 #if RK_LEAN_BUILT
     rk_in_port &c = rk_ch.in[0];
@@ -275,11 +214,6 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         if (lane == 0) rk_solo_plan(wi, cap, cr_word);
         __syncwarp();
     }
-    if (lane == 0) {
-        rk_le.stage = stage;
-        rk_le.coal = RK_LEAN_COAL_EMIT && RK_MSG_BYTES <= RK_IN_STAGE;
-    }
-    __syncwarp();
     rk_lean_emit_prepare(lane, wi);
     rk_u32 armed_room = RK_LEAN_ARMED ? rk_lean_arm(lane, wi) : 0u;
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
@@ -288,35 +222,6 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     for (;;) {
         if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
         const rk_u32 window = cp.window < wmax ? cp.window : wmax;
-#if RK_LEAN_COAL_POLL
-        /* Load k: slots k * RK_LEAN_SPR + lane / RK_LEAN_P2, unit lane % RK_LEAN_P2. */
-        const rk_u32 cu = lane % RK_LEAN_P2, csl = lane / RK_LEAN_P2;
-        rk_u64 x[RK_LEAN_P2], y[RK_LEAN_P2];
-#pragma unroll
-        for (int k = 0; k < RK_LEAN_P2; k++) {
-            const rk_u32 s = k * RK_LEAN_SPR + csl;
-            rk_lean_load2(ring + ((tail + s) & mask) * RK_IN_LL + 2 * cu, s < window && cu < RK_CH_UNITS, x[k], y[k]);
-        }
-        const rk_u64 cv = rk_lean_load1(cw, cw != 0);
-        /* Per slot (bit s): every unit current, or a SKIP slot (its first word). */
-        rk_u32 ok = 0, skipm = 0;
-#pragma unroll
-        for (int k = 0; k < RK_LEAN_P2; k++) {
-            if (k * RK_LEAN_SPR >= window) break;
-            const rk_u32 s = k * RK_LEAN_SPR + csl;
-            const rk_u32 tag = (rk_u32)((tail + s) >> log2cap) + 1u;
-            const bool on = s < window && cu < RK_CH_UNITS;
-            const bool cur = !on || (((rk_u32)(x[k] >> 32) ^ tag) | ((rk_u32)(y[k] >> 32) ^ tag)) == 0;
-            const bool sk = on && cu == 0 && (rk_u32)(x[k] >> 32) == (tag | RK_CH_SKIP);
-            const rk_u32 curb = __ballot_sync(0xffffffffu, cur), skb = __ballot_sync(0xffffffffu, sk);
-            const rk_u32 gm = (1u << RK_LEAN_P2) - 1u, first = lane * RK_LEAN_P2; /* lane < SPR: slot k * SPR + lane */
-            const bool mine = lane < RK_LEAN_SPR && k * RK_LEAN_SPR + lane < window;
-            const bool full = mine && ((curb >> (first & 31u)) & gm) == gm;
-            const bool skip = mine && ((skb >> (first & 31u)) & 1u);
-            ok |= __ballot_sync(0xffffffffu, full || skip) << (k * RK_LEAN_SPR);
-            skipm |= __ballot_sync(0xffffffffu, skip) << (k * RK_LEAN_SPR);
-        }
-#else
         const rk_u64 pos = tail + lane;
         const bool mine = lane < window;
         rk_u64 x[RK_CH_UNITS], y[RK_CH_UNITS];
@@ -331,8 +236,6 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         const bool full = mine && !stale;
         const bool skip = mine && (rk_u32)(x[0] >> 32) == (tag | RK_CH_SKIP);
         const rk_u32 ok = __ballot_sync(0xffffffffu, full || skip);
-        const rk_u32 skipm = __ballot_sync(0xffffffffu, skip);
-#endif
         if (__any_sync(0xffffffffu, cw && (cv < lo || cv > hi))) {
             changed = true; /* rk_worker handles it at the top of its loop */
             break;
@@ -347,7 +250,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             continue;
         }
         rk_u32 lanes_kept = lanes;
-        rk_u32 skips = skipm & lanes;
+        rk_u32 skips = __ballot_sync(0xffffffffu, skip) & lanes;
         rk_u32 run = lanes & ~skips; /* SKIP slots: taken, no handler */
         rk_u32 want = __popc(run);
         /* Armed (RK_LEAN_ARMED): lane = place and room for all, no begin to set. */
@@ -401,16 +304,6 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             __syncwarp();
         }
         const rk_u64 seq0 = c.delivered, cr0 = rk_ch.cr_head;
-#if RK_LEAN_COAL_POLL
-        /* The pass's messages to their handler lanes (lane = slot). */
-#pragma unroll
-        for (int k = 0; k < RK_LEAN_P2; k++) {
-            const rk_u32 s = k * RK_LEAN_SPR + csl;
-            if (k * RK_LEAN_SPR < window && cu < RK_CH_UNITS && ((run >> (s & 31u)) & 1u))
-                *(uint2 *)(stage + s * RK_IN_STAGE + 8 * cu) = make_uint2((rk_u32)x[k], (rk_u32)y[k]);
-        }
-        __syncwarp();
-#endif
 
         /* The handler, from the words this lane loaded (payload halves). */
         int status = 0;
@@ -422,21 +315,14 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             for (int i = 0; i < RK_IN_STAGE / 4; i++) qw[i] = 0;
 #pragma unroll
             for (int u = 0; u < RK_CH_UNITS; u++) {
-#if RK_LEAN_COAL_POLL
-                const uint2 w = *(const uint2 *)(stage + lane * RK_IN_STAGE + 8 * u);
-                qw[2 * u] = w.x;
-                qw[2 * u + 1] = w.y;
-#else
                 qw[2 * u] = (rk_u32)x[u];
                 qw[2 * u + 1] = (rk_u32)y[u];
-#endif
             }
 #pragma unroll
             for (int i = 0; i < RK_OUT_STAGE / 16; i++) r[i] = make_uint4(0, 0, 0, 0);
             status = rk_call_handler((const unsigned char *)q, (unsigned char *)r, a.state);
             ((int *)r)[(RK_REPLY_BYTES + 3) / 4] = status;
         }
-        rk_lean_flush(lane); /* the emits the handlers staged, before anything else */
         /* Replies to the host (a failed handler, or every message of a
          * REPLY_ALL channel) first: the sink's reply is its hop. The plan
          * promised the reply queue room for every message. */
@@ -481,12 +367,11 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         tail += n;
     }
     if (RK_LEAN_ARMED) rk_lean_disarm(lane, wi); /* the generic passes set their own begin */
-    if (lane == 0) rk_le.coal = 0; /* a host pass's lean emits write their slots at once */
     __syncwarp();
     return got;
 #else
     (void)a, (void)lane, (void)wi, (void)cp, (void)handled, (void)errors, (void)seen_active, (void)host_next;
-    (void)saved, (void)idle, (void)stage;
+    (void)saved, (void)idle;
     changed = false;
     return 0;
 #endif
@@ -500,8 +385,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
  * need no room in the reply queue (their replies go to the host queue):
  * the plan's room counts it anyway, which only sends a pass to the
  * general begin sooner. */
-__device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane,
-                                                  unsigned char *stage) {
+__device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane) {
     if (!ready || !RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || !rk_ch.plan_ok) return false;
     if ((rk_u32)__popc(ready) > rk_ch.plan_room || rk_vload(&rk_ch.host_tail) != hfirst) return false;
     const rk_u32 ports = rk_ch.plan_ports;
@@ -521,10 +405,6 @@ __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, r
             rk_le.port = p;
             rk_le.bytes = o.msg_bytes;
             rk_le.on = 1;
-            /* Staged like the lean loop's (rk_lean_flush after the handlers):
-             * a lane's staging slot is its own once its request is copied out. */
-            rk_le.stage = stage;
-            rk_le.coal = RK_LEAN_COAL_EMIT && RK_MSG_BYTES <= RK_IN_STAGE;
         }
     }
     __syncwarp();
@@ -537,7 +417,6 @@ __device__ __forceinline__ void rk_lean_host_done(rk_u64 hfirst, rk_u32 n, rk_u3
                                                   const rk_ring_args &a) {
     if (lane == 0) {
         rk_le.on = 0;
-        rk_le.coal = 0;
         RK_FOR_BITS(p, rk_ch.plan_ports) rk_ch.out[p].head += n;
         rk_vstore(&rk_ch.host_tail, hfirst + n);
         rk_ch.plan_ok = 0;

@@ -392,10 +392,8 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
 __device__ __forceinline__ bool rk_lean_ready();
 __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_ch_poll &cp, rk_u64 &handled,
                               rk_u64 &errors, rk_u64 seen_active, rk_u64 host_next, rk_u64 *saved, rk_u32 &idle,
-                              bool &changed, unsigned char *stage);
-__device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane,
-                                                  unsigned char *stage);
-__device__ __forceinline__ void rk_lean_flush(rk_u32 lane);
+                              bool &changed);
+__device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane);
 __device__ __forceinline__ void rk_lean_host_done(rk_u64 hfirst, rk_u32 n, rk_u32 wi, rk_u32 lane,
                                                   const rk_ring_args &a);
 __device__ __forceinline__ void rk_lean_host_idle(rk_u32 wi, rk_u32 lane, const rk_ring_args &a);
@@ -554,7 +552,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
             bool changed = false; /* the lean loop stopped for a control word: to the top */
             if (!poll_host && !term && rk_lean_ready())
                 got = rk_lean_run(a, lane, local_warp, cp, ch_handled, errors, seen_active, chunk_pos + first, saved,
-                                  idle, changed, stage_in);
+                                  idle, changed);
             const int polls = changed ? 0 : poll_host ? RK_CHANNEL_POLLS : RK_CHANNEL_SPIN_POLLS;
             for (int poll = 0; poll < polls && !(poll_host && got); poll++)
                 got += rk_ch.solo ? rk_channel_pass<true>(a, lane, local_warp, stage_in, stage_out, P, cp, ch_handled,
@@ -589,7 +587,7 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
              * pass to their room (the rest stays for later). */
             const rk_u32 run = ~(ready >> first);
             ready &= run ? ((1u << (__ffs(run) - 1)) - 1u) << first : ready;
-            host_planned = rk_lean_host_plan(ready, hfirst, local_warp, lane, stage_in); /* K2K, one warp: channel_solo.cu */
+            host_planned = rk_lean_host_plan(ready, hfirst, local_warp, lane); /* K2K, one warp: channel_solo.cu */
             rk_u32 kept = host_planned ? ready : 0;
             if (!host_planned && lane == 0 && rk_turn_wait(&rk_ch.host_tail, hfirst, true)) {
                 kept = rk_ch.enabled ? rk_emit_begin(ready, 0, local_warp, 0, 0) : ready;
@@ -626,7 +624,6 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
         /* One lane per message runs the handler. */
         int status = 0;
         if ((ready >> lane) & 1u) status = rk_run_handler(a, stage_in + lane * RK_IN_STAGE, stage_out + lane * RK_OUT_STAGE);
-        if (host_planned) rk_lean_flush(lane); /* the emits the handlers staged (channel_solo.cu) */
         const rk_u32 failed = __ballot_sync(0xffffffffu, status < 0);
         __syncwarp();
         if (emits && ready) rk_emit_finish(lane, local_warp);
@@ -754,9 +751,6 @@ __device__ void rk_control(const rk_ring_args &a) {
         }
         if ((++beat & 63) == 0) rk_store(a.hctl + RK_HCTL_HEARTBEAT, beat);
         if (a.idle_nap_ns) __nanosleep(a.idle_nap_ns);
-#ifdef RK_CONTROL_NAP_NS
-        __nanosleep(RK_CONTROL_NAP_NS); /* measuring: the control thread's reads over the bus spaced out */
-#endif
     }
 }
 
