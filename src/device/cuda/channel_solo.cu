@@ -113,7 +113,10 @@ __device__ __forceinline__ void rk_lean_emit_prepare(rk_u32 lane, rk_u32 wi) {
  * rk_lean_disarm clears it all before the warp leaves the loop. */
 __device__ __forceinline__ rk_u32 rk_lean_arm(rk_u32 lane, rk_u32 wi) {
     const rk_u32 ports = rk_ch.plan_ports;
-    if (!(rk_ch.solo & RK_SOLO_LEAN_EMIT) || !ports || !rk_ch.plan_ok || !rk_ch.plan_room) return 0;
+    if (!(rk_ch.solo & RK_SOLO_LEAN_EMIT) || !ports || !rk_ch.plan_ok || !rk_ch.plan_room) {
+        __syncwarp(); /* the lanes' reads of the plan before lane 0 plans again */
+        return 0;
+    }
     rk_warp_pass &wp = rk_ch.w[wi];
     if (lane < 8) wp.allow[lane] = ((ports >> lane) & 1u) ? 0xffffffffu : 0u;
     if (lane == 0) {
@@ -211,6 +214,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     const bool report_out =
         __any_sync(0xffffffffu, lane < 8 && my_port.ring && !my_port.status && my_port.flow == RK_FLOW_REPORT);
     if (!rk_ch.plan_ok) {
+        __syncwarp(); /* every lane has read plan_ok before lane 0's plan writes it (racecheck) */
         if (lane == 0) rk_solo_plan(wi, cap, cr_word);
         __syncwarp();
     }
@@ -261,6 +265,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
              * general begin decides (it refuses emits, never waits);
              * else the pass is cut before its first message without room
              * (as the general begin cuts), or waits for room. */
+            __syncwarp(); /* every lane has read plan_room */
             if (lane == 0) rk_solo_plan(wi, cap, cr_word);
             __syncwarp();
             rk_lean_emit_prepare(lane, wi);
@@ -386,8 +391,11 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
  * the plan's room counts it anyway, which only sends a pass to the
  * general begin sooner. */
 __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane) {
-    if (!ready || !RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || !rk_ch.plan_ok) return false;
-    if ((rk_u32)__popc(ready) > rk_ch.plan_room || rk_vload(&rk_ch.host_tail) != hfirst) return false;
+    if (!ready || !RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled) return false;
+    if (!rk_ch.plan_ok || (rk_u32)__popc(ready) > rk_ch.plan_room || rk_vload(&rk_ch.host_tail) != hfirst) {
+        __syncwarp(); /* every lane has read the plan before lane 0's general begin drops it */
+        return false;
+    }
     const rk_u32 ports = rk_ch.plan_ports;
     if (lane < 8 && ((ports >> lane) & 1u)) rk_ch.w[wi].allow[lane] = ready;
     if (lane == 0) rk_ch.w[wi].ports = ports;
@@ -429,6 +437,7 @@ __device__ __forceinline__ void rk_lean_host_done(rk_u64 hfirst, rk_u32 n, rk_u3
  * begin, a link change or a closed port dropped it). */
 __device__ __forceinline__ void rk_lean_host_idle(rk_u32 wi, rk_u32 lane, const rk_ring_args &a) {
     if (!RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || rk_ch.plan_ok) return;
+    __syncwarp(); /* as in rk_lean_run: the lanes' reads of plan_ok before lane 0 rewrites it */
     if (lane == 0) rk_solo_plan(wi, a.capacity_mask + 1, a.dctl + RK_DCTL_CR_RECEIVED);
     __syncwarp();
 }

@@ -341,7 +341,9 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
     } else {
         /* The begin turn; HOLD ports and the reply queue's room cut the pass;
          * what it keeps is taken at once (staged), before any handler emits
-         * (rk_channel_taken says why). */
+         * (rk_channel_taken says why). Every lane has read the plan (solo)
+         * before lane 0's begin drops it. */
+        if (SOLO) __syncwarp();
         if (lane == 0 && rk_turn_wait(&rk_ch.in[input].tail, first, true)) {
 #if RK_LANES_BUILT
             /* A chain stage of several warps goes into lanes here, holding
