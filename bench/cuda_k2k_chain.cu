@@ -69,17 +69,24 @@ struct Args {
     int ring;            // 1: stage 3 feeds stage 0, no host
 };
 
-__device__ __forceinline__ void ld2(const u64 *p, bool host, u64 &a, u64 &b) {
-    if (host)
-        asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p));
-    else
-        asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p));
+// Predicated, branch-free: host-mapped words volatile (over the bus), device words relaxed .gpu; every
+// load of a poll in flight at once, as in the library. (hop-1's build branched around each load: its
+// "a slot a lane" rows took 11.9 us for one stage, as if its 8 bus reads ran one after another.)
+__device__ __forceinline__ void ld2(const u64 *p, bool host, bool on, u64 &a, u64 &b) {
+    a = b = 0;
+    asm volatile("{\n\t.reg .pred pon, ph, pd;\n\tsetp.ne.u32 pon, %4, 0;\n\t"
+                 "setp.ne.and.u32 ph, %3, 0, pon;\n\tsetp.eq.and.u32 pd, %3, 0, pon;\n\t"
+                 "@ph ld.volatile.global.v2.u64 {%0, %1}, [%2];\n\t"
+                 "@pd ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];\n\t}"
+                 : "+l"(a), "+l"(b)
+                 : "l"(p), "r"((u32)host), "r"((u32)on));
 }
 __device__ __forceinline__ void st2(u64 *p, bool host, u64 a, u64 b) {
-    if (host)
-        asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
-    else
-        asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+    asm volatile("{\n\t.reg .pred ph;\n\tsetp.ne.u32 ph, %3, 0;\n\t"
+                 "@ph st.volatile.global.v2.u64 [%0], {%1, %2};\n\t"
+                 "@!ph st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};\n\t}" ::"l"(p),
+                 "l"(a), "l"(b), "r"((u32)host)
+                 : "memory");
 }
 __device__ __forceinline__ u64 ld1(const u64 *p) {
     u64 v;
@@ -153,18 +160,18 @@ template <u32 F> __device__ void worker(const Args &a, int b, u32 lane, Shared &
 #pragma unroll
             for (int u = 0; u < NU; u++) {
                 x[u] = y[u] = 0;
-                if (mine) ld2(p + 2 * u, s.in_host, x[u], y[u]);
+                ld2(p + 2 * u, s.in_host, mine, x[u], y[u]);
             }
         } else if (F & V_COAL) {
             mine = lane / U < WINDOW;
             pos = tail + lane / U;
             x[0] = y[0] = 0;
-            if (mine) ld2(s.in + (pos & mask) * W + 2 * (lane % U), s.in_host, x[0], y[0]);
+            ld2(s.in + (pos & mask) * W + 2 * (lane % U), s.in_host, mine, x[0], y[0]);
         } else {
             mine = lane < U;
             pos = tail;
             x[0] = y[0] = 0;
-            if (mine) ld2(s.in + (pos & mask) * W + 2 * lane, s.in_host, x[0], y[0]);
+            ld2(s.in + (pos & mask) * W + 2 * lane, s.in_host, mine, x[0], y[0]);
         }
         u64 cv = 0;
         if (F & V_CTRL) cv = cw ? ld1(cw) : 0;

@@ -208,6 +208,9 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         const rk_out_port &o = rk_ch.out[lane - 8];
         if (o.ring && !o.status) cw = o.ctl + RK_CH_CLOSED;
     }
+#ifdef RK_LEAN_MEASURE_NO_CTRL
+    cw = 0; /* MEASUREMENT ONLY (session 15): no control word beside the poll; changes seen after 4096 empty polls */
+#endif
 
     /* An open REPORT output: a pass short of room goes to the general begin. */
     const rk_out_port &my_port = rk_ch.out[lane & 7u];
@@ -325,6 +328,20 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             }
 #pragma unroll
             for (int i = 0; i < RK_OUT_STAGE / 16; i++) r[i] = make_uint4(0, 0, 0, 0);
+#ifdef RK_LEAN_MEASURE_BARE
+            /* MEASUREMENT ONLY (session 15): a stage with the lean emit on
+             * marks the bench's PipeMsg in place and stores it, no handler
+             * call, no rk__emit (what the plumbing costs a hop). */
+            if (rk_le.on && RK_IN_LL >= 4) {
+                qw[1] += 1u;
+                qw[2] = qw[2] * 31u + qw[1];
+                rk_u64 *eslot = rk_le.slot[lane];
+                const rk_u64 ehi = rk_le.hi[lane];
+                rk_ch.w[wi].emitted[rk_le.port & 7u][lane] = 1;
+#pragma unroll
+                for (int u = 0; u < RK_CH_UNITS; u++) rk_ch_store2(eslot + 2 * u, ehi | qw[2 * u], ehi | qw[2 * u + 1]);
+            } else
+#endif
             status = rk_call_handler((const unsigned char *)q, (unsigned char *)r, a.state);
             ((int *)r)[(RK_REPLY_BYTES + 3) / 4] = status;
         }
