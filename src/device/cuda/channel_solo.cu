@@ -40,6 +40,12 @@
 #ifndef RK_LEAN_ARMED
 #define RK_LEAN_ARMED 1
 #endif
+/* The control words are loaded beside one poll in RK_LEAN_CTRL_EVERY (a
+ * power of two; 1: every poll). Session 15 (hop-3): none at all took 0.31 us
+ * off a 4-stage chain end to end; a larger value is not yet measured. */
+#ifndef RK_LEAN_CTRL_EVERY
+#define RK_LEAN_CTRL_EVERY 1
+#endif
 
 /* The lean loop's emit (RK_SOLO_LEAN_EMIT): after each plan the warp finds
  * where each lane's message would go on the plan's first port (position
@@ -208,9 +214,6 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         const rk_out_port &o = rk_ch.out[lane - 8];
         if (o.ring && !o.status) cw = o.ctl + RK_CH_CLOSED;
     }
-#ifdef RK_LEAN_MEASURE_NO_CTRL
-    cw = 0; /* MEASUREMENT ONLY (session 15): no control word beside the poll; changes seen after 4096 empty polls */
-#endif
 
     /* An open REPORT output: a pass short of room goes to the general begin. */
     const rk_out_port &my_port = rk_ch.out[lane & 7u];
@@ -224,7 +227,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     rk_lean_emit_prepare(lane, wi);
     rk_u32 armed_room = RK_LEAN_ARMED ? rk_lean_arm(lane, wi) : 0u;
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
-    rk_u32 got = 0, empty = 0;
+    rk_u32 got = 0, empty = 0, polls = 0;
     rk_u64 tail = rk_vload(&c.tail); /* this warp's own: moved only by this loop's passes below */
     for (;;) {
         if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
@@ -235,7 +238,8 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         const rk_u64 *slot = ring + (pos & mask) * RK_IN_LL;
 #pragma unroll
         for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x[u], y[u]);
-        const rk_u64 cv = rk_lean_load1(cw, cw != 0);
+        const bool ctl = (polls++ & (RK_LEAN_CTRL_EVERY - 1u)) == 0; /* every lane alike */
+        const rk_u64 cv = rk_lean_load1(cw, ctl && cw != 0);
         const rk_u32 tag = (rk_u32)(pos >> log2cap) + 1u;
         rk_u32 stale = 0; /* no branches: a lone warp pays for every one in series */
 #pragma unroll
@@ -243,7 +247,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         const bool full = mine && !stale;
         const bool skip = mine && (rk_u32)(x[0] >> 32) == (tag | RK_CH_SKIP);
         const rk_u32 ok = __ballot_sync(0xffffffffu, full || skip);
-        if (__any_sync(0xffffffffu, cw && (cv < lo || cv > hi))) {
+        if (__any_sync(0xffffffffu, ctl && cw && (cv < lo || cv > hi))) {
             changed = true; /* rk_worker handles it at the top of its loop */
             break;
         }
@@ -328,20 +332,6 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             }
 #pragma unroll
             for (int i = 0; i < RK_OUT_STAGE / 16; i++) r[i] = make_uint4(0, 0, 0, 0);
-#ifdef RK_LEAN_MEASURE_BARE
-            /* MEASUREMENT ONLY (session 15): a stage with the lean emit on
-             * marks the bench's PipeMsg in place and stores it, no handler
-             * call, no rk__emit (what the plumbing costs a hop). */
-            if (rk_le.on && RK_IN_LL >= 4) {
-                qw[1] += 1u;
-                qw[2] = qw[2] * 31u + qw[1];
-                rk_u64 *eslot = rk_le.slot[lane];
-                const rk_u64 ehi = rk_le.hi[lane];
-                rk_ch.w[wi].emitted[rk_le.port & 7u][lane] = 1;
-#pragma unroll
-                for (int u = 0; u < RK_CH_UNITS; u++) rk_ch_store2(eslot + 2 * u, ehi | qw[2 * u], ehi | qw[2 * u + 1]);
-            } else
-#endif
             status = rk_call_handler((const unsigned char *)q, (unsigned char *)r, a.state);
             ((int *)r)[(RK_REPLY_BYTES + 3) / 4] = status;
         }
