@@ -19,7 +19,8 @@
 //   nvcc -O3 -arch=sm_90 -o cuda_k2k_chain bench/cuda_k2k_chain.cu
 //   taskset -c 2 ./cuda_k2k_chain [PROBES [ROUNDS [VARIANTS]]]
 // VARIANTS: the rows to run, as their numbers separated by commas (e.g. 0,2,13;
-// default all). Measured on the H100 in docs/device-runs.md (session 15, hop-1).
+// default all). Measured on the H100 in docs/device-runs.md (session 15, hop-1 to hop-3;
+// hop-1 and hop-2 ran a build that branched around each load).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
