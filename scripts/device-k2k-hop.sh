@@ -10,8 +10,10 @@
 #            cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release
 #            ninja -C build-rel rk test_k2k_chain test_k2k_loop test_k2k_stream test_k2k_terminate \
 #                test_k2k_errors test_k2k_relay test_k2k_nvrtc
+#            mkdir -p build-micro && nvcc -O3 -arch=sm_90 -std=c++17 -o build-micro/cuda_k2k_chain \
+#                bench/cuda_k2k_chain.cu    (optional: the floor's rows printed first)
 #   (device) scripts/device-k2k-hop.sh [BASE_DIR [NEW_DIR [ROUNDS [CANDIDATE=DIR[,ENV=V...] ...]]]]
-#            carry: build-base build-rel (and any candidate's build)
+#            carry: build-base build-rel (and any candidate's build; build-micro if built)
 # Each candidate is a label, a build and settings, as scripts/device-k2k-ab.sh
 # takes them; the lean loop's variants are template macros set per run
 # through RK_CUDA_RING_DEFINES (space-separated, so one NVRTC module each),
@@ -22,6 +24,7 @@
 # five variants.
 # TEST_DEFINES (optional): RK_CUDA_RING_DEFINES for a second gate and for
 # every test after the benches (a candidate's macros, tested as it ran).
+# MICRO_VARIANTS: the microbenchmark's rows (default 0,2,13,15).
 # Success: every test passes and the summary's "new" (or candidate) rows
 # show a per hop p50 below base's in every round (issue 14: <= 1 us); the
 # "one kernel" figure each row's note prints is what the hop subtracts
@@ -43,6 +46,12 @@ for b in "$base" "$new"; do
     [ -n "$src" ] && [ ! -e "$src" ] && mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"
 done
 failed=0
+# The floor beside the chain (bench/cuda_k2k_chain.cu, when built): device
+# hops of the floor's layout, the lean loop's, and the coalesced one.
+if [ -x build-micro/cuda_k2k_chain ]; then
+    echo "=== floor: build-micro/cuda_k2k_chain 5000 1 ${MICRO_VARIANTS:-0,2,13,15}"
+    timeout 30 build-micro/cuda_k2k_chain 5000 1 "${MICRO_VARIANTS:-0,2,13,15}" 2>&1 | tail -6
+fi
 run() { # run LABEL LIMIT COMMAND...
     local label=$1 limit=$2
     shift 2

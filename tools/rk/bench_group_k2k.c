@@ -101,6 +101,22 @@ int bench_group_k2k(const bench_config *cfg, bench_report *rep, bool requested) 
         s = pipeline_latency(&one, probes, &single);
         pipeline_close(&one);
     }
+    /* K2K_STAGE_SWEEP=1: the chain's p50 end to end at 2, 3 and 4 stages, so
+     * the hop (the slope) is told apart from what the chain's ends cost
+     * beyond one kernel's (the intercept), which the per-hop row spreads
+     * over the hops. */
+    const char *sweep = getenv("K2K_STAGE_SWEEP");
+    for (unsigned n = 2; s == RK_OK && sweep && *sweep == '1' && n <= STAGES; n++) {
+        pipeline sp;
+        pipe_result sr;
+        s = pipeline_open(&sp, rt, n, false, QUEUE);
+        if (s != RK_OK) break;
+        s = pipeline_latency(&sp, probes, &sr);
+        pipeline_close(&sp);
+        if (s == RK_OK)
+            fprintf(stderr, "k2k stage sweep: %u stages p50 %.0f ns (one kernel %.0f ns)\n", n, sr.p50_ns,
+                    single.p50_ns);
+    }
     k2k_figures chain = {0}, relay = {0}, burst = {0}, hops = {0};
     if (s == RK_OK) {
         bench_note(cfg, "k2k: %d-stage chain over channels", STAGES);
