@@ -682,6 +682,18 @@ __device__ void rk_solo_plan(rk_u32 wi, rk_u64 cr_cap, const rk_u64 *cr_word) {
     rk_ch.plan_ok = 1;
 }
 
+/* The whole warp: lane 0 plans (when `go`, lane 0's value) between two
+ * __syncwarp, so every lane's reads of the plan come before lane 0
+ * rewrites it and its new plan before their next reads (lanes of a warp
+ * are not promised to run in step; racecheck found each place that
+ * planned without them, session 15). */
+__device__ __forceinline__ void rk_solo_replan(rk_u32 lane, rk_u32 wi, rk_u64 cr_cap, const rk_u64 *cr_word,
+                                               bool go = true) {
+    __syncwarp();
+    if (lane == 0 && go) rk_solo_plan(wi, cr_cap, cr_word);
+    __syncwarp();
+}
+
 /* The tagged words of a message (or of a SKIP slot) at position pos of port o. */
 __device__ __forceinline__ rk_u64 *rk_port_slot(const rk_out_port &o, rk_u64 pos, rk_u64 &hi) {
     hi = (rk_u64)((rk_u32)(pos >> o.log2cap) + 1u) << 32;

@@ -213,11 +213,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     const rk_out_port &my_port = rk_ch.out[lane & 7u];
     const bool report_out =
         __any_sync(0xffffffffu, lane < 8 && my_port.ring && !my_port.status && my_port.flow == RK_FLOW_REPORT);
-    if (!rk_ch.plan_ok) {
-        __syncwarp(); /* every lane has read plan_ok before lane 0's plan writes it (racecheck) */
-        if (lane == 0) rk_solo_plan(wi, cap, cr_word);
-        __syncwarp();
-    }
+    if (!rk_ch.plan_ok) rk_solo_replan(lane, wi, cap, cr_word);
     rk_lean_emit_prepare(lane, wi);
     rk_u32 armed_room = RK_LEAN_ARMED ? rk_lean_arm(lane, wi) : 0u;
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
@@ -265,9 +261,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
              * general begin decides (it refuses emits, never waits);
              * else the pass is cut before its first message without room
              * (as the general begin cuts), or waits for room. */
-            __syncwarp(); /* every lane has read plan_room */
-            if (lane == 0) rk_solo_plan(wi, cap, cr_word);
-            __syncwarp();
+            rk_solo_replan(lane, wi, cap, cr_word);
             rk_lean_emit_prepare(lane, wi);
             if (RK_LEAN_ARMED) armed_room = rk_lean_arm(lane, wi);
             const rk_u32 room = rk_ch.plan_room;
@@ -437,7 +431,5 @@ __device__ __forceinline__ void rk_lean_host_done(rk_u64 hfirst, rk_u32 n, rk_u3
  * begin, a link change or a closed port dropped it). */
 __device__ __forceinline__ void rk_lean_host_idle(rk_u32 wi, rk_u32 lane, const rk_ring_args &a) {
     if (!RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled || rk_ch.plan_ok) return;
-    __syncwarp(); /* as in rk_lean_run: the lanes' reads of plan_ok before lane 0 rewrites it */
-    if (lane == 0) rk_solo_plan(wi, a.capacity_mask + 1, a.dctl + RK_DCTL_CR_RECEIVED);
-    __syncwarp();
+    rk_solo_replan(lane, wi, a.capacity_mask + 1, a.dctl + RK_DCTL_CR_RECEIVED);
 }

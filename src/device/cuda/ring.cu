@@ -311,10 +311,8 @@ __device__ rk_u32 rk_channel_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
          * handlers, no planning on its path). Not while the host queue has
          * messages (idle_host false): its passes' begins drop the plan. */
         if (SOLO && (rk_ch.solo & RK_SOLO_IDLE)) {
-            const bool plan = idle_host && !rk_ch.plan_ok;
-            __syncwarp(); /* every lane's read of plan_ok (the compiler loads it in all) before lane 0 plans */
-            if (lane == 0 && plan) rk_solo_plan(wi, cap, a.dctl + RK_DCTL_CR_RECEIVED);
-            __syncwarp();
+            /* plan_ok read in every lane (the compiler loads it there) */
+            rk_solo_replan(lane, wi, cap, a.dctl + RK_DCTL_CR_RECEIVED, idle_host && !rk_ch.plan_ok);
         }
         return 0;
     }
