@@ -57,7 +57,66 @@ __shared__ rk_lean_emit_rec rk_le;
 static_assert(sizeof(rk_links) + sizeof(rk_lean_emit_rec) <= RK_CH_SHARED_BOUND,
               "the channel code's shared memory must fit RK_CUDA_CHANNEL_SHARED (cuda_ring_layout.h)");
 
-__device__ void rk_lean_init() { rk_le.on = 0; }
+/* Measurement only (RK_CUDA_RING_DEFINES=RK_LEAN_TRACE): each kernel's
+ * last RK_LT_N lean passes stamped (%globaltimer, comparable across SMs;
+ * clock64 within the SM) and printed as "rk-lt" lines when it sees
+ * terminate, with its SM and its rings, so a hop can be followed from one
+ * stage's emit to the next stage's poll. A stamp takes an operand that
+ * the step before it produced, so it cannot move above it. */
+#ifdef RK_LEAN_TRACE
+#define RK_LT_N 64
+#define RK_LT_KERNELS 16
+#define RK_LT_W 11
+__device__ rk_u64 rk_lt_buf[RK_LT_KERNELS][RK_LT_N][RK_LT_W];
+__device__ rk_u32 rk_lt_kernels;
+__shared__ rk_u32 rk_lt_id, rk_lt_passes, rk_lt_done;
+__device__ __forceinline__ rk_u64 rk_lt_gt(rk_u64 after) {
+    rk_u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : "l"(after));
+    return t;
+}
+__device__ __forceinline__ rk_u64 rk_lt_ck(rk_u64 after) {
+    rk_u64 t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : "l"(after));
+    return t;
+}
+__device__ void rk_lean_trace_report(const rk_u64 *in_ring) {
+    rk_u32 smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    const rk_u64 *out_ring = rk_ch.out[0].ring;
+    const rk_u32 n = rk_lt_passes < RK_LT_N ? rk_lt_passes : RK_LT_N;
+    printf("rk-lt kernel %u sm %u in %llx out %llx passes %u\n", rk_lt_id, smid, (unsigned long long)in_ring,
+           (unsigned long long)out_ring, rk_lt_passes);
+    /* One line a pass: in ring, SM, seq, messages, armed, the finding
+     * poll's issue (globaltimer ns mod 2^44), then found and finish after it
+     * (ns); found, handled, finish and the next plan after the issue (clock
+     * cycles); empty polls before it, the window, the poll period (cycles). */
+    for (rk_u32 i = 0; i < n; i++) {
+        const rk_u64 *r = rk_lt_buf[rk_lt_id][(rk_lt_passes - n + i) % RK_LT_N];
+        printf("rk-lt %llx %u %u %u %u %llu %llu %llu %llu %llu %llu %llu %u %u %llu\n", (unsigned long long)in_ring,
+               smid, (rk_u32)r[0], (rk_u32)(r[0] >> 32) & 0xffffu, (rk_u32)(r[0] >> 48), r[1] & ((1ull << 44) - 1),
+               r[2] - r[1], r[3] - r[1], r[5] - r[4], r[6] - r[4], r[7] - r[4], r[8] - r[4], (rk_u32)r[9],
+               (rk_u32)(r[9] >> 32), r[10] ? r[4] - r[10] : 0ull);
+    }
+}
+
+/* Every kernel as it leaves: its SM and rings (a chain's order: the source
+ * has no input ring; each next stage's input is the one before's output). */
+__device__ void rk_lean_trace_exit() {
+    rk_u32 smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    printf("rk-lt exit sm %u in %llx out %llx\n", smid, (unsigned long long)rk_ch.in[0].ring,
+           (unsigned long long)rk_ch.out[0].ring);
+}
+#endif
+
+__device__ void rk_lean_init() {
+    rk_le.on = 0;
+#ifdef RK_LEAN_TRACE
+    rk_lt_id = atomicAdd(&rk_lt_kernels, 1u) % RK_LT_KERNELS;
+    rk_lt_passes = rk_lt_done = 0;
+#endif
+}
 
 __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc) {
 #if RK_LEAN_BUILT
@@ -219,6 +278,9 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
     rk_u32 got = 0, empty = 0;
     rk_u64 tail = rk_vload(&c.tail); /* this warp's own: moved only by this loop's passes below */
+#ifdef RK_LEAN_TRACE
+    rk_u64 lt_clast = 0; /* the clock at the last poll's issue */
+#endif
     for (;;) {
         if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
         const rk_u32 window = cp.window < wmax ? cp.window : wmax;
@@ -226,6 +288,11 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         const bool mine = lane < window;
         rk_u64 x[RK_CH_UNITS], y[RK_CH_UNITS];
         const rk_u64 *slot = ring + (pos & mask) * RK_IN_LL;
+#ifdef RK_LEAN_TRACE
+        const rk_u64 lt_gi = rk_lt_gt(pos), lt_ci = rk_lt_ck(lt_gi);
+        const rk_u64 lt_cprev = lt_clast;
+        lt_clast = lt_ci;
+#endif
 #pragma unroll
         for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x[u], y[u]);
         const rk_u64 cv = rk_lean_load1(cw, cw != 0);
@@ -241,6 +308,10 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             break;
         }
         const rk_u32 lanes = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
+#ifdef RK_LEAN_TRACE
+        const rk_u64 lt_cf = rk_lt_ck(lanes), lt_gf = rk_lt_gt(lt_cf);
+        const rk_u64 lt_empty = empty | ((rk_u64)window << 32);
+#endif
         if (!lanes) {
             if (++cp.empty >= 16) cp.window = RK_CH_MIN_WINDOW;
             if (++empty >= RK_LEAN_MAX_POLLS) {
@@ -322,6 +393,9 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             status = rk_call_handler((const unsigned char *)q, (unsigned char *)r, a.state);
             ((int *)r)[(RK_REPLY_BYTES + 3) / 4] = status;
         }
+#ifdef RK_LEAN_TRACE
+        const rk_u64 lt_ch = rk_lt_ck(__ballot_sync(0xffffffffu, status != 0));
+#endif
         /* Replies to the host (a failed handler, or every message of a
          * REPLY_ALL channel) first: the sink's reply is its hop. The plan
          * promised the reply queue room for every message. */
@@ -342,6 +416,9 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         /* Armed: the pass's true lanes (every lane was allowed) before rk_emit_finish's __syncwarp. */
         if (armed && lane < 8 && ((ports >> lane) & 1u)) wp.allow[lane] = run;
         rk_emit_finish(lane, wi); /* SKIP words for slots given and not emitted into, HEAD */
+#ifdef RK_LEAN_TRACE
+        const rk_u64 lt_cn = rk_lt_ck(lt_ch), lt_gn = rk_lt_gt(lt_cn);
+#endif
         handled += want;
         errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
         got += n;
@@ -363,8 +440,24 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         __syncwarp();
         rk_lean_emit_prepare(lane, wi);
         if (RK_LEAN_ARMED) armed_room = rk_lean_arm(lane, wi);
+#ifdef RK_LEAN_TRACE
+        if (lane == 0) {
+            rk_u64 *rec = rk_lt_buf[rk_lt_id][rk_lt_passes % RK_LT_N];
+            rec[0] = (rk_u32)x[0] | ((rk_u64)n << 32) | ((rk_u64)armed << 48);
+            rec[1] = lt_gi, rec[2] = lt_gf, rec[3] = lt_gn;
+            rec[4] = lt_ci, rec[5] = lt_cf, rec[6] = lt_ch, rec[7] = lt_cn, rec[8] = rk_lt_ck(armed_room);
+            rec[9] = lt_empty, rec[10] = lt_cprev;
+            rk_lt_passes++;
+        }
+#endif
         tail += n;
     }
+#ifdef RK_LEAN_TRACE
+    if (lane == 0 && !rk_lt_done && rk_load(a.dctl + RK_DCTL_TERMINATE)) {
+        rk_lt_done = 1;
+        rk_lean_trace_report(ring);
+    }
+#endif
     if (RK_LEAN_ARMED) rk_lean_disarm(lane, wi); /* the generic passes set their own begin */
     __syncwarp();
     return got;
