@@ -79,8 +79,21 @@ if [ "${HOP_PROBE:-0}" = 1 ]; then
                  for (k = 0; k < n; k++) if (i[k] == o[c] && o[c] != "0") x = k; c = x}
              print s}' "$od/lib-trace.log")
     echo "=== the library's chain ran on SMs $libsms"
+    # The A/B gains the library pinned to its own SMs (the pin's own cost).
+    [ -n "$libsms" ] && extra+=("pinlib=$new,RK_CUDA_RING_DEFINES=RK_LEAN_PIN,RK_CUDA_PIN_SMS=${libsms%%,*}:${libsms//,/:}")
+    # The library pinned (RK_LEAN_PIN, RK_CUDA_PIN_SMS: the k-th launch on the
+    # k-th SM of the list, cyclically: the one kernel, then the chain's four).
+    pins=${HOP_PIN_SMS:-122:124:126:128:130}
+    echo "=== trace, pinned: RK_CUDA_PIN_SMS=$pins"
+    RK_CACHE_DIR=/tmp/rk-lt-cache RK_CUDA_RING_DEFINES="RK_LEAN_PIN RK_LEAN_TRACE" RK_CUDA_PIN_SMS=$pins \
+        LD_LIBRARY_PATH="$new" timeout -k 5 60 "$new/tools/rk/rk" bench k2k --backend cuda --messages 20000 \
+        > "$od/lib-trace-pinned.log" 2>&1
+    echo "=== trace, pinned: exit $?"
+    grep -E '^k2k +4-stage chain, K2K channels \(per hop\)' "$od/lib-trace-pinned.log"
+    [ -f scripts/k2k-hop-trace.awk ] && awk -f scripts/k2k-hop-trace.awk "$od/lib-trace-pinned.log"
     if [ -x build-micro/cuda_k2k_chain ]; then
-        src_tpc=$(( ${libsms%%,*} / 2 ))
+        first=${libsms%%,*}
+        src_tpc=$(( ${first:-0} / 2 ))
         echo "=== map: build-micro/cuda_k2k_chain map 1 3000 0 $src_tpc"
         timeout 60 build-micro/cuda_k2k_chain map 1 3000 0 "$src_tpc" 2>&1 | tee "$od/map.log" | cut -c1-2000
         sets="adj=124,126,128,130;near=0,2,4,6;spread=0,40,80,120"
