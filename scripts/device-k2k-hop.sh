@@ -62,7 +62,8 @@ fi
 #     library's own SMs and on other sets;
 #  3. the SASS of the stage's and sink's NVRTC cubins (build-micro/*.cubin,
 #     built on the development machine) and of the microbenchmark.
-if [ "${HOP_PROBE:-0}" = 1 ]; then
+# HOP_PROBE=trace: step 1 only (the library traced, not pinned).
+if [ "${HOP_PROBE:-0}" = 1 ] || [ "${HOP_PROBE:-0}" = trace ]; then
     od=${OUT:-/tmp/hop-probe}
     mkdir -p "$od"
     echo "=== trace: RK_CUDA_RING_DEFINES=RK_LEAN_TRACE rk bench k2k --messages 20000"
@@ -79,6 +80,8 @@ if [ "${HOP_PROBE:-0}" = 1 ]; then
                  for (k = 0; k < n; k++) if (i[k] == o[c] && o[c] != "0") x = k; c = x}
              print s}' "$od/lib-trace.log")
     echo "=== the library's chain ran on SMs $libsms"
+fi
+if [ "${HOP_PROBE:-0}" = 1 ]; then
     # The A/B gains the library pinned to its own SMs (the pin's own cost).
     [ -n "$libsms" ] && extra+=("pinlib=$new,RK_CUDA_RING_DEFINES=RK_LEAN_PIN,RK_CUDA_PIN_SMS=${libsms%%,*}:${libsms//,/:}")
     # The library pinned (RK_LEAN_PIN, RK_CUDA_PIN_SMS: the k-th launch on the

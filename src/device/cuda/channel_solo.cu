@@ -118,8 +118,68 @@ __device__ void rk_lean_init() {
 #endif
 }
 
+/* RK_LEAN_SOLO_PATHS (default: in one-warp blocks, the only ones that run
+ * the lean loop; other kernels compile as before): the hop's path without
+ * the waits session 16 found in its SASS (below, and the armed pass's
+ * ports and room). */
+#ifndef RK_LEAN_SOLO_PATHS
+#define RK_LEAN_SOLO_PATHS (RK_WARPS_PER_BLOCK == 1)
+#endif
+
+/* The stores of a lean emit (RK_LEAN_SOLO_PATHS): every
+ * 16-byte unit of the slot from one asm statement, so ptxas gives each
+ * store its own registers. Written one store at a time, ptxas built each
+ * unit in the same four registers and every store after the first waited
+ * for the one before to read them (the SASS's read barriers: 7 waits in 8
+ * stores, on the hop's path; session 16). n: payload words (1 to 16); the
+ * unit after the last word is a zero payload with the tag, as before. */
+__device__ __forceinline__ void rk_lean_emit_store(rk_u64 *slot, rk_u32 t, const rk_u32 *src, rk_u32 n) {
+    rk_u32 v[16];
+#pragma unroll
+    for (int i = 0; i < 16; i++) v[i] = i < (int)n ? src[i] : 0u;
+#define RK_LE_OPS                                                                                                \
+    "l"(slot), "r"(t), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]), "r"(v[4]), "r"(v[5]), "r"(v[6]), "r"(v[7]),     \
+        "r"(v[8]), "r"(v[9]), "r"(v[10]), "r"(v[11]), "r"(v[12]), "r"(v[13]), "r"(v[14]), "r"(v[15])
+#define RK_LE_U0 "st.relaxed.gpu.global.v4.u32 [%0], {%2, %1, %3, %1};\n\t"
+#define RK_LE_U1 "st.relaxed.gpu.global.v4.u32 [%0+16], {%4, %1, %5, %1};\n\t"
+#define RK_LE_U2 "st.relaxed.gpu.global.v4.u32 [%0+32], {%6, %1, %7, %1};\n\t"
+#define RK_LE_U3 "st.relaxed.gpu.global.v4.u32 [%0+48], {%8, %1, %9, %1};\n\t"
+#define RK_LE_U4 "st.relaxed.gpu.global.v4.u32 [%0+64], {%10, %1, %11, %1};\n\t"
+#define RK_LE_U5 "st.relaxed.gpu.global.v4.u32 [%0+80], {%12, %1, %13, %1};\n\t"
+#define RK_LE_U6 "st.relaxed.gpu.global.v4.u32 [%0+96], {%14, %1, %15, %1};\n\t"
+#define RK_LE_U7 "st.relaxed.gpu.global.v4.u32 [%0+112], {%16, %1, %17, %1};\n\t"
+    switch ((n + 1) / 2) {
+    case 8: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 RK_LE_U2 RK_LE_U3 RK_LE_U4 RK_LE_U5 RK_LE_U6 RK_LE_U7 "}" ::RK_LE_OPS : "memory"); break;
+    case 7: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 RK_LE_U2 RK_LE_U3 RK_LE_U4 RK_LE_U5 RK_LE_U6 "}" ::RK_LE_OPS : "memory"); break;
+    case 6: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 RK_LE_U2 RK_LE_U3 RK_LE_U4 RK_LE_U5 "}" ::RK_LE_OPS : "memory"); break;
+    case 5: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 RK_LE_U2 RK_LE_U3 RK_LE_U4 "}" ::RK_LE_OPS : "memory"); break;
+    case 4: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 RK_LE_U2 RK_LE_U3 "}" ::RK_LE_OPS : "memory"); break;
+    case 3: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 RK_LE_U2 "}" ::RK_LE_OPS : "memory"); break;
+    case 2: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 "}" ::RK_LE_OPS : "memory"); break;
+    default: asm volatile("{\n\t" RK_LE_U0 "}" ::RK_LE_OPS : "memory"); break;
+    }
+#undef RK_LE_OPS
+}
+
 __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc) {
-#if RK_LEAN_BUILT
+#if RK_LEAN_BUILT && RK_LEAN_SOLO_PATHS
+    /* Every word it needs in one round of shared loads (volatile: none is
+     * moved after the branch, which made three rounds), then one branch. */
+    const rk_u32 lane = threadIdx.x & 31;
+    const volatile rk_lean_emit_rec &le = rk_le;
+    const rk_u32 on = le.on, lport = le.port, bytes = le.bytes;
+    rk_u64 *slot = le.slot[lane];
+    const rk_u64 hi = le.hi[lane];
+    volatile unsigned char &emitted = rk_ch.w[threadIdx.x >> 5].emitted[port & 7u][lane];
+    const unsigned char again = emitted;
+    if (!on || port != lport || size != bytes || again || (((unsigned)(unsigned long long)msg) & 3u) || (size & 3u) ||
+        !size)
+        return false;
+    emitted = 1;
+    rk_lean_emit_store(slot, (rk_u32)(hi >> 32), (const rk_u32 *)msg, size / 4);
+    rc = RK_EMIT_OK;
+    return true;
+#elif RK_LEAN_BUILT
     /* Off (several warps, the generic passes): one shared load and a branch. */
     if (!rk_le.on) return false;
     const rk_u32 lane = threadIdx.x & 31;
@@ -275,6 +335,11 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     if (!rk_ch.plan_ok) rk_solo_replan(lane, wi, cap, cr_word);
     rk_lean_emit_prepare(lane, wi);
     rk_u32 armed_room = RK_LEAN_ARMED ? rk_lean_arm(lane, wi) : 0u;
+#if RK_LEAN_SOLO_PATHS
+    /* The plan's ports when armed, in a register (the armed pass's begin
+     * then reads no shared word; the plan changes only where it is rearmed). */
+    rk_u32 armed_ports = rk_ch.plan_ports;
+#endif
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
     rk_u32 got = 0, empty = 0;
     rk_u64 tail = rk_vload(&c.tail); /* this warp's own: moved only by this loop's passes below */
@@ -335,6 +400,9 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             rk_solo_replan(lane, wi, cap, cr_word);
             rk_lean_emit_prepare(lane, wi);
             if (RK_LEAN_ARMED) armed_room = rk_lean_arm(lane, wi);
+#if RK_LEAN_SOLO_PATHS
+            armed_ports = rk_ch.plan_ports;
+#endif
             const rk_u32 room = rk_ch.plan_room;
             if (want > room) {
                 if (report_out) break;
@@ -356,7 +424,11 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         /* The begin, from the plan: each planned port gives the pass's
          * messages its next positions (lane order), as rk_channel_pass's
          * solo branch does; read by rk__emit after the __syncwarp. */
+#if RK_LEAN_SOLO_PATHS
+        const rk_u32 ports = !want ? 0u : armed ? armed_ports : rk_ch.plan_ports;
+#else
         const rk_u32 ports = want ? rk_ch.plan_ports : 0u;
+#endif
         if (!armed) {
             /* The lean emit only with a planned port (ports): its slots are
              * then the plan's (rk_lean_emit_prepare). With none (every
@@ -440,6 +512,9 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         __syncwarp();
         rk_lean_emit_prepare(lane, wi);
         if (RK_LEAN_ARMED) armed_room = rk_lean_arm(lane, wi);
+#if RK_LEAN_SOLO_PATHS
+        armed_ports = rk_ch.plan_ports;
+#endif
 #ifdef RK_LEAN_TRACE
         if (lane == 0) {
             rk_u64 *rec = rk_lt_buf[rk_lt_id][rk_lt_passes % RK_LT_N];
