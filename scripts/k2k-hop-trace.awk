@@ -2,6 +2,8 @@
 # src/device/cuda/channel_solo.cu): awk -f scripts/k2k-hop-trace.awk LOG
 # The chain's stages are ordered by their rings ("rk-lt exit" lines: the
 # source has no input; each next stage's input is the output before it).
+# The source's planned host passes (its "in" ring is 0) are recorded as
+# found at the host poll and finished when its emit was stored.
 # For each stage with a lean loop, medians over its one-message passes:
 # the finding poll's round trip, found -> finish (handler, emit, replies,
 # rk_emit_finish), finish -> the next plan armed, the poll period and the
@@ -38,7 +40,7 @@ END {
     printf "trace: %d kernels of the chain, SMs", ns
     for (s = 0; s < ns; s++) printf " %s", osm[s]
     printf "\n"
-    for (s = 1; s < ns; s++) {
+    for (s = 0; s < ns; s++) {
         n = 0
         for (q in seqs) {
             k = order[s] SUBSEP q
@@ -46,11 +48,12 @@ END {
             a1[n] = cf[k]; a2[n] = cn[k] - cf[k]; a3[n] = cp[k] - cn[k]; a4[n] = per[k]; a5[n] = em[k]; a6[n] = ch[k] - cf[k]
             n++
         }
+        if (!n) continue
         printf "trace: stage %d (SM %s): %d passes; finding poll %d cycles, found->handled %d, found->finish %d, " \
                "finish->armed %d, poll period %d, empty polls %d\n", s, osm[s], n, median(a1, n), median(a6, n),
                median(a2, n), median(a3, n), median(a4, n), median(a5, n)
     }
-    for (s = 1; s + 1 < ns; s++) {
+    for (s = 0; s + 1 < ns; s++) {
         n = 0
         for (q in seqs) {
             k0 = order[s] SUBSEP q; k1 = order[s + 1] SUBSEP q
@@ -60,6 +63,7 @@ END {
             b1[n] = gi[k1] - fin; b2[n] = gi[k1] + gf[k1] - fin; b3[n] = gi[k1] + gn[k1] - fin
             n++
         }
+        if (!n) continue
         printf "trace: hop %d->%d (SM %s -> %s): %d messages; next poll issued %d ns after the finish, found %d ns " \
                "after it, its finish %d ns after it (the device hop)\n", s, s + 1, osm[s], osm[s + 1], n,
                median(b1, n), median(b2, n), median(b3, n)

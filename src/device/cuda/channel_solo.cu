@@ -70,6 +70,10 @@ static_assert(sizeof(rk_links) + sizeof(rk_lean_emit_rec) <= RK_CH_SHARED_BOUND,
 __device__ rk_u64 rk_lt_buf[RK_LT_KERNELS][RK_LT_N][RK_LT_W];
 __device__ rk_u32 rk_lt_kernels;
 __shared__ rk_u32 rk_lt_id, rk_lt_passes, rk_lt_done;
+/* A planned host pass (a pipeline's source): found (globaltimer, clock),
+ * its lean emit stored (the same), the emitted message's first word. */
+__shared__ rk_u64 rk_lt_h[4];
+__shared__ rk_u32 rk_lt_hseq;
 __device__ __forceinline__ rk_u64 rk_lt_gt(rk_u64 after) {
     rk_u64 t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : "l"(after));
@@ -101,10 +105,15 @@ __device__ void rk_lean_trace_report(const rk_u64 *in_ring) {
 }
 
 /* Every kernel as it leaves: its SM and rings (a chain's order: the source
- * has no input ring; each next stage's input is the one before's output). */
+ * has no input ring; each next stage's input is the one before's output);
+ * a source's planned host passes (in ring 0) if it had any. */
 __device__ void rk_lean_trace_exit() {
     rk_u32 smid;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    if (!rk_lt_done && rk_lt_passes) {
+        rk_lt_done = 1;
+        rk_lean_trace_report(0);
+    }
     printf("rk-lt exit sm %u in %llx out %llx\n", smid, (unsigned long long)rk_ch.in[0].ring,
            (unsigned long long)rk_ch.out[0].ring);
 }
@@ -177,6 +186,11 @@ __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, uns
         return false;
     emitted = 1;
     rk_lean_emit_store(slot, (rk_u32)(hi >> 32), (const rk_u32 *)msg, size / 4);
+#ifdef RK_LEAN_TRACE
+    rk_lt_h[2] = rk_lt_gt((rk_u64)slot);
+    rk_lt_h[3] = rk_lt_ck(rk_lt_h[2]);
+    rk_lt_hseq = ((const rk_u32 *)msg)[0];
+#endif
     rc = RK_EMIT_OK;
     return true;
 #elif RK_LEAN_BUILT
@@ -554,6 +568,12 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
  * general begin sooner. */
 __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane) {
     if (!ready || !RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled) return false;
+#ifdef RK_LEAN_TRACE
+    if (lane == 0) {
+        rk_lt_h[0] = rk_lt_gt(ready);
+        rk_lt_h[1] = rk_lt_ck(rk_lt_h[0]);
+    }
+#endif
     if (!rk_ch.plan_ok || (rk_u32)__popc(ready) > rk_ch.plan_room || rk_vload(&rk_ch.host_tail) != hfirst) {
         __syncwarp(); /* every lane has read the plan before lane 0's general begin drops it */
         return false;
@@ -585,6 +605,19 @@ __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, r
  * have moved (the ports' heads, the host queue's turn), then the next plan. */
 __device__ __forceinline__ void rk_lean_host_done(rk_u64 hfirst, rk_u32 n, rk_u32 wi, rk_u32 lane,
                                                   const rk_ring_args &a) {
+#ifdef RK_LEAN_TRACE
+    if (lane == 0) {
+        /* The record of a lean pass, read as: found at the host poll, the
+         * emit stored as its finish (ns), the replies done (cycles). */
+        rk_u64 *rec = rk_lt_buf[rk_lt_id][rk_lt_passes % RK_LT_N];
+        const rk_u64 done = rk_lt_ck(n);
+        rec[0] = rk_lt_hseq | ((rk_u64)n << 32);
+        rec[1] = rec[2] = rk_lt_h[0], rec[3] = rk_lt_h[2];
+        rec[4] = rec[5] = rk_lt_h[1], rec[6] = rk_lt_h[3], rec[7] = rec[8] = done;
+        rec[9] = rec[10] = 0;
+        rk_lt_passes++;
+    }
+#endif
     if (lane == 0) {
         rk_le.on = 0;
         RK_FOR_BITS(p, rk_ch.plan_ports) rk_ch.out[p].head += n;
