@@ -52,17 +52,17 @@ if [ -x build-micro/cuda_k2k_chain ]; then
     echo "=== floor: build-micro/cuda_k2k_chain 5000 1 ${MICRO_VARIANTS:-0,2,13,15}"
     timeout 30 build-micro/cuda_k2k_chain 5000 1 "${MICRO_VARIANTS:-0,2,13,15}" 2>&1 | tail -6
 fi
-# HOP_PROBE=1 (session 16): where the library's hop goes, before the A/B.
-#  1. the library's chain traced (RK_LEAN_TRACE: each lean pass's stamps, each
-#     kernel's SM; raw lines in $OUT/lib-trace.log, scripts/k2k-hop-trace.awk
-#     summarizes them);
+# HOP_PROBE=1 (session 16, hop-1): where the library's hop goes, before the A/B.
+#  1. the library's chain traced (RK_LEAN_TRACE: each lean pass's stamps and
+#     a source's planned host passes, each kernel's SM; raw lines in
+#     $OUT/lib-trace.log, scripts/k2k-hop-trace.awk summarizes them);
 #  2. the microbenchmark's hop with its four stages on chosen SMs: a map (every
 #     hop between SM pair 2f,2f+1 and pair 2j,2j+1, f = 0 and the library
 #     source's pair), then the floor and the library-like variant on the
 #     library's own SMs and on other sets;
 #  3. the SASS of the stage's and sink's NVRTC cubins (build-micro/*.cubin,
 #     built on the development machine) and of the microbenchmark.
-# HOP_PROBE=trace: step 1 only (the library traced, not pinned).
+# HOP_PROBE=trace: step 1 only.
 if [ "${HOP_PROBE:-0}" = 1 ] || [ "${HOP_PROBE:-0}" = trace ]; then
     od=${OUT:-/tmp/hop-probe}
     mkdir -p "$od"
@@ -82,18 +82,6 @@ if [ "${HOP_PROBE:-0}" = 1 ] || [ "${HOP_PROBE:-0}" = trace ]; then
     echo "=== the library's chain ran on SMs $libsms"
 fi
 if [ "${HOP_PROBE:-0}" = 1 ]; then
-    # The A/B gains the library pinned to its own SMs (the pin's own cost).
-    [ -n "$libsms" ] && extra+=("pinlib=$new,RK_CUDA_RING_DEFINES=RK_LEAN_PIN,RK_CUDA_PIN_SMS=${libsms%%,*}:${libsms//,/:}")
-    # The library pinned (RK_LEAN_PIN, RK_CUDA_PIN_SMS: the k-th launch on the
-    # k-th SM of the list, cyclically: the one kernel, then the chain's four).
-    pins=${HOP_PIN_SMS:-122:124:126:128:130}
-    echo "=== trace, pinned: RK_CUDA_PIN_SMS=$pins"
-    RK_CACHE_DIR=/tmp/rk-lt-cache RK_CUDA_RING_DEFINES="RK_LEAN_PIN RK_LEAN_TRACE" RK_CUDA_PIN_SMS=$pins \
-        LD_LIBRARY_PATH="$new" timeout -k 5 60 "$new/tools/rk/rk" bench k2k --backend cuda --messages 20000 \
-        > "$od/lib-trace-pinned.log" 2>&1
-    echo "=== trace, pinned: exit $?"
-    grep -E '^k2k +4-stage chain, K2K channels \(per hop\)' "$od/lib-trace-pinned.log"
-    [ -f scripts/k2k-hop-trace.awk ] && awk -f scripts/k2k-hop-trace.awk "$od/lib-trace-pinned.log"
     if [ -x build-micro/cuda_k2k_chain ]; then
         first=${libsms%%,*}
         src_tpc=$(( ${first:-0} / 2 ))

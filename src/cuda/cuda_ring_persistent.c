@@ -58,7 +58,6 @@ typedef struct persistent_ring {
     rk__cuda_ring_args args; /* for relaunches after a pause */
     unsigned threads;
     size_t smem;
-    uint64_t pin_words[2]; /* measurement only: RK_CUDA_PIN_SMS (launch) */
     /* Pausing, under the context's pause lock. */
     struct persistent_ring *next_running;
     bool paused;
@@ -233,32 +232,6 @@ static rk_status prepare_launch(rk_kernel *k, persistent_ring *r, CUmodule modul
  * positions that no resident warp will ever serve. */
 static CUresult launch(persistent_ring *r) {
     void *params[] = {&r->args};
-    /* Measurement only: RK_CUDA_PIN_SMS="a,b,..." puts the k-th one-block
-     * launch of the process on SM list[k % n], for kernels built with
-     * RK_CUDA_RING_DEFINES=RK_LEAN_PIN: a block on every SM, and only the
-     * one on that SM stays (ring.cu; dctl words 30 and 31). */
-    const char *pin = getenv("RK_CUDA_PIN_SMS");
-    if (pin && *pin && r->blocks == 1) {
-        static _Atomic unsigned pinned;
-        unsigned k = atomic_fetch_add(&pinned, 1), n = 0;
-        long list[64];
-        for (char *end = NULL; *pin && n < 64; pin = *end ? end + 1 : end) { /* any separator: a,b or a:b */
-            list[n] = strtol(pin, &end, 10);
-            if (end == pin) break;
-            n++;
-        }
-        if (n) {
-            r->pin_words[0] = (uint64_t)list[k % n] + 1;
-            r->pin_words[1] = 0;
-            CUresult res = rk__cuda.cuMemcpyHtoDAsync(r->args.dctl + 30 * 8, r->pin_words, sizeof r->pin_words,
-                                                      r->stream);
-            if (res == RK_CUDA_SUCCESS)
-                res = rk__cuda.cuLaunchKernel(r->fn, (unsigned)r->ctx->sm_count, 1, 1, r->threads, 1, 1,
-                                              (unsigned)r->smem, r->stream, params, NULL);
-            if (res == RK_CUDA_SUCCESS) atomic_fetch_add(&r->launches, 1);
-            return res;
-        }
-    }
     CUresult res = rk__cuda.cuLaunchCooperativeKernel(r->fn, r->blocks, 1, 1, r->threads, 1, 1, (unsigned)r->smem,
                                                       r->stream, params);
     if (res == RK_CUDA_SUCCESS) atomic_fetch_add(&r->launches, 1);

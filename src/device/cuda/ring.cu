@@ -787,39 +787,11 @@ rk_ring_persistent(rk_ring_args a) {
         }
     }
     __syncthreads();
-#ifdef RK_LEAN_PIN
-    /* Measurement only (RK_CUDA_PIN_SMS, cuda_ring_persistent.c): a block on
-     * every SM; the one on dctl word 30's SM (its number + 1) claims word 31
-     * and runs as block 0, the rest leave (any block claims after 200 us
-     * without it). */
-    __shared__ rk_u32 rk_pin_keep;
-    if (threadIdx.x == 0) {
-        rk_u32 smid;
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-        const rk_u64 want = rk_load(a.dctl + 30);
-        unsigned long long *claim = (unsigned long long *)(a.dctl + 31);
-        rk_u32 keep = 0;
-        if (!want || smid == want - 1) {
-            keep = atomicCAS(claim, 0ull, 1ull) == 0ull;
-        } else {
-            const rk_u64 t0 = rk_globaltimer_ns();
-            while (!rk_load(a.dctl + 31) && rk_globaltimer_ns() - t0 < 200000) {
-            }
-            keep = atomicCAS(claim, 0ull, 2ull) == 0ull;
-        }
-        rk_pin_keep = keep;
-    }
-    __syncthreads();
-    if (!rk_pin_keep) return;
-#define RK_BLOCK_X 0u
-#else
-#define RK_BLOCK_X blockIdx.x
-#endif
     if (warp == RK_WARPS_PER_BLOCK) {
-        if (RK_BLOCK_X == 0 && lane == 0) rk_control(a);
+        if (blockIdx.x == 0 && lane == 0) rk_control(a);
         return;
     }
-    const rk_u32 gw = RK_BLOCK_X * RK_WARPS_PER_BLOCK + warp;
+    const rk_u32 gw = blockIdx.x * RK_WARPS_PER_BLOCK + warp;
     if (gw < a.worker_warps) rk_worker(a, gw, lane, warp);
 }
 
