@@ -68,6 +68,9 @@ struct Args {
     u32 *smid;           // per stage: the SM it ran on
     u64 laps;            // ring mode: laps before STOP
     int ring;            // 1: stage 3 feeds stage 0, no host
+    int pin;             // 1: a block a SM over the whole GPU; the block on SM sms[b] runs stage b, the rest leave
+    int nst;             // stages (pinned runs)
+    u32 sms[STAGES];
 };
 
 // Predicated, branch-free: host-mapped words volatile (over the bus), device words relaxed .gpu; every
@@ -339,7 +342,15 @@ __device__ void control(const Args &a, int b, Shared &sh) {
 
 template <u32 F> __global__ void __launch_bounds__(64, 1) chain(Args a, int first) {
     __shared__ Shared sh;
-    const int b = first + blockIdx.x;
+    int b = first + blockIdx.x;
+    if (a.pin) { // every block on its own SM (dynamic shared memory allows one): keep the stage of this SM
+        u32 id;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+        b = -1;
+        for (int i = 0; i < a.nst; i++)
+            if (a.sms[i] == id) b = i;
+        if (b < 0) return;
+    }
     const u32 warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (threadIdx.x == 0) sh.done = 0;
     __syncthreads();
@@ -382,13 +393,26 @@ struct Mem {
     cudaStream_t st[STAGES];
 };
 typedef void (*launch_fn)(const Args &, int, int, cudaStream_t);
+static int g_sms;           // the GPU's SMs
+static size_t g_pin_smem;   // pinned runs: dynamic shared memory that leaves room for one block a SM
 template <u32 F> static void launch(const Args &a, int first, int blocks, cudaStream_t s) {
-    chain<F><<<blocks, (F & V_CTLWARP) ? 64 : 32, 0, s>>>(a, first);
+    static bool sized = false;
+    if (!sized) {
+        CK(cudaFuncSetAttribute(chain<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g_pin_smem));
+        sized = true;
+    }
+    chain<F><<<blocks, (F & V_CTLWARP) ? 64 : 32, a.pin ? g_pin_smem : 0, s>>>(a, first);
 }
 
+static const u32 *g_pin; // the SMs of the stages (pinned runs), or null
 static Args make_args(Mem &m, int stages, bool ring, u64 laps) {
     Args a;
     memset(&a, 0, sizeof a);
+    a.nst = stages;
+    if (g_pin) {
+        a.pin = 1;
+        for (int b = 0; b < STAGES; b++) a.sms[b] = g_pin[b];
+    }
     for (int b = 0; b < stages; b++) {
         Stage &s = a.st[b];
         const int from = ring ? (b + stages - 1) % stages : b - 1; // channel index feeding stage b
@@ -423,7 +447,9 @@ static void reset(Mem &m) {
 }
 
 static void start(Mem &m, launch_fn fn, u32 flags, const Args &a, int stages) {
-    if (flags & V_SEPARATE)
+    if (a.pin)
+        fn(a, 0, g_sms, m.st[0]);
+    else if (flags & V_SEPARATE)
         for (int b = 0; b < stages; b++) fn(a, b, 1, m.st[b]);
     else
         fn(a, 0, stages, m.st[0]);
@@ -433,7 +459,7 @@ static void start(Mem &m, launch_fn fn, u32 flags, const Args &a, int stages) {
 // Waits for the stages' launches (timeout_ns; then the stop word ends them): true when they finished.
 static bool finish(Mem &m, u32 flags, int stages, double timeout_ns) {
     const double t0 = now_ns();
-    const int streams = (flags & V_SEPARATE) ? stages : 1;
+    const int streams = (flags & V_SEPARATE) && !g_pin ? stages : 1;
     for (int i = 0; i < streams; i++)
         while (cudaStreamQuery(m.st[i]) == cudaErrorNotReady) {
             if (now_ns() - t0 > timeout_ns) {
@@ -557,6 +583,55 @@ int main(int argc, char **argv) {
     CK(cudaMalloc((void **)&m.smid, 4 * STAGES));
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
+    g_sms = prop.multiProcessorCount;
+    g_pin_smem = prop.sharedMemPerMultiprocessor / 2 + 1024; // two such blocks never fit one SM
+    if (g_pin_smem > prop.sharedMemPerBlockOptin) g_pin_smem = prop.sharedMemPerBlockOptin;
+    if (argc > 1 && strcmp(argv[1], "map") == 0) {
+        // map VARIANT LAPS FROM...: the device hop of a ring whose every hop goes between SM pair
+        // (2f, 2f + 1) and SM pair (2j, 2j + 1), for every j: which SMs are near each other.
+        const int vi = argc > 2 ? atoi(argv[2]) : 1;
+        const u64 mlaps = argc > 3 ? strtoull(argv[3], NULL, 10) : 3000;
+        const Variant &v = variants[vi];
+        printf("cuda_k2k_chain map on %s (%d SMs): variant %d (%s), %llu laps; device hop p50 (ns), ring "
+               "2f -> 2j -> 2f+1 -> 2j+1\n", prop.name, g_sms, vi, v.name, mlaps);
+        for (int k = 4; k < argc; k++) {
+            const u32 f = (u32)atoi(argv[k]);
+            printf("from SMs %u,%u:", 2 * f, 2 * f + 1);
+            for (u32 j = 0; 2 * j + 1 < (u32)g_sms; j++) {
+                if (j == f) continue;
+                const u32 sms[STAGES] = {2 * f, 2 * j, 2 * f + 1, 2 * j + 1};
+                g_pin = sms;
+                const double dev = ring_run(m, v.fn, v.flags, mlaps);
+                printf(" %u:%.0f", 2 * j, dev);
+                fflush(stdout);
+            }
+            g_pin = NULL;
+            printf("\n");
+        }
+        return 0;
+    }
+    // CHAIN_SETS="name=a,b,c,d;...": every variant also with its stages pinned to those SMs.
+    struct Set { char name[32]; u32 sms[STAGES]; };
+    std::vector<Set> sets(1);
+    strcpy(sets[0].name, "free");
+    if (const char *e = getenv("CHAIN_SETS")) {
+        for (const char *c = e; *c;) {
+            Set st;
+            memset(&st, 0, sizeof st);
+            const char *eq = strchr(c, '=');
+            if (!eq) break;
+            snprintf(st.name, sizeof st.name, "%.*s", (int)(eq - c), c);
+            const char *q = eq + 1;
+            for (int b = 0; b < STAGES; b++) {
+                char *end;
+                st.sms[b] = (u32)strtoul(q, &end, 10);
+                q = *end == ',' ? end + 1 : end;
+            }
+            sets.push_back(st);
+            if (*q != ';') break;
+            c = q + 1;
+        }
+    }
     printf("cuda_k2k_chain on %s: %d probes a run, %llu laps, per hop = (4-stage p50 - 1-stage p50) / 3; "
            "device hop = p50 of a lap of 4 stages / 4\n", prop.name, probes, laps);
     printf("%-44s %9s %9s %9s %9s  %s\n", "variant", "1 stage", "4 stages", "per hop", "dev hop", "SMs");
@@ -575,14 +650,18 @@ int main(int argc, char **argv) {
                 }
                 if (!want) continue;
             }
+            for (const Set &set : sets) {
+            g_pin = &set - &sets[0] ? set.sms : NULL;
             u32 sm1[STAGES] = {0}, sm4[STAGES] = {0};
             const double one = host_run(m, v.fn, v.flags, 1, probes, sm1);
             const double four = host_run(m, v.fn, v.flags, STAGES, probes, sm4);
             const double dev = ring_run(m, v.fn, v.flags, laps);
             if (one < 0 || four < 0 || dev < 0) failed = 1;
-            printf("%2d %-41s %7.0f ns %7.0f ns %7.0f ns %7.0f ns  %u %u %u %u\n", (int)(&v - variants), v.name, one, four, (four - one) / 3, dev,
-                   sm4[0], sm4[1], sm4[2], sm4[3]);
+            printf("%2d %-41s %7.0f ns %7.0f ns %7.0f ns %7.0f ns  %u %u %u %u %s\n", (int)(&v - variants), v.name, one, four, (four - one) / 3, dev,
+                   sm4[0], sm4[1], sm4[2], sm4[3], set.name);
             fflush(stdout);
+            }
+            g_pin = NULL;
         }
     }
     return failed;

@@ -52,6 +52,54 @@ if [ -x build-micro/cuda_k2k_chain ]; then
     echo "=== floor: build-micro/cuda_k2k_chain 5000 1 ${MICRO_VARIANTS:-0,2,13,15}"
     timeout 30 build-micro/cuda_k2k_chain 5000 1 "${MICRO_VARIANTS:-0,2,13,15}" 2>&1 | tail -6
 fi
+# HOP_PROBE=1 (session 16, hop-1): where the library's hop goes, before the A/B.
+#  1. the library's chain traced (RK_LEAN_TRACE: each lean pass's stamps and
+#     a source's planned host passes, each kernel's SM; raw lines in
+#     $OUT/lib-trace.log, scripts/k2k-hop-trace.awk summarizes them);
+#  2. the microbenchmark's hop with its four stages on chosen SMs: a map (every
+#     hop between SM pair 2f,2f+1 and pair 2j,2j+1, f = 0 and the library
+#     source's pair), then the floor and the library-like variant on the
+#     library's own SMs and on other sets;
+#  3. the SASS of the stage's and sink's NVRTC cubins (build-micro/*.cubin,
+#     built on the development machine) and of the microbenchmark.
+# HOP_PROBE=trace: step 1 only.
+if [ "${HOP_PROBE:-0}" = 1 ] || [ "${HOP_PROBE:-0}" = trace ]; then
+    od=${OUT:-/tmp/hop-probe}
+    mkdir -p "$od"
+    echo "=== trace: RK_CUDA_RING_DEFINES=RK_LEAN_TRACE rk bench k2k --messages 20000"
+    RK_CACHE_DIR=/tmp/rk-lt-cache RK_CUDA_RING_DEFINES=RK_LEAN_TRACE LD_LIBRARY_PATH="$new" timeout -k 5 60 \
+        "$new/tools/rk/rk" bench k2k --backend cuda --messages 20000 > "$od/lib-trace.log" 2>&1
+    echo "=== trace: exit $?"
+    grep -E '^k2k +4-stage chain, K2K channels \(per hop\)' "$od/lib-trace.log"
+    grep -E '^rk-lt exit' "$od/lib-trace.log" | head -12
+    [ -f scripts/k2k-hop-trace.awk ] && awk -f scripts/k2k-hop-trace.awk "$od/lib-trace.log"
+    # The chain's SMs in stage order: its first four kernels with a channel.
+    libsms=$(awk 'BEGIN {n = 0} /^rk-lt exit/ && ($6 != "0" || $8 != "0") && n < 4 {sm[n] = $4; i[n] = $6; o[n] = $8; n++}
+        END {c = -1; for (k = 0; k < n; k++) if (i[k] == "0") c = k
+             s = ""; for (h = 0; h < 4 && c >= 0; h++) {s = s (h ? "," : "") sm[c]; x = -1
+                 for (k = 0; k < n; k++) if (i[k] == o[c] && o[c] != "0") x = k; c = x}
+             print s}' "$od/lib-trace.log")
+    echo "=== the library's chain ran on SMs $libsms"
+fi
+if [ "${HOP_PROBE:-0}" = 1 ]; then
+    if [ -x build-micro/cuda_k2k_chain ]; then
+        first=${libsms%%,*}
+        src_tpc=$(( ${first:-0} / 2 ))
+        echo "=== map: build-micro/cuda_k2k_chain map 1 3000 0 $src_tpc"
+        timeout 60 build-micro/cuda_k2k_chain map 1 3000 0 "$src_tpc" 2>&1 | tee "$od/map.log" | cut -c1-2000
+        sets="adj=124,126,128,130;near=0,2,4,6;spread=0,40,80,120"
+        [ -n "$libsms" ] && sets="lib=$libsms;$sets"
+        echo "=== sets: CHAIN_SETS=$sets build-micro/cuda_k2k_chain 5000 1 1,6,7"
+        CHAIN_SETS="$sets" timeout 90 build-micro/cuda_k2k_chain 5000 1 1,6,7 2>&1 | tee "$od/sets.log"
+    fi
+    sass=$(command -v cuobjdump || ls /usr/local/cuda*/bin/cuobjdump 2>/dev/null | head -1)
+    echo "=== sass: ${sass:-no cuobjdump}"
+    if [ -n "$sass" ]; then
+        for f in build-micro/*.cubin; do [ -f "$f" ] && "$sass" -sass "$f" | gzip > "$od/$(basename "$f" .cubin).sass.gz"; done
+        "$sass" -sass build-micro/cuda_k2k_chain 2>/dev/null | gzip > "$od/micro.sass.gz"
+        ls -la "$od"/*.sass.gz
+    fi
+fi
 run() { # run LABEL LIMIT COMMAND...
     local label=$1 limit=$2
     shift 2

@@ -57,10 +57,143 @@ __shared__ rk_lean_emit_rec rk_le;
 static_assert(sizeof(rk_links) + sizeof(rk_lean_emit_rec) <= RK_CH_SHARED_BOUND,
               "the channel code's shared memory must fit RK_CUDA_CHANNEL_SHARED (cuda_ring_layout.h)");
 
-__device__ void rk_lean_init() { rk_le.on = 0; }
+/* Measurement only (RK_CUDA_RING_DEFINES=RK_LEAN_TRACE): each kernel's
+ * last RK_LT_N lean passes stamped (%globaltimer, comparable across SMs;
+ * clock64 within the SM) and printed as "rk-lt" lines when it sees
+ * terminate, with its SM and its rings, so a hop can be followed from one
+ * stage's emit to the next stage's poll. A stamp takes an operand that
+ * the step before it produced, so it cannot move above it. */
+#ifdef RK_LEAN_TRACE
+#define RK_LT_N 64
+#define RK_LT_KERNELS 16
+#define RK_LT_W 11
+__device__ rk_u64 rk_lt_buf[RK_LT_KERNELS][RK_LT_N][RK_LT_W];
+__device__ rk_u32 rk_lt_kernels;
+__shared__ rk_u32 rk_lt_id, rk_lt_passes, rk_lt_done;
+/* A planned host pass (a pipeline's source): found (globaltimer, clock),
+ * its lean emit stored (the same), the emitted message's first word. */
+__shared__ rk_u64 rk_lt_h[4];
+__shared__ rk_u32 rk_lt_hseq;
+__device__ __forceinline__ rk_u64 rk_lt_gt(rk_u64 after) {
+    rk_u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : "l"(after));
+    return t;
+}
+__device__ __forceinline__ rk_u64 rk_lt_ck(rk_u64 after) {
+    rk_u64 t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : "l"(after));
+    return t;
+}
+__device__ void rk_lean_trace_report(const rk_u64 *in_ring) {
+    rk_u32 smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    const rk_u64 *out_ring = rk_ch.out[0].ring;
+    const rk_u32 n = rk_lt_passes < RK_LT_N ? rk_lt_passes : RK_LT_N;
+    printf("rk-lt kernel %u sm %u in %llx out %llx passes %u\n", rk_lt_id, smid, (unsigned long long)in_ring,
+           (unsigned long long)out_ring, rk_lt_passes);
+    /* One line a pass: in ring, SM, seq, messages, armed, the finding
+     * poll's issue (globaltimer ns mod 2^44), then found and finish after it
+     * (ns); found, handled, finish and the next plan after the issue (clock
+     * cycles); empty polls before it, the window, the poll period (cycles). */
+    for (rk_u32 i = 0; i < n; i++) {
+        const rk_u64 *r = rk_lt_buf[rk_lt_id][(rk_lt_passes - n + i) % RK_LT_N];
+        printf("rk-lt %llx %u %u %u %u %llu %llu %llu %llu %llu %llu %llu %u %u %llu\n", (unsigned long long)in_ring,
+               smid, (rk_u32)r[0], (rk_u32)(r[0] >> 32) & 0xffffu, (rk_u32)(r[0] >> 48), r[1] & ((1ull << 44) - 1),
+               r[2] - r[1], r[3] - r[1], r[5] - r[4], r[6] - r[4], r[7] - r[4], r[8] - r[4], (rk_u32)r[9],
+               (rk_u32)(r[9] >> 32), r[10] ? r[4] - r[10] : 0ull);
+    }
+}
+
+/* Every kernel as it leaves: its SM and rings (a chain's order: the source
+ * has no input ring; each next stage's input is the one before's output);
+ * a source's planned host passes (in ring 0) if it had any. */
+__device__ void rk_lean_trace_exit() {
+    rk_u32 smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    if (!rk_lt_done && rk_lt_passes) {
+        rk_lt_done = 1;
+        rk_lean_trace_report(0);
+    }
+    printf("rk-lt exit sm %u in %llx out %llx\n", smid, (unsigned long long)rk_ch.in[0].ring,
+           (unsigned long long)rk_ch.out[0].ring);
+}
+#endif
+
+__device__ void rk_lean_init() {
+    rk_le.on = 0;
+#ifdef RK_LEAN_TRACE
+    rk_lt_id = atomicAdd(&rk_lt_kernels, 1u) % RK_LT_KERNELS;
+    rk_lt_passes = rk_lt_done = 0;
+#endif
+}
+
+/* RK_LEAN_SOLO_PATHS (default: in one-warp blocks, the only ones that run
+ * the lean loop; other kernels compile as before): the hop's path without
+ * the waits session 16 found in its SASS (below, and the armed pass's
+ * ports and room). */
+#ifndef RK_LEAN_SOLO_PATHS
+#define RK_LEAN_SOLO_PATHS (RK_WARPS_PER_BLOCK == 1)
+#endif
+
+/* The stores of a lean emit (RK_LEAN_SOLO_PATHS): every
+ * 16-byte unit of the slot from one asm statement, so ptxas gives each
+ * store its own registers. Written one store at a time, ptxas built each
+ * unit in the same four registers and every store after the first waited
+ * for the one before to read them (the SASS's read barriers: 7 waits in 8
+ * stores, on the hop's path; session 16). n: payload words (1 to 16); the
+ * unit after the last word is a zero payload with the tag, as before. */
+__device__ __forceinline__ void rk_lean_emit_store(rk_u64 *slot, rk_u32 t, const rk_u32 *src, rk_u32 n) {
+    rk_u32 v[16];
+#pragma unroll
+    for (int i = 0; i < 16; i++) v[i] = i < (int)n ? src[i] : 0u;
+#define RK_LE_OPS                                                                                                \
+    "l"(slot), "r"(t), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]), "r"(v[4]), "r"(v[5]), "r"(v[6]), "r"(v[7]),     \
+        "r"(v[8]), "r"(v[9]), "r"(v[10]), "r"(v[11]), "r"(v[12]), "r"(v[13]), "r"(v[14]), "r"(v[15])
+#define RK_LE_U0 "st.relaxed.gpu.global.v4.u32 [%0], {%2, %1, %3, %1};\n\t"
+#define RK_LE_U1 "st.relaxed.gpu.global.v4.u32 [%0+16], {%4, %1, %5, %1};\n\t"
+#define RK_LE_U2 "st.relaxed.gpu.global.v4.u32 [%0+32], {%6, %1, %7, %1};\n\t"
+#define RK_LE_U3 "st.relaxed.gpu.global.v4.u32 [%0+48], {%8, %1, %9, %1};\n\t"
+#define RK_LE_U4 "st.relaxed.gpu.global.v4.u32 [%0+64], {%10, %1, %11, %1};\n\t"
+#define RK_LE_U5 "st.relaxed.gpu.global.v4.u32 [%0+80], {%12, %1, %13, %1};\n\t"
+#define RK_LE_U6 "st.relaxed.gpu.global.v4.u32 [%0+96], {%14, %1, %15, %1};\n\t"
+#define RK_LE_U7 "st.relaxed.gpu.global.v4.u32 [%0+112], {%16, %1, %17, %1};\n\t"
+    switch ((n + 1) / 2) {
+    case 8: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 RK_LE_U2 RK_LE_U3 RK_LE_U4 RK_LE_U5 RK_LE_U6 RK_LE_U7 "}" ::RK_LE_OPS : "memory"); break;
+    case 7: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 RK_LE_U2 RK_LE_U3 RK_LE_U4 RK_LE_U5 RK_LE_U6 "}" ::RK_LE_OPS : "memory"); break;
+    case 6: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 RK_LE_U2 RK_LE_U3 RK_LE_U4 RK_LE_U5 "}" ::RK_LE_OPS : "memory"); break;
+    case 5: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 RK_LE_U2 RK_LE_U3 RK_LE_U4 "}" ::RK_LE_OPS : "memory"); break;
+    case 4: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 RK_LE_U2 RK_LE_U3 "}" ::RK_LE_OPS : "memory"); break;
+    case 3: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 RK_LE_U2 "}" ::RK_LE_OPS : "memory"); break;
+    case 2: asm volatile("{\n\t" RK_LE_U0 RK_LE_U1 "}" ::RK_LE_OPS : "memory"); break;
+    default: asm volatile("{\n\t" RK_LE_U0 "}" ::RK_LE_OPS : "memory"); break;
+    }
+#undef RK_LE_OPS
+}
 
 __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc) {
-#if RK_LEAN_BUILT
+#if RK_LEAN_BUILT && RK_LEAN_SOLO_PATHS
+    /* Every word it needs in one round of shared loads (volatile: none is
+     * moved after the branch, which made three rounds), then one branch. */
+    const rk_u32 lane = threadIdx.x & 31;
+    const volatile rk_lean_emit_rec &le = rk_le;
+    const rk_u32 on = le.on, lport = le.port, bytes = le.bytes;
+    rk_u64 *slot = le.slot[lane];
+    const rk_u64 hi = le.hi[lane];
+    volatile unsigned char &emitted = rk_ch.w[threadIdx.x >> 5].emitted[port & 7u][lane];
+    const unsigned char again = emitted;
+    if (!on || port != lport || size != bytes || again || (((unsigned)(unsigned long long)msg) & 3u) || (size & 3u) ||
+        !size)
+        return false;
+    emitted = 1;
+    rk_lean_emit_store(slot, (rk_u32)(hi >> 32), (const rk_u32 *)msg, size / 4);
+#ifdef RK_LEAN_TRACE
+    rk_lt_h[2] = rk_lt_gt((rk_u64)slot);
+    rk_lt_h[3] = rk_lt_ck(rk_lt_h[2]);
+    rk_lt_hseq = ((const rk_u32 *)msg)[0];
+#endif
+    rc = RK_EMIT_OK;
+    return true;
+#elif RK_LEAN_BUILT
     /* Off (several warps, the generic passes): one shared load and a branch. */
     if (!rk_le.on) return false;
     const rk_u32 lane = threadIdx.x & 31;
@@ -216,9 +349,17 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     if (!rk_ch.plan_ok) rk_solo_replan(lane, wi, cap, cr_word);
     rk_lean_emit_prepare(lane, wi);
     rk_u32 armed_room = RK_LEAN_ARMED ? rk_lean_arm(lane, wi) : 0u;
+#if RK_LEAN_SOLO_PATHS
+    /* The plan's ports when armed, in a register (the armed pass's begin
+     * then reads no shared word; the plan changes only where it is rearmed). */
+    rk_u32 armed_ports = rk_ch.plan_ports;
+#endif
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
     rk_u32 got = 0, empty = 0;
     rk_u64 tail = rk_vload(&c.tail); /* this warp's own: moved only by this loop's passes below */
+#ifdef RK_LEAN_TRACE
+    rk_u64 lt_clast = 0; /* the clock at the last poll's issue */
+#endif
     for (;;) {
         if (a.idle_nap_ns && ++idle > 64) __nanosleep(a.idle_nap_ns);
         const rk_u32 window = cp.window < wmax ? cp.window : wmax;
@@ -226,6 +367,11 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         const bool mine = lane < window;
         rk_u64 x[RK_CH_UNITS], y[RK_CH_UNITS];
         const rk_u64 *slot = ring + (pos & mask) * RK_IN_LL;
+#ifdef RK_LEAN_TRACE
+        const rk_u64 lt_gi = rk_lt_gt(pos), lt_ci = rk_lt_ck(lt_gi);
+        const rk_u64 lt_cprev = lt_clast;
+        lt_clast = lt_ci;
+#endif
 #pragma unroll
         for (int u = 0; u < RK_CH_UNITS; u++) rk_lean_load2(slot + 2 * u, mine, x[u], y[u]);
         const rk_u64 cv = rk_lean_load1(cw, cw != 0);
@@ -241,6 +387,10 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             break;
         }
         const rk_u32 lanes = ok == 0xffffffffu ? ok : ((1u << (__ffs(~ok) - 1)) - 1u);
+#ifdef RK_LEAN_TRACE
+        const rk_u64 lt_cf = rk_lt_ck(lanes), lt_gf = rk_lt_gt(lt_cf);
+        const rk_u64 lt_empty = empty | ((rk_u64)window << 32);
+#endif
         if (!lanes) {
             if (++cp.empty >= 16) cp.window = RK_CH_MIN_WINDOW;
             if (++empty >= RK_LEAN_MAX_POLLS) {
@@ -264,6 +414,9 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             rk_solo_replan(lane, wi, cap, cr_word);
             rk_lean_emit_prepare(lane, wi);
             if (RK_LEAN_ARMED) armed_room = rk_lean_arm(lane, wi);
+#if RK_LEAN_SOLO_PATHS
+            armed_ports = rk_ch.plan_ports;
+#endif
             const rk_u32 room = rk_ch.plan_room;
             if (want > room) {
                 if (report_out) break;
@@ -285,7 +438,11 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         /* The begin, from the plan: each planned port gives the pass's
          * messages its next positions (lane order), as rk_channel_pass's
          * solo branch does; read by rk__emit after the __syncwarp. */
+#if RK_LEAN_SOLO_PATHS
+        const rk_u32 ports = !want ? 0u : armed ? armed_ports : rk_ch.plan_ports;
+#else
         const rk_u32 ports = want ? rk_ch.plan_ports : 0u;
+#endif
         if (!armed) {
             /* The lean emit only with a planned port (ports): its slots are
              * then the plan's (rk_lean_emit_prepare). With none (every
@@ -322,6 +479,9 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             status = rk_call_handler((const unsigned char *)q, (unsigned char *)r, a.state);
             ((int *)r)[(RK_REPLY_BYTES + 3) / 4] = status;
         }
+#ifdef RK_LEAN_TRACE
+        const rk_u64 lt_ch = rk_lt_ck(__ballot_sync(0xffffffffu, status != 0));
+#endif
         /* Replies to the host (a failed handler, or every message of a
          * REPLY_ALL channel) first: the sink's reply is its hop. The plan
          * promised the reply queue room for every message. */
@@ -342,6 +502,9 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         /* Armed: the pass's true lanes (every lane was allowed) before rk_emit_finish's __syncwarp. */
         if (armed && lane < 8 && ((ports >> lane) & 1u)) wp.allow[lane] = run;
         rk_emit_finish(lane, wi); /* SKIP words for slots given and not emitted into, HEAD */
+#ifdef RK_LEAN_TRACE
+        const rk_u64 lt_cn = rk_lt_ck(lt_ch), lt_gn = rk_lt_gt(lt_cn);
+#endif
         handled += want;
         errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
         got += n;
@@ -363,8 +526,27 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         __syncwarp();
         rk_lean_emit_prepare(lane, wi);
         if (RK_LEAN_ARMED) armed_room = rk_lean_arm(lane, wi);
+#if RK_LEAN_SOLO_PATHS
+        armed_ports = rk_ch.plan_ports;
+#endif
+#ifdef RK_LEAN_TRACE
+        if (lane == 0) {
+            rk_u64 *rec = rk_lt_buf[rk_lt_id][rk_lt_passes % RK_LT_N];
+            rec[0] = (rk_u32)x[0] | ((rk_u64)n << 32) | ((rk_u64)armed << 48);
+            rec[1] = lt_gi, rec[2] = lt_gf, rec[3] = lt_gn;
+            rec[4] = lt_ci, rec[5] = lt_cf, rec[6] = lt_ch, rec[7] = lt_cn, rec[8] = rk_lt_ck(armed_room);
+            rec[9] = lt_empty, rec[10] = lt_cprev;
+            rk_lt_passes++;
+        }
+#endif
         tail += n;
     }
+#ifdef RK_LEAN_TRACE
+    if (lane == 0 && !rk_lt_done && rk_load(a.dctl + RK_DCTL_TERMINATE)) {
+        rk_lt_done = 1;
+        rk_lean_trace_report(ring);
+    }
+#endif
     if (RK_LEAN_ARMED) rk_lean_disarm(lane, wi); /* the generic passes set their own begin */
     __syncwarp();
     return got;
@@ -386,6 +568,12 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
  * general begin sooner. */
 __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane) {
     if (!ready || !RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled) return false;
+#ifdef RK_LEAN_TRACE
+    if (lane == 0) {
+        rk_lt_h[0] = rk_lt_gt(ready);
+        rk_lt_h[1] = rk_lt_ck(rk_lt_h[0]);
+    }
+#endif
     if (!rk_ch.plan_ok || (rk_u32)__popc(ready) > rk_ch.plan_room || rk_vload(&rk_ch.host_tail) != hfirst) {
         __syncwarp(); /* every lane has read the plan before lane 0's general begin drops it */
         return false;
@@ -417,6 +605,19 @@ __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, r
  * have moved (the ports' heads, the host queue's turn), then the next plan. */
 __device__ __forceinline__ void rk_lean_host_done(rk_u64 hfirst, rk_u32 n, rk_u32 wi, rk_u32 lane,
                                                   const rk_ring_args &a) {
+#ifdef RK_LEAN_TRACE
+    if (lane == 0) {
+        /* The record of a lean pass, read as: found at the host poll, the
+         * emit stored as its finish (ns), the replies done (cycles). */
+        rk_u64 *rec = rk_lt_buf[rk_lt_id][rk_lt_passes % RK_LT_N];
+        const rk_u64 done = rk_lt_ck(n);
+        rec[0] = rk_lt_hseq | ((rk_u64)n << 32);
+        rec[1] = rec[2] = rk_lt_h[0], rec[3] = rk_lt_h[2];
+        rec[4] = rec[5] = rk_lt_h[1], rec[6] = rk_lt_h[3], rec[7] = rec[8] = done;
+        rec[9] = rec[10] = 0;
+        rk_lt_passes++;
+    }
+#endif
     if (lane == 0) {
         rk_le.on = 0;
         RK_FOR_BITS(p, rk_ch.plan_ports) rk_ch.out[p].head += n;

@@ -399,6 +399,9 @@ __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, r
 __device__ __forceinline__ void rk_lean_host_done(rk_u64 hfirst, rk_u32 n, rk_u32 wi, rk_u32 lane,
                                                   const rk_ring_args &a);
 __device__ __forceinline__ void rk_lean_host_idle(rk_u32 wi, rk_u32 lane, const rk_ring_args &a);
+#ifdef RK_LEAN_TRACE
+__device__ void rk_lean_trace_exit(); /* measurement only (channel_solo.cu) */
+#endif
 
 __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 local_warp) {
     const rk_u32 P = a.chunk;
@@ -670,6 +673,9 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
      * drains up to it), after one last look for channels connected meanwhile. */
     if (!pausing) rk_links_refresh(a.hctl, __shfl_sync(0xffffffffu, rk_load(a.dctl + RK_DCTL_LINK_GEN), 0), lane);
     rk_ports_leave(lane, !pausing);
+#ifdef RK_LEAN_TRACE
+    if (lane == 0 && !pausing) rk_lean_trace_exit();
+#endif
 #if RK_LANES_BUILT && defined(RK_LANES_PROFILE)
     if (lane == 0 && !pausing) rk_lanes_prof_report(local_warp);
 #endif
