@@ -155,6 +155,10 @@ struct rk_warp_pass {
      * 0: none). */
     rk_u32 ebuf;
     unsigned char ebuf_port[32];
+    /* A lanes pass under way between its parts (lend past lnext): the room
+     * its parts left and its messages so far (channel_lanes.cu; in the
+     * struct's tail padding). */
+    rk_u32 lpart;
 #endif
 };
 
