@@ -40,22 +40,6 @@
 /* rk_links.lanes_bits (RK__CUDA_LANES_* in cuda_ring_layout.h; 0 for one warp): */
 #define RK_LANES_USE 1u /* a chain stage of several warps runs in lanes */
 
-/* Positions of a lanes chunk (warp w takes chunks w, w + W, ...): a pass
- * takes up to RK_LANES_SPAN / 32 parts of 32 slots of one chunk, sharing
- * its start, credit and publish turn. */
-#ifndef RK_LANES_SPAN
-#define RK_LANES_SPAN 64
-#endif
-#if RK_LANES_SPAN == 32
-#define RK_LANES_SHIFT 5
-#elif RK_LANES_SPAN == 64
-#define RK_LANES_SHIFT 6
-#elif RK_LANES_SPAN == 128
-#define RK_LANES_SHIFT 7
-#else
-#error "RK_LANES_SPAN must be 32, 64 or 128"
-#endif
-
 /* RK_LANES_PROFILE (measurement only, RK_CUDA_RING_DEFINES=RK_LANES_PROFILE):
  * lane 0 of each warp counts where its passes' cycles go; the block's sums
  * are printed as the kernel ends ("lanes-prof", rk_lanes_prof_report). */
@@ -96,12 +80,12 @@ __device__ bool rk_lanes_enter(rk_u32 input, rk_u64 first, rk_u64 host_pub) {
         RK_FOR_BITS(p, rk_ch.ports) rk_ch.lanes_d[p] = rk_ch.out[p].head - first;
         /* Each warp starts at its first chunk from first's on (the owner of
          * first's chunk at first): chunk k belongs to warp k % W. */
-        const rk_u64 c0 = first >> RK_LANES_SHIFT;
+        const rk_u64 c0 = first >> 5;
         const rk_u32 r32 = (0xffffffffu % W + 1u) % W;
         const rk_u32 c0_mod = ((rk_u32)(c0 >> 32) % W * r32 + (rk_u32)c0 % W) % W;
         for (rk_u32 w = 0; w < W; w++) {
             const rk_u32 dw = (w + W - c0_mod) % W;
-            rk_ch.w[w].lnext = dw ? (c0 + dw) << RK_LANES_SHIFT : first;
+            rk_ch.w[w].lnext = dw ? (c0 + dw) << 5 : first;
             rk_ch.w[w].lend = first;
             rk_ch.w[w].lacked = 0;
             rk_vstore32(&rk_ch.w[w].resv, 0u);
@@ -138,13 +122,6 @@ __device__ bool rk_lanes_hold_exit(rk_u32 lane) {
         rk_ch_unlock();
     }
     return __shfl_sync(0xffffffffu, hold, 0) != 0;
-}
-
-/* Where a warp's pass goes on after pos: pos, or, at the end of its
- * chunk, its next chunk's start. */
-__device__ __forceinline__ rk_u64 rk_lanes_next(rk_u64 pos) {
-    if ((pos & (RK_LANES_SPAN - 1u)) == 0) pos += (rk_u64)(rk_ch.warps - 1) << RK_LANES_SHIFT;
-    return pos;
 }
 
 /* Lane 0, leaving: the end of the highest pass any warp took (once every
@@ -191,10 +168,8 @@ __device__ void rk_lanes_try_leave() {
  * positions: a SKIP slot keeps its position) and of the reply queue (in
  * messages: each may fail and be answered), reloading TAKEN and the host's
  * place only when the cached room is short. Returns the lanes kept. */
-__device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64 cr_cap, const rk_u64 *cr_word,
-                                  rk_u32 &room_left, rk_u32 &have_out) {
+__device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64 cr_cap, const rk_u64 *cr_word) {
     rk_u32 n = __popc(kept);
-    rk_u64 least = ~0ull; /* the ports' least room */
     RK_FOR_BITS(p, rk_ch.ports) {
         rk_out_port &o = rk_ch.out[p];
         const rk_u64 cap = 1ull << o.log2cap, at = first + rk_vload(&rk_ch.lanes_d[p]);
@@ -209,18 +184,16 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
         }
         const rk_u64 used = at - taken; /* positions given below this pass, not yet taken */
         const rk_u64 room = used >= cap ? 0 : cap - used;
-        if (room < least) least = room;
         if (room < n) n = (rk_u32)room;
     }
     kept &= n >= 32 ? 0xffffffffu : (1u << n) - 1u;
-    room_left = least >= 0xffffffffull ? 0xffffffffu : (rk_u32)least - __popc(kept);
     const rk_u32 real = kept & ~skip;
     rk_u32 want = __popc(real);
+    if (!want) return kept;
     /* The reply queue: room for every message (a failure is answered),
      * from the warp's own reservation; only a short one is topped up. */
     rk_warp_pass &wp = rk_ch.w[threadIdx.x >> 5];
     rk_u32 have = *(volatile rk_u32 *)&wp.resv;
-    have_out = have;
     if (have >= want) return kept;
     const rk_u32 need = want - have;
     rk_u64 after = atomicAdd((unsigned long long *)&rk_ch.cr_promised, (unsigned long long)need) + need;
@@ -240,7 +213,6 @@ __device__ rk_u32 rk_lanes_credit(rk_u32 kept, rk_u32 skip, rk_u64 first, rk_u64
         }
     }
     have += got;
-    have_out = have;
     rk_vstore32(&wp.resv, have);
     if (have < want) {
         const rk_u32 kept_real = rk_first_bits(real, have);
@@ -273,6 +245,9 @@ __device__ __forceinline__ int rk_lanes_run_handler(const rk_ring_args &a, const
 #endif
 
 #if RK_LANES_RAW_BYTES
+#ifndef RK_LANES_RAW_PAIRS
+#define RK_LANES_RAW_PAIRS 1 /* rk_lanes_poll_raw loads two units a lane before checking them */
+#endif
 /* The whole warp: starts copying the m slots of input c from position pos
  * into raw (RK_LANES_RAW_BYTES, the slots' 16-byte units in order), by
  * cp.async through L2 (.cg): no registers held while the pass goes on.
@@ -298,6 +273,31 @@ __device__ __forceinline__ rk_u32 rk_lanes_poll_raw(const rk_in_port &c, rk_u64 
     rk_u32 bad = 0;
     skips = 0;
     const rk_u32 log2cap = c.log2cap; /* in a register: the stores below may alias it */
+#if RK_LANES_RAW_PAIRS
+    /* Two units a round, both loaded before either is checked: a store into
+     * stage may alias raw for the compiler, so each load waits for the
+     * stores before it (half as many shared-memory round trips). */
+    const rk_u32 units = m_max * RK_CH_UNITS;
+    for (rk_u32 u0 = lane; u0 < units; u0 += 64) {
+        ulonglong2 v[2];
+        v[0] = *(const ulonglong2 *)(raw + 16 * u0);
+        v[1] = u0 + 32 < units ? *(const ulonglong2 *)(raw + 16 * (u0 + 32)) : make_ulonglong2(0, 0);
+#pragma unroll
+        for (rk_u32 k = 0; k < 2; k++) {
+            const rk_u32 u = u0 + 32 * k;
+            if (u >= units) break;
+            /* rk_ch_check, the two payload words in one 8-byte store */
+            const rk_u32 m = u / RK_CH_UNITS, w = u % RK_CH_UNITS;
+            const rk_u32 tag = (rk_u32)((start + m) >> log2cap) + 1u;
+            if ((rk_u32)(v[k].x >> 32) != tag || (rk_u32)(v[k].y >> 32) != tag) {
+                bad |= 1u << m;
+                if (w == 0 && (rk_u32)(v[k].x >> 32) == (tag | RK_CH_SKIP)) skips |= 1u << m;
+            } else {
+                *(uint2 *)(stage + m * RK_IN_STAGE + 8 * w) = make_uint2((rk_u32)v[k].x, (rk_u32)v[k].y);
+            }
+        }
+    }
+#else
     for (rk_u32 u = lane; u < m_max * RK_CH_UNITS; u += 32) {
         const ulonglong2 v = *(const ulonglong2 *)(raw + 16 * u);
         /* rk_ch_check, the two payload words in one 8-byte store */
@@ -310,6 +310,7 @@ __device__ __forceinline__ rk_u32 rk_lanes_poll_raw(const rk_in_port &c, rk_u64 
             *(uint2 *)(stage + m * RK_IN_STAGE + 8 * w) = make_uint2((rk_u32)v.x, (rk_u32)v.y);
         }
     }
+#endif
     bad = rk_ch_warp_or(bad);
     skips = rk_ch_warp_or(skips);
     const rk_u32 ok = want & (~bad | skips);
@@ -317,74 +318,8 @@ __device__ __forceinline__ rk_u32 rk_lanes_poll_raw(const rk_in_port &c, rk_u64 
 }
 #endif
 
-/* The whole warp of worker wi, after the last part of a lanes pass of off
- * slots from first (msgs: its messages, lane 0's count; run and failed:
- * the last part's messages and failures): the publish turn, then the
- * failures' replies. */
-__device__ __forceinline__ void rk_lanes_publish(const rk_ring_args &a, rk_u32 lane, rk_u32 wi,
-                                                 const unsigned char *stage_out, rk_u64 first, rk_u32 off,
-                                                 rk_u32 msgs, rk_u32 run, rk_u32 failed) {
-    rk_warp_pass &wp = rk_ch.w[wi];
-    rk_in_port &c = rk_ch.in[0];
-    RK_LP_STAMP(t3);
-    const rk_u64 pos = first + off;
-    const rk_u32 replies = __popc(failed);
-    rk_u64 seq = 0;
-    if (lane == 0) {
-        /* The publish turn, as short as it can be (every pass of the input
-         * goes through it in order): the messages' sequence numbers and the
-         * replies' places. */
-#ifdef RK_LANES_PROFILE
-        if (rk_vload(&c.pub) != first) {
-            const rk_u64 w0 = clock64();
-            rk_turn_wait(&c.pub, first, false);
-            RK_LP_ADD(wi, RK_LP_WAITED, 1);
-            RK_LP_ADD(wi, RK_LP_WAIT, clock64() - w0);
-        }
-#else
-        rk_turn_wait(&c.pub, first, false);
-#endif
-        /* Acquire: what the pass before wrote under the turn (c.delivered)
-         * is read after the turn is seen, never before it (a weak load may
-         * be moved above the wait's volatile loads: lanes-2's stall). */
-        __threadfence_block();
-        const rk_u64 seq0 = rk_vload(&c.delivered);
-        *(volatile rk_u64 *)&c.delivered = seq0 + msgs;
-        if (replies) wp.cr_base = rk_ch_add(&rk_ch.cr_head, (rk_u64)replies);
-        rk_vstore(&c.pub, pos);
-        /* After it: monotone words (TAKEN and DELIVERED take the largest
-         * value stored), and the reply room promised and not used. */
-        rk_ch_store_max(c.ctl + RK_CH_TAKEN, pos);
-        if (msgs) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + msgs);
-        if (replies) rk_vstore32(&wp.resv, *(volatile rk_u32 *)&wp.resv - replies); /* used: the host gives it back */
-        wp.lnext = rk_lanes_next(pos);
-        seq = seq0 + msgs - __popc(run); /* the last part's first message (the parts before come first) */
-    }
-    seq = __shfl_sync(0xffffffffu, seq, 0);
-    __syncwarp();
-    rk_channel_replies(a, lane, wi, stage_out, 0, failed, run, seq);
-    __syncwarp();
-#ifdef RK_LANES_PROFILE
-    if (lane == 0) {
-        const rk_u64 t5 = (rk_u64)clock64();
-        RK_LP_ADD(wi, RK_LP_PUBLISH, t5 - t3);
-        RK_LP_ADD(wi, RK_LP_PASSES, 1);
-        RK_LP_ADD(wi, RK_LP_SLOTS, off);
-        rk_lanes_prof[wi][RK_LP_LAST] = t5;
-        if (!rk_lanes_prof[wi][RK_LP_FIRST]) rk_lanes_prof[wi][RK_LP_FIRST] = t3; /* (a pass later than the first: negligible) */
-        rk_lanes_prof[wi][RK_LP_BUSY] = t5;
-    }
-#endif
-}
-
 /* The whole warp of worker wi, while the kernel's input runs in lanes: one
- * part of a pass over this warp's next slots (at most max, <= 32). A pass
- * takes up to RK_LANES_SPAN / 32 parts of its chunk, one a call, while
- * each part before was taken whole with no failure: the parts share one
- * pass's start, credit and publish turn. Between parts the pass waits in
- * the warp's record (wp.lend past wp.lnext: the slots taken, not
- * published; wp.lpart), so no register holds it across the
- * worker's loop (a wide block has 128 a thread). Returns the slots taken. */
+ * pass over this warp's next slots (at most max). Returns the slots taken. */
 __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, unsigned char *stage_in,
                                 unsigned char *stage_out, rk_u32 max, rk_ch_poll &cp, rk_u64 &handled,
                                 rk_u64 &errors) {
@@ -402,132 +337,85 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     }
 #endif
     if (max > cp.window) max = cp.window;
-    /* Lane 0 decides where this part may poll: a pass under way goes on
-     * to its chunk's end; a new one, leaving, up to the highest pass taken.
-     * Acquire: the lanes were seen on (rk_channel_pass), and what
-     * rk_lanes_enter wrote before turning them on (this warp's next
-     * position, the ports' d) is read after that. shape: the part's offset
-     * from the pass's first slot (low half) and where the pass ends (high
-     * half; 0: stop). */
-    rk_u64 first = 0;
-    rk_u32 shape = 0;
-    if (lane == 0) {
-        __threadfence_block();
-        first = wp.lnext;
-        const rk_u64 at = *(volatile rk_u64 *)&wp.lend;
-        rk_u64 end = (first | (RK_LANES_SPAN - 1u)) + 1u;
-        if (at > first) {
-            shape = (rk_u32)(at - first) | (rk_u32)(end - first) << 16; /* a pass under way */
-        } else {
-            if (rk_lanes_state() == RK_LANES_LEAVING) {
-                if (!wp.lacked) {
-                    wp.lacked = 1;
-                    __threadfence_block(); /* this warp's lend before its acknowledgement */
-                    atomicAdd(&rk_ch.lanes_acks, 1u);
-                }
-                const rk_u64 hi = rk_lanes_hi();
-                if (first >= hi) {
-                    rk_lanes_try_leave();
-                    end = first;
-                } else if (hi < end) {
-                    end = hi;
-                }
-            }
-            shape = (rk_u32)(end - first) << 16;
+    /* Lane 0 decides where this pass may poll; leaving, up to the highest
+     * pass taken. Acquire: the lanes were seen on (rk_channel_pass), and
+     * what rk_lanes_enter wrote before turning them on (this warp's next
+     * position, the ports' d) is read after that. */
+    if (lane == 0) __threadfence_block();
+    rk_u64 first = rk_vload(&wp.lnext), end = (first | 31u) + 1u;
+    rk_u32 stop = 0;
+    if (lane == 0 && rk_lanes_state() == RK_LANES_LEAVING) {
+        if (!wp.lacked) {
+            wp.lacked = 1;
+            __threadfence_block(); /* this warp's lend before its acknowledgement */
+            atomicAdd(&rk_ch.lanes_acks, 1u);
+        }
+        const rk_u64 hi = rk_lanes_hi();
+        if (first >= hi) {
+            rk_lanes_try_leave();
+            stop = 1;
+        } else if (hi < end) {
+            end = hi;
         }
     }
-    shape = __shfl_sync(0xffffffffu, shape, 0);
-    if (!(shape >> 16)) return 0;
+    stop = __shfl_sync(0xffffffffu, stop, 0);
     first = __shfl_sync(0xffffffffu, first, 0);
-    const rk_u32 off = shape & 0xffffu;
-    const rk_u64 pos = first + off;
-    const rk_u32 m_max = min(max, (shape >> 16) - off);
+    end = __shfl_sync(0xffffffffu, end, 0);
+    if (stop) return 0;
+    const rk_u32 m_max = (rk_u32)min((rk_u64)max, end - first);
     rk_u32 skip = 0;
 #if RK_LANES_RAW_BYTES
-    /* The copies this warp started for this part (every earlier one is
+    /* The copies this warp started for this pass (every earlier one is
      * complete too: the buffer is free again). All of its slots there: the
-     * part takes them; else the ring is polled as without them. */
+     * pass takes them; else the ring is polled as without them. */
     unsigned char *raw = stage_out + (size_t)a.chunk * RK_OUT_STAGE;
     asm volatile("cp.async.wait_all;" ::: "memory");
     rk_u32 lanes = 0;
-    if (wp.pf_pos == (rk_u32)pos) { /* copied for 32 slots or to the chunk's end, where m_max ends at most */
-        lanes = rk_lanes_poll_raw(c, pos, m_max, lane, raw, stage_in, skip);
+    if (wp.pf_pos == (rk_u32)first) { /* copied to the end of first's chunk, where m_max ends at most */
+        lanes = rk_lanes_poll_raw(c, first, m_max, lane, raw, stage_in, skip);
         if (lanes != (m_max >= 32 ? 0xffffffffu : (1u << m_max) - 1u)) {
             lanes = 0;
             __syncwarp(); /* every lane has read pf_pos before lane 0 rewrites it (racecheck) */
-            if (lane == 0) wp.pf_pos = ~0u; /* copied too early: polled from the ring until a poll finds slots */
+            if (lane == 0) wp.pf_pos = ~0u; /* copied too early: polled from the ring from now on */
         }
 #ifdef RK_LANES_PROFILE
         else if (lane == 0) RK_LP_ADD(wi, RK_LP_PF_HIT, 1);
 #endif
     }
-    if (!lanes) lanes = rk_channel_poll(c, pos, m_max, lane, stage_in, skip);
+    if (!lanes) lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
 #else
-    const rk_u32 lanes = rk_channel_poll(c, pos, m_max, lane, stage_in, skip);
+    const rk_u32 lanes = rk_channel_poll(c, first, m_max, lane, stage_in, skip);
 #endif
     skip &= lanes;
-    if (!off) rk_ch_poll_adapt(cp, __popc(lanes), max);
+    rk_ch_poll_adapt(cp, __popc(lanes), max);
     RK_LP_STAMP(t1);
     if (lane == 0 && lanes) RK_LP_ADD(wi, RK_LP_POLL, t1 - t0); /* polls that found messages */
     if (!lanes) {
-        /* Nothing more: a pass under way ends here (its slots' room on the
-         * producer's side waits for the TAKEN it publishes). */
-        if (off) rk_lanes_publish(a, lane, wi, stage_out, first, off, lane == 0 ? wp.lpart & 0xffu : 0u, 0u, 0u);
 #ifdef RK_LANES_PROFILE
-        else if (lane == 0) {
+        if (lane == 0) {
             RK_LP_ADD(wi, RK_LP_EMPTY, 1);
             rk_lanes_prof[wi][RK_LP_LAST] = t1;
         }
 #endif
         return 0;
     }
-#if RK_LANES_RAW_BYTES
-    /* The slots after these (the rest of the chunk, or this warp's next
-     * chunk) are copied while this part runs: the next part, or the next
-     * pass, finds them in shared memory. Every lane has read its own units
-     * of the buffer (the poll's warp reduction used them), and each lane
-     * copies into its own units only. */
-    {
-        const rk_u64 q = rk_lanes_next(pos + __popc(lanes));
-        const rk_u32 m = (rk_u32)min((rk_u64)32, ((q | (RK_LANES_SPAN - 1u)) + 1u) - q);
-        __syncwarp(); /* every lane has read pf_pos before lane 0 rewrites it (racecheck) */
-        if (lane == 0) wp.pf_pos = a.stage == 0 ? (rk_u32)q : ~0u; /* staging in device memory: none */
-        if (a.stage == 0) rk_lanes_prefetch(c, q, m, lane, raw);
-    }
-#endif
     __syncwarp(); /* every lane's staged words before any handler reads them */
-    rk_u32 kept = 0, msgs = 0, left = 0;
+    rk_u32 kept = 0;
     if (lane == 0) {
-        /* A later part whose slots fit the room the parts before left takes
-         * them with no credit (every port gives every slot its position:
-         * HOLD). left: the ports' room (bits 20-31) and the warp's reply
-         * room (bits 8-19), each at most 0xfff. */
-        const rk_u32 found = __popc(lanes);
-        if (off) {
-            msgs = wp.lpart & 0xffu;
-            left = wp.lpart & ~0xffu;
-        }
-        if (off && found <= left >> 20 && (rk_u32)__popc(lanes & ~skip) <= (left >> 8 & 0xfffu)) {
-            kept = lanes;
-            left -= found << 20;
-        } else {
-            rk_u32 room_left, have;
-            kept = rk_lanes_credit(lanes, skip, pos, cap, a.dctl + RK_DCTL_CR_RECEIVED, room_left, have);
-            left = min(room_left, 0xfffu) << 20 | min(have, 0xfffu) << 8;
-        }
+        kept = rk_lanes_credit(lanes, skip, first, cap, a.dctl + RK_DCTL_CR_RECEIVED);
         if (kept) {
             /* Every port gives every slot kept its position (HOLD: all of
              * them); rk_emit_finish writes SKIP where no message went. */
             const rk_u32 ports = rk_ch.ports;
             RK_FOR_BITS(p, ports) {
                 wp.allow[p] = kept;
-                wp.base[p] = pos + rk_vload(&rk_ch.lanes_d[p]);
+                wp.base[p] = first + rk_vload(&rk_ch.lanes_d[p]);
             }
             wp.ports = ports;
 #if RK_LANES_EBUF
             wp.ebuf = 1; /* the emits wait in rk_lanes_ebuf (rk__emit) */
 #endif
-            *(volatile rk_u64 *)&wp.lend = pos + __popc(kept);
+            *(volatile rk_u64 *)&wp.lend = first + __popc(kept);
         }
     }
     kept = __shfl_sync(0xffffffffu, kept, 0);
@@ -537,13 +425,10 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     if (lane == 0) {
         RK_LP_ADD(wi, RK_LP_CREDIT, t2 - t1);
         if (kept != lanes) RK_LP_ADD(wi, RK_LP_CUT, 1);
-        if (!kept && !off) rk_lanes_prof[wi][RK_LP_LAST] = t2;
+        if (!kept) rk_lanes_prof[wi][RK_LP_LAST] = t2;
     }
 #endif
-    if (!kept) {
-        if (off) rk_lanes_publish(a, lane, wi, stage_out, first, off, msgs, 0u, 0u);
-        return 0;
-    }
+    if (!kept) return 0;
     const rk_u32 n = __popc(kept), run = kept & ~skip;
     int status = 0;
     if ((run >> lane) & 1u)
@@ -553,20 +438,71 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
     if (wp.ebuf) rk_lanes_gather(lane, wi);
 #endif
     rk_emit_finish(lane, wi);
+#if RK_LANES_RAW_BYTES
+    /* This warp's next slots (the rest of this chunk, or its next chunk),
+     * copied while the publish turn and the next pass's start run (before
+     * the handlers measured alike, session 15). */
+    {
+        rk_u64 next = first + n;
+        if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
+        const rk_u32 m = (rk_u32)(((next | 31u) + 1u) - next);
+        if (lane == 0) wp.pf_pos = a.stage == 0 ? (rk_u32)next : ~0u; /* staging in device memory: none */
+        if (a.stage == 0) rk_lanes_prefetch(c, next, m, lane, raw);
+    }
+#endif
     const rk_u32 failed = __ballot_sync(0xffffffffu, status != 0) & run;
+    rk_u64 seq0 = 0;
+    RK_LP_STAMP(t3);
+    if (lane == 0) {
+        RK_LP_ADD(wi, RK_LP_HANDLE, t3 - t2);
+        /* The publish turn, as short as it can be (every pass of the input
+         * goes through it in order): the messages' sequence numbers and the
+         * replies' places. */
+        const rk_u32 msgs = __popc(run), replies = __popc(failed);
+#ifdef RK_LANES_PROFILE
+        if (rk_vload(&c.pub) != first) {
+            const rk_u64 w0 = clock64();
+            rk_turn_wait(&c.pub, first, false);
+            RK_LP_ADD(wi, RK_LP_WAITED, 1);
+            RK_LP_ADD(wi, RK_LP_WAIT, clock64() - w0);
+        }
+#else
+        rk_turn_wait(&c.pub, first, false);
+#endif
+        /* Acquire: what the pass before wrote under the turn (c.delivered)
+         * is read after the turn is seen, never before it (a weak load may
+         * be moved above the wait's volatile loads: lanes-2's stall). */
+        __threadfence_block();
+        seq0 = rk_vload(&c.delivered);
+        *(volatile rk_u64 *)&c.delivered = seq0 + msgs;
+        if (replies) wp.cr_base = rk_ch_add(&rk_ch.cr_head, (rk_u64)replies);
+        rk_vstore(&c.pub, first + n);
+        /* After it: monotone words (TAKEN and DELIVERED take the largest
+         * value stored), and the reply room promised and not used. */
+        rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
+        if (msgs) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + msgs);
+        if (replies) rk_vstore32(&wp.resv, *(volatile rk_u32 *)&wp.resv - replies); /* used: the host gives it back */
+        rk_u64 next = first + n;
+        if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
+        wp.lnext = next;
+    }
+    seq0 = __shfl_sync(0xffffffffu, seq0, 0);
+    __syncwarp();
+    rk_channel_replies(a, lane, wi, stage_out, 0, failed, run, seq0);
     handled += __popc(run);
     errors += __popc(__ballot_sync(0xffffffffu, status < 0) & run);
-    RK_LP_STAMP(t3);
-    if (lane == 0) RK_LP_ADD(wi, RK_LP_HANDLE, t3 - t2);
-    /* The pass goes on after a whole part with no failure (a failure is
-     * answered at the publish turn from this part's staging, which a next
-     * part would overwrite) until its chunk's end. */
-    if (!failed && n == 32 && off + n < (shape >> 16)) {
-        if (lane == 0) wp.lpart = left | (msgs + __popc(run)); /* msgs: at most RK_LANES_SPAN */
-        __syncwarp();
-        return n;
+    __syncwarp();
+#ifdef RK_LANES_PROFILE
+    if (lane == 0) {
+        const rk_u64 t5 = (rk_u64)clock64();
+        RK_LP_ADD(wi, RK_LP_PUBLISH, t5 - t3);
+        RK_LP_ADD(wi, RK_LP_PASSES, 1);
+        RK_LP_ADD(wi, RK_LP_SLOTS, n);
+        rk_lanes_prof[wi][RK_LP_LAST] = t5;
+        if (!rk_lanes_prof[wi][RK_LP_FIRST]) rk_lanes_prof[wi][RK_LP_FIRST] = t0;
+        rk_lanes_prof[wi][RK_LP_BUSY] = t5;
     }
-    rk_lanes_publish(a, lane, wi, stage_out, first, off + n, msgs + __popc(run), run, failed);
+#endif
     return n;
 }
 
@@ -592,10 +528,11 @@ __device__ void rk_lanes_prof_report(rk_u32 wi) {
     /* Cycles from the first lanes pass of any warp to the last one's end
      * (the messages over them: slots a cycle, x 1.98e3 = M msg/s at 1980 MHz). */
     const double span = t_last > t_first ? (double)(t_last - t_first) : 1.0;
+    const rk_u64 calls = t[RK_LP_CALLS] ? t[RK_LP_CALLS] : 1;
 #if RK_LANES_RAW_BYTES
     const rk_u64 pf = t[RK_LP_PF_HIT], between = 0;
 #else
-    const rk_u64 pf = 0, between = t[RK_LP_BETWEEN] / (t[RK_LP_CALLS] ? t[RK_LP_CALLS] : 1);
+    const rk_u64 pf = 0, between = t[RK_LP_BETWEEN] / calls;
 #endif
     printf("lanes-prof in=%u W=%u bits=%u slots=%llu busy %.0f cycles (%.1f M msg/s at 1980 MHz) passes=%llu "
            "(%.1f a pass) calls=%llu empty=%llu cut=%llu waited=%llu reloads=%llu pf=%llu | cycles a pass: poll %llu "
