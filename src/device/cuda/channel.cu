@@ -204,9 +204,6 @@ __shared__ rk_links rk_ch;
 #define RK_LANES_EBUF_STRIDE ((((RK_MSG_BYTES + 15) / 16) | 1) * 16)
 #if RK_LANES_BUILT && RK_WARPS_PER_BLOCK > 8 && RK_MSG_BYTES % 4 == 0 && RK_WARPS_PER_BLOCK * 32 * RK_LANES_EBUF_STRIDE <= 38400
 #define RK_LANES_EBUF 1
-#ifndef RK_LANES_EMIT_FAST
-#define RK_LANES_EMIT_FAST 0 /* 1: rk__emit takes the lanes path first (one round of shared loads; lanes-2: with RK_LANES_RAW_PAIRS, -2.4%) */
-#endif
 __shared__ __align__(16) unsigned char rk_lanes_ebuf[RK_WARPS_PER_BLOCK][32][RK_LANES_EBUF_STRIDE];
 static_assert(sizeof(rk_links) + sizeof(rk_lanes_ebuf) <= 2048 + 464 * RK_WARPS_PER_BLOCK + 38400,
               "the link table and the lanes' emit buffer must fit rk__cuda_channel_shared (cuda_ring_layout.h)");
@@ -710,29 +707,6 @@ __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, uns
 /* rk_emit (dsl.h): the lane running a handler writes its message straight
  * into the slot its pass was given, as tagged words (8 bytes each, whole). */
 __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
-#if RK_LANES_EBUF && RK_LANES_EMIT_FAST
-    {
-        /* A lanes part (wp.ebuf): every port of wp.ports gives every lane
-         * running a handler its slot (all HOLD and open, allow = the part's
-         * slots), so a lane's first emit on a port, of the kernel's own
-         * size, goes to the emit buffer after one round of independent
-         * shared loads (the general checks below are a chain of them). */
-        const rk_u32 wi = threadIdx.x >> 5, lane = threadIdx.x & 31;
-        rk_warp_pass &wp = rk_ch.w[wi];
-        const rk_u32 ebuf = wp.ebuf, ports = wp.ports, busy = wp.ebuf_port[lane] | wp.emitted[port & 7u][lane];
-        const rk_u32 bytes = rk_ch.out[port & 7u].msg_bytes;
-        if (ebuf && port < 8 && ((ports >> port) & 1u) && !busy && size == RK_MSG_BYTES && bytes == size &&
-            (((unsigned)(unsigned long long)msg) & 3u) == 0) {
-            const rk_u32 *src = (const rk_u32 *)msg;
-            rk_u32 *dst = (rk_u32 *)rk_lanes_ebuf[wi][lane];
-#pragma unroll
-            for (rk_u32 w = 0; w < RK_MSG_BYTES / 4; w++) dst[w] = src[w];
-            wp.emitted[port][lane] = 1;
-            wp.ebuf_port[lane] = (unsigned char)(port + 1);
-            return RK_EMIT_OK;
-        }
-    }
-#endif
     int lean_rc;
     if (rk_lean_emit(port, msg, size, lean_rc)) return lean_rc;
     if (!rk_ch.enabled || port >= 8 || !rk_ch.out[port].ring) return RK_EMIT_NO_PORT;
@@ -803,9 +777,6 @@ __device__ __forceinline__ bool rk_turn_wait(const rk_u64 *turn, rk_u64 pos, boo
 }
 
 #if RK_LANES_EBUF
-#ifndef RK_LANES_GATHER_LOADS
-#define RK_LANES_GATHER_LOADS 8 /* emit-buffer loads a lane in flight before rk_lanes_gather's stores */
-#endif
 /* The whole warp of worker wi, after a lanes pass's handlers
  * (the emit buffer): the messages its lanes buffered (rk__emit) go to
  * their slots, 16 bytes (two tagged words) a lane per store, the units of
@@ -824,40 +795,25 @@ __device__ __forceinline__ void rk_lanes_gather(rk_u32 lane, rk_u32 wi) {
         rk_u64 *const ring = o.ring;
         const rk_u32 log2cap = o.log2cap, words = o.words;
         /* Lane l takes units l, l + 32, ... (unit u: words 2 (u % K) of slot
-         * u / K). */
-#if RK_LANES_GATHER_LOADS == 0
-        for (rk_u32 u = lane; u < 32 * K; u += 32) {
-            const rk_u32 m = u / K, w = 2 * (u % K);
+         * u / K), every one loaded before the first store (a store is a
+         * memory clobber, so a load after it would wait for the one before:
+         * a shared-memory round trip a unit; +3.5%, session 16). K is at
+         * most 10 here (the emit buffer's bound). */
+        uint2 v[K];
+#pragma unroll
+        for (rk_u32 i = 0; i < K; i++) {
+            const rk_u32 u = lane + 32 * i;
+            v[i] = *(const uint2 *)(rk_lanes_ebuf[wi][u / K] + 8 * (u % K)); /* 8-byte aligned */
+        }
+#pragma unroll
+        for (rk_u32 i = 0; i < K; i++) {
+            const rk_u32 u = lane + 32 * i, m = u / K, w = 2 * (u % K);
             if (!((gathered >> m) & 1u)) continue;
             /* a lanes pass gives every port its lanes 0 to n - 1: slot m is base + m */
             const rk_u64 pos = base + m, hi = (rk_u64)((rk_u32)(pos >> log2cap) + 1u) << 32;
             rk_u64 *slot = ring + (pos & ((1ull << log2cap) - 1)) * words;
-            const uint2 v = *(const uint2 *)(rk_lanes_ebuf[wi][m] + 4 * w); /* w even: 8-byte aligned */
-            rk_ch_store2(slot + w, hi | v.x, w + 1 < n ? hi | v.y : hi);
+            rk_ch_store2(slot + w, hi | v[i].x, w + 1 < n ? hi | v[i].y : hi);
         }
-#else
-        /* RK_LANES_GATHER_LOADS units loaded before the first of their
-         * stores: a store is a memory clobber, so a load after it waits for
-         * the load before it (one shared-memory round trip a unit). */
-#pragma unroll
-        for (rk_u32 i0 = 0; i0 < K; i0 += RK_LANES_GATHER_LOADS) {
-            uint2 v[RK_LANES_GATHER_LOADS];
-#pragma unroll
-            for (rk_u32 k = 0; k < RK_LANES_GATHER_LOADS && i0 + k < K; k++) {
-                const rk_u32 u = lane + 32 * (i0 + k);
-                v[k] = *(const uint2 *)(rk_lanes_ebuf[wi][u / K] + 8 * (u % K)); /* 8-byte aligned */
-            }
-#pragma unroll
-            for (rk_u32 k = 0; k < RK_LANES_GATHER_LOADS && i0 + k < K; k++) {
-                const rk_u32 u = lane + 32 * (i0 + k), m = u / K, w = 2 * (u % K);
-                if (!((gathered >> m) & 1u)) continue;
-                /* a lanes pass gives every port its lanes 0 to n - 1: slot m is base + m */
-                const rk_u64 pos = base + m, hi = (rk_u64)((rk_u32)(pos >> log2cap) + 1u) << 32;
-                rk_u64 *slot = ring + (pos & ((1ull << log2cap) - 1)) * words;
-                rk_ch_store2(slot + w, hi | v[k].x, w + 1 < n ? hi | v[k].y : hi);
-            }
-        }
-#endif
     }
     if (eport) wp.ebuf_port[lane] = 0;
 }

@@ -245,9 +245,6 @@ __device__ __forceinline__ int rk_lanes_run_handler(const rk_ring_args &a, const
 #endif
 
 #if RK_LANES_RAW_BYTES
-#ifndef RK_LANES_RAW_PAIRS
-#define RK_LANES_RAW_PAIRS 0 /* 1: rk_lanes_poll_raw loads two units a lane before checking them (lanes-2: with RK_LANES_EMIT_FAST, -2.4%) */
-#endif
 /* The whole warp: starts copying the m slots of input c from position pos
  * into raw (RK_LANES_RAW_BYTES, the slots' 16-byte units in order), by
  * cp.async through L2 (.cg): no registers held while the pass goes on.
@@ -273,31 +270,6 @@ __device__ __forceinline__ rk_u32 rk_lanes_poll_raw(const rk_in_port &c, rk_u64 
     rk_u32 bad = 0;
     skips = 0;
     const rk_u32 log2cap = c.log2cap; /* in a register: the stores below may alias it */
-#if RK_LANES_RAW_PAIRS
-    /* Two units a round, both loaded before either is checked: a store into
-     * stage may alias raw for the compiler, so each load waits for the
-     * stores before it (half as many shared-memory round trips). */
-    const rk_u32 units = m_max * RK_CH_UNITS;
-    for (rk_u32 u0 = lane; u0 < units; u0 += 64) {
-        ulonglong2 v[2];
-        v[0] = *(const ulonglong2 *)(raw + 16 * u0);
-        v[1] = u0 + 32 < units ? *(const ulonglong2 *)(raw + 16 * (u0 + 32)) : make_ulonglong2(0, 0);
-#pragma unroll
-        for (rk_u32 k = 0; k < 2; k++) {
-            const rk_u32 u = u0 + 32 * k;
-            if (u >= units) break;
-            /* rk_ch_check, the two payload words in one 8-byte store */
-            const rk_u32 m = u / RK_CH_UNITS, w = u % RK_CH_UNITS;
-            const rk_u32 tag = (rk_u32)((start + m) >> log2cap) + 1u;
-            if ((rk_u32)(v[k].x >> 32) != tag || (rk_u32)(v[k].y >> 32) != tag) {
-                bad |= 1u << m;
-                if (w == 0 && (rk_u32)(v[k].x >> 32) == (tag | RK_CH_SKIP)) skips |= 1u << m;
-            } else {
-                *(uint2 *)(stage + m * RK_IN_STAGE + 8 * w) = make_uint2((rk_u32)v[k].x, (rk_u32)v[k].y);
-            }
-        }
-    }
-#else
     for (rk_u32 u = lane; u < m_max * RK_CH_UNITS; u += 32) {
         const ulonglong2 v = *(const ulonglong2 *)(raw + 16 * u);
         /* rk_ch_check, the two payload words in one 8-byte store */
@@ -310,7 +282,6 @@ __device__ __forceinline__ rk_u32 rk_lanes_poll_raw(const rk_in_port &c, rk_u64 
             *(uint2 *)(stage + m * RK_IN_STAGE + 8 * w) = make_uint2((rk_u32)v.x, (rk_u32)v.y);
         }
     }
-#endif
     bad = rk_ch_warp_or(bad);
     skips = rk_ch_warp_or(skips);
     const rk_u32 ok = want & (~bad | skips);
