@@ -797,7 +797,7 @@ __device__ __forceinline__ void rk_lanes_gather(rk_u32 lane, rk_u32 wi) {
         /* Lane l takes units l, l + 32, ... (unit u: words 2 (u % K) of slot
          * u / K), every one loaded before the first store (a store is a
          * memory clobber, so a load after it would wait for the one before:
-         * a shared-memory round trip a unit; +3.5%, session 16). K is at
+         * a shared-memory round trip a unit; +4%, session 16). K is at
          * most 10 here (the emit buffer's bound). */
         uint2 v[K];
 #pragma unroll
