@@ -26,7 +26,7 @@
 # LANES_ROUNDS (default 2) rounds; LANES_BUDGET_S (default 150): steps not
 # started by then are skipped. LANES_RACECHECK=1 adds compute-sanitizer's
 # racecheck of test_k2k_chain at 15 warps a stage after the tests.
-# Session 15's calls: lanes-1..3 in device-runs.md ("session 15: lanes").
+# Session 15's calls: lanes-1..3 in device-runs.md ("session 15: lanes"); session 16's: "session 16: lanes".
 set -u
 unset RK_CUDA_K2K_LANES RK_CUDA_ORDERED_WARPS RK_CUDA_RING_DEFINES
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -794,14 +794,25 @@ __device__ __forceinline__ void rk_lanes_gather(rk_u32 lane, rk_u32 wi) {
          * clobber, after which o's fields would be loaded again. */
         rk_u64 *const ring = o.ring;
         const rk_u32 log2cap = o.log2cap, words = o.words;
-        for (rk_u32 u = lane; u < 32 * K; u += 32) {
-            const rk_u32 m = u / K, w = 2 * (u % K);
+        /* Lane l takes units l, l + 32, ... (unit u: words 2 (u % K) of slot
+         * u / K), every one loaded before the first store (a store is a
+         * memory clobber, so a load after it would wait for the one before:
+         * a shared-memory round trip a unit; +4%, session 16). K is at
+         * most 10 here (the emit buffer's bound). */
+        uint2 v[K];
+#pragma unroll
+        for (rk_u32 i = 0; i < K; i++) {
+            const rk_u32 u = lane + 32 * i;
+            v[i] = *(const uint2 *)(rk_lanes_ebuf[wi][u / K] + 8 * (u % K)); /* 8-byte aligned */
+        }
+#pragma unroll
+        for (rk_u32 i = 0; i < K; i++) {
+            const rk_u32 u = lane + 32 * i, m = u / K, w = 2 * (u % K);
             if (!((gathered >> m) & 1u)) continue;
             /* a lanes pass gives every port its lanes 0 to n - 1: slot m is base + m */
             const rk_u64 pos = base + m, hi = (rk_u64)((rk_u32)(pos >> log2cap) + 1u) << 32;
             rk_u64 *slot = ring + (pos & ((1ull << log2cap) - 1)) * words;
-            const uint2 v = *(const uint2 *)(rk_lanes_ebuf[wi][m] + 4 * w); /* w even: 8-byte aligned */
-            rk_ch_store2(slot + w, hi | v.x, w + 1 < n ? hi | v.y : hi);
+            rk_ch_store2(slot + w, hi | v[i].x, w + 1 < n ? hi | v[i].y : hi);
         }
     }
     if (eport) wp.ebuf_port[lane] = 0;
