@@ -105,14 +105,6 @@ typedef unsigned int rk_u32;
 #define RK_SOLO_POLL_PLAIN 16u /* a poll's first position without shuffles */
 #define RK_SOLO_LEAN 32u       /* the lean loop of channel_solo.cu while only channels have messages */
 #define RK_SOLO_LEAN_EMIT 64u  /* its emits go to slots found before the handlers (rk_lean_emit) */
-/* RK_LEAN_SOLO_PATHS (default: in one-warp blocks, the only ones that run
- * the lean loop and the planned host pass; other kernels compile as
- * before): the hop's paths without the waits session 16 found in their
- * SASS (channel_solo.cu: the lean emit's stores and shared loads, the
- * armed pass's ports, the planned host pass; rk__emit's stores). */
-#ifndef RK_LEAN_SOLO_PATHS
-#define RK_LEAN_SOLO_PATHS (RK_WARPS_PER_BLOCK == 1)
-#endif
 
 struct rk_out_port {
     rk_u64 *ring, *ctl;
@@ -711,7 +703,6 @@ __device__ __forceinline__ rk_u64 *rk_port_slot(const rk_out_port &o, rk_u64 pos
 /* channel_solo.cu (assembled after ring.cu): the lean loop's emit, where
  * its pass set one up (true: done, *rc what rk_emit returns). */
 __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc);
-__device__ __forceinline__ void rk_lean_emit_store(rk_u64 *slot, rk_u32 t, const rk_u32 *src, rk_u32 n);
 
 /* rk_emit (dsl.h): the lane running a handler writes its message straight
  * into the slot its pass was given, as tagged words (8 bytes each, whole). */
@@ -751,15 +742,6 @@ __device__ int rk__emit(unsigned port, const void *msg, unsigned size) {
     const rk_u32 n = (size + 3) / 4; /* payload words; the slot's others stay as they are */
     if ((((unsigned)(unsigned long long)msg) & 3u) == 0 && (size & 3u) == 0) {
         const rk_u32 *src = (const rk_u32 *)msg;
-#if RK_LEAN_SOLO_PATHS
-        /* Up to 64 bytes: the same words from one asm statement, so no
-         * store waits for the one before to read its registers (the SASS
-         * had 5 such waits in 8 stores; session 16). */
-        if (n && n <= 16) {
-            rk_lean_emit_store(slot, (rk_u32)(hi >> 32), src, n);
-            return RK_EMIT_OK;
-        }
-#endif
         rk_u32 w = 0;
         for (; w + 2 <= n; w += 2) rk_ch_store2(slot + w, hi | src[w], hi | src[w + 1]);
         if (w < n) rk_ch_store2(slot + w, hi | src[w], hi);

@@ -127,6 +127,14 @@ __device__ void rk_lean_init() {
 #endif
 }
 
+/* RK_LEAN_SOLO_PATHS (default: in one-warp blocks, the only ones that run
+ * the lean loop; other kernels compile as before): the hop's path without
+ * the waits session 16 found in its SASS (below, and the armed pass's
+ * ports and room). */
+#ifndef RK_LEAN_SOLO_PATHS
+#define RK_LEAN_SOLO_PATHS (RK_WARPS_PER_BLOCK == 1)
+#endif
+
 /* The stores of a lean emit (RK_LEAN_SOLO_PATHS): every
  * 16-byte unit of the slot from one asm statement, so ptxas gives each
  * store its own registers. Written one store at a time, ptxas built each
@@ -485,17 +493,11 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             const rk_u64 rtag = (rk_u64)rk_tag(rpos, a.log2_capacity) << 32;
             rk_u64 *rslot = a.crq + (rpos & a.capacity_mask) * RK_CRQ_LL;
             const rk_u32 *src = (const rk_u32 *)r;
-#if RK_LEAN_SOLO_PATHS
-            const rk_u64 seq = (seq0 + __popc(run & below)) & ((1ull << 40) - 1);
-            /* ring.cu: its stores from one asm statement a group of 8 */
-            rk_crq_store(rslot, (rk_u32)(rtag >> 32), src, (1ull << 63) | ((rk_u64)c.id << 40) | seq);
-#else
 #pragma unroll
             for (int w = 0; w < RK_OUT_LL; w += 2) rk_store2(rslot + w, rtag | src[w], rtag | src[w + 1]);
             const rk_u64 seq = (seq0 + __popc(run & below)) & ((1ull << 40) - 1);
             const rk_u64 id = (1ull << 63) | ((rk_u64)c.id << 40) | seq;
             rk_store2(rslot + RK_OUT_LL, rtag | (rk_u32)id, rtag | (rk_u32)(id >> 32));
-#endif
         }
         /* Armed: the pass's true lanes (every lane was allowed) before rk_emit_finish's __syncwarp. */
         if (armed && lane < 8 && ((ports >> lane) & 1u)) wp.allow[lane] = run;
@@ -565,57 +567,6 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
  * the plan's room counts it anyway, which only sends a pass to the
  * general begin sooner. */
 __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, rk_u32 wi, rk_u32 lane) {
-#if RK_LEAN_BUILT && RK_LEAN_SOLO_PATHS
-    /* The same decisions and stores, from one round of shared loads
-     * (volatile: issued together, none moved behind a branch; the plain
-     * code made a round per condition and one more for the port's words,
-     * on the source's path from the host poll to its emit). Port 0's
-     * words come with them: a pipeline stage emits there; another first
-     * port loads its own. */
-    if (!ready) return false;
-#ifdef RK_LEAN_TRACE
-    if (lane == 0) {
-        rk_lt_h[0] = rk_lt_gt(ready);
-        rk_lt_h[1] = rk_lt_ck(rk_lt_h[0]);
-    }
-#endif
-    const volatile rk_links &v = rk_ch;
-    const rk_u32 solo = v.solo, enabled = v.enabled, ok = v.plan_ok, room = v.plan_room, ports = v.plan_ports;
-    const rk_u64 ht = v.host_tail;
-    rk_u64 *ring = v.out[0].ring;
-    rk_u32 log2cap = v.out[0].log2cap, words = v.out[0].words, bytes = v.out[0].msg_bytes;
-    rk_u64 base = v.w[wi].base[0];
-    if (!(solo & RK_SOLO_LEAN) || !enabled) return false;
-    if (!ok || (rk_u32)__popc(ready) > room || ht != hfirst) {
-        __syncwarp(); /* every lane has read the plan before lane 0's general begin drops it */
-        return false;
-    }
-    if (lane < 8 && ((ports >> lane) & 1u)) rk_ch.w[wi].allow[lane] = ready;
-    if (lane == 0) rk_ch.w[wi].ports = ports;
-    if ((solo & RK_SOLO_LEAN_EMIT) && ports) {
-        /* rk_lean_emit's slots for this pass: `ready` is one run of
-         * positions from its first lane, so a lane's place is lane - first
-         * (rk_port_slot's arithmetic). */
-        const rk_u32 p = __ffs(ports) - 1, first = __ffs(ready) - 1;
-        if (p) {
-            const rk_out_port &o = rk_ch.out[p];
-            ring = o.ring, log2cap = o.log2cap, words = o.words, bytes = o.msg_bytes;
-            base = rk_ch.w[wi].base[p];
-        }
-        if ((ready >> lane) & 1u) {
-            const rk_u64 pos = base + (lane - first);
-            rk_le.slot[lane] = ring + (pos & ((1ull << log2cap) - 1)) * words;
-            rk_le.hi[lane] = (rk_u64)((rk_u32)(pos >> log2cap) + 1u) << 32;
-        }
-        if (lane == 0) {
-            rk_le.port = p;
-            rk_le.bytes = bytes;
-            rk_le.on = 1;
-        }
-    }
-    __syncwarp();
-    return true;
-#else
     if (!ready || !RK_LEAN_BUILT || !(rk_ch.solo & RK_SOLO_LEAN) || !rk_ch.enabled) return false;
 #ifdef RK_LEAN_TRACE
     if (lane == 0) {
@@ -648,7 +599,6 @@ __device__ __forceinline__ bool rk_lean_host_plan(rk_u32 ready, rk_u64 hfirst, r
     }
     __syncwarp();
     return true;
-#endif
 }
 
 /* After a planned host pass's handlers and replies: what the begin would

@@ -122,56 +122,6 @@ __device__ __forceinline__ void rk_store2(rk_u64 *p, rk_u64 a, rk_u64 b) {
     asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
 }
 __device__ __forceinline__ rk_u64 rk_load(const rk_u64 *p) { return *(const volatile rk_u64 *)p; }
-
-#if RK_LEAN_SOLO_PATHS
-/* n (1 to 8) 16-byte units of tagged words at p: unit u is the words
- * t << 32 | v[2u] and t << 32 | v[2u + 1] (one-warp blocks,
- * RK_LEAN_SOLO_PATHS). The same 16-byte volatile stores as rk_store2, from
- * one asm statement with the tag in one register, so ptxas gives every
- * unit its own registers. Written one store at a time (a reply and its
- * id), each store after the first waited for the one before to read its
- * registers (the SASS: 6 waits in 10 stores; session 16). */
-#define RK_SU0 "st.volatile.global.v4.u32 [%0+0], {%2, %1, %3, %1};\n\t"
-#define RK_SU1 "st.volatile.global.v4.u32 [%0+16], {%4, %1, %5, %1};\n\t"
-#define RK_SU2 "st.volatile.global.v4.u32 [%0+32], {%6, %1, %7, %1};\n\t"
-#define RK_SU3 "st.volatile.global.v4.u32 [%0+48], {%8, %1, %9, %1};\n\t"
-#define RK_SU4 "st.volatile.global.v4.u32 [%0+64], {%10, %1, %11, %1};\n\t"
-#define RK_SU5 "st.volatile.global.v4.u32 [%0+80], {%12, %1, %13, %1};\n\t"
-#define RK_SU6 "st.volatile.global.v4.u32 [%0+96], {%14, %1, %15, %1};\n\t"
-#define RK_SU7 "st.volatile.global.v4.u32 [%0+112], {%16, %1, %17, %1};\n\t"
-__device__ __forceinline__ void rk_store_units(rk_u64 *p, rk_u32 t, const rk_u32 (&v)[16], int n) {
-#define RK_SU_OPS                                                                                                \
-    "l"(p), "r"(t), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]), "r"(v[4]), "r"(v[5]), "r"(v[6]), "r"(v[7]),       \
-        "r"(v[8]), "r"(v[9]), "r"(v[10]), "r"(v[11]), "r"(v[12]), "r"(v[13]), "r"(v[14]), "r"(v[15])
-    switch (n) {
-    case 8: asm volatile("{\n\t" RK_SU0 RK_SU1 RK_SU2 RK_SU3 RK_SU4 RK_SU5 RK_SU6 RK_SU7 "}" ::RK_SU_OPS : "memory"); break;
-    case 7: asm volatile("{\n\t" RK_SU0 RK_SU1 RK_SU2 RK_SU3 RK_SU4 RK_SU5 RK_SU6 "}" ::RK_SU_OPS : "memory"); break;
-    case 6: asm volatile("{\n\t" RK_SU0 RK_SU1 RK_SU2 RK_SU3 RK_SU4 RK_SU5 "}" ::RK_SU_OPS : "memory"); break;
-    case 5: asm volatile("{\n\t" RK_SU0 RK_SU1 RK_SU2 RK_SU3 RK_SU4 "}" ::RK_SU_OPS : "memory"); break;
-    case 4: asm volatile("{\n\t" RK_SU0 RK_SU1 RK_SU2 RK_SU3 "}" ::RK_SU_OPS : "memory"); break;
-    case 3: asm volatile("{\n\t" RK_SU0 RK_SU1 RK_SU2 "}" ::RK_SU_OPS : "memory"); break;
-    case 2: asm volatile("{\n\t" RK_SU0 RK_SU1 "}" ::RK_SU_OPS : "memory"); break;
-    default: asm volatile("{\n\t" RK_SU0 "}" ::RK_SU_OPS : "memory"); break;
-    }
-#undef RK_SU_OPS
-}
-
-/* A reply (RK_OUT_LL words from src) and its 64-bit id into a reply
- * queue slot, with tag t, the words rk_store2 wrote: 8 units a statement. */
-__device__ __forceinline__ void rk_crq_store(rk_u64 *slot, rk_u32 t, const rk_u32 *src, rk_u64 id) {
-#pragma unroll
-    for (int u0 = 0; u0 < RK_CRQ_LL / 2; u0 += 8) {
-        rk_u32 v[16];
-#pragma unroll
-        for (int i = 0; i < 16; i++) {
-            const int w = 2 * u0 + i;
-            v[i] = w < RK_OUT_LL ? src[w < RK_OUT_LL ? w : 0]
-                   : w == RK_OUT_LL ? (rk_u32)id : w == RK_OUT_LL + 1 ? (rk_u32)(id >> 32) : 0u;
-        }
-        rk_store_units(slot + 2 * u0, t, v, RK_CRQ_LL / 2 - u0 < 8 ? RK_CRQ_LL / 2 - u0 : 8);
-    }
-}
-#endif
 __device__ __forceinline__ void rk_store(rk_u64 *p, rk_u64 v) { *(volatile rk_u64 *)p = v; }
 
 __device__ __forceinline__ rk_u64 rk_globaltimer_ns() {
@@ -315,15 +265,10 @@ __device__ __forceinline__ void rk_channel_replies(const rk_ring_args &a, rk_u32
         const rk_u64 tag = (rk_u64)rk_tag(pos, a.log2_capacity) << 32;
         rk_u64 *slot = a.crq + (pos & a.capacity_mask) * RK_CRQ_LL;
         const rk_u32 *src = (const rk_u32 *)(stage_out + lane * RK_OUT_STAGE);
-#if RK_LEAN_SOLO_PATHS
-        const rk_u64 seq = (seq0 + __popc(run & ((1u << lane) - 1u))) & ((1ull << 40) - 1);
-        rk_crq_store(slot, (rk_u32)(tag >> 32), src, (1ull << 63) | ((rk_u64)rk_ch.in[input].id << 40) | seq);
-#else
         for (int w = 0; w < RK_OUT_LL; w += 2) rk_store2(slot + w, tag | src[w], tag | src[w + 1]);
         const rk_u64 seq = (seq0 + __popc(run & ((1u << lane) - 1u))) & ((1ull << 40) - 1);
         const rk_u64 id = (1ull << 63) | ((rk_u64)rk_ch.in[input].id << 40) | seq;
         rk_store2(slot + RK_OUT_LL, tag | (rk_u32)id, tag | (rk_u32)(id >> 32));
-#endif
     }
 }
 
@@ -653,18 +598,9 @@ __device__ void rk_worker(const rk_ring_args &a, rk_u32 gw, rk_u32 lane, rk_u32 
                 kept = rk_ch.enabled ? rk_emit_begin(ready, 0, local_warp, 0, 0) : ready;
                 if (kept) rk_vstore(&rk_ch.host_tail, hfirst + __popc(kept));
             }
-#if RK_LEAN_SOLO_PATHS
-            /* Planned: every lane decided alike and kept `ready` (no lane-0 begin to hear from). */
-            if (!host_planned) {
-                waiting = !__shfl_sync(0xffffffffu, kept, 0);
-                ready = __shfl_sync(0xffffffffu, kept, 0);
-                __syncwarp();
-            }
-#else
             waiting = !__shfl_sync(0xffffffffu, kept, 0);
             ready = __shfl_sync(0xffffffffu, kept, 0);
             __syncwarp();
-#endif
         }
         /* The window: one slot while messages come one at a time (a wider
          * poll only takes longer), doubling while every polled slot keeps
