@@ -53,6 +53,13 @@
 
 __device__ __forceinline__ rk_u32 rk_lanes_state() { return *(volatile rk_u32 *)&rk_ch.lanes; }
 
+/* A warp's next position after a pass that ended at pos: the rest of its
+ * chunk, or its next chunk (warp w owns chunks w, w + W, ...) when pos
+ * ends one. */
+__device__ __forceinline__ rk_u64 rk_lanes_next(rk_u64 pos) {
+    return (pos & 31u) == 0 ? pos + ((rk_u64)(rk_ch.warps - 1) << 5) : pos;
+}
+
 /* A warp's own word that a leaving or entering warp also writes (under the
  * lock, with no pass under way): volatile on every side. */
 __device__ __forceinline__ void rk_vstore32(rk_u32 *p, rk_u32 v) { *(volatile rk_u32 *)p = v; }
@@ -414,8 +421,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
      * copied while the publish turn and the next pass's start run (before
      * the handlers measured alike, session 15). */
     {
-        rk_u64 next = first + n;
-        if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
+        const rk_u64 next = rk_lanes_next(first + n);
         const rk_u32 m = (rk_u32)(((next | 31u) + 1u) - next);
         if (lane == 0) wp.pf_pos = a.stage == 0 ? (rk_u32)next : ~0u; /* staging in device memory: none */
         if (a.stage == 0) rk_lanes_prefetch(c, next, m, lane, raw);
@@ -453,9 +459,7 @@ __device__ rk_u32 rk_lanes_pass(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, u
         rk_ch_store_max(c.ctl + RK_CH_TAKEN, first + n);
         if (msgs) rk_ch_store_max(c.ctl + RK_CH_DELIVERED, seq0 + msgs);
         if (replies) rk_vstore32(&wp.resv, *(volatile rk_u32 *)&wp.resv - replies); /* used: the host gives it back */
-        rk_u64 next = first + n;
-        if ((next & 31u) == 0) next += (rk_u64)(rk_ch.warps - 1) << 5;
-        wp.lnext = next;
+        wp.lnext = rk_lanes_next(first + n);
     }
     seq0 = __shfl_sync(0xffffffffu, seq0, 0);
     __syncwarp();
