@@ -127,15 +127,7 @@ __device__ void rk_lean_init() {
 #endif
 }
 
-/* RK_LEAN_SOLO_PATHS (default: in one-warp blocks, the only ones that run
- * the lean loop; other kernels compile as before): the hop's path without
- * the waits session 16 found in its SASS (below, and the armed pass's
- * ports and room). */
-#ifndef RK_LEAN_SOLO_PATHS
-#define RK_LEAN_SOLO_PATHS (RK_WARPS_PER_BLOCK == 1)
-#endif
-
-/* The stores of a lean emit (RK_LEAN_SOLO_PATHS): every
+/* The stores of a lean emit: every
  * 16-byte unit of the slot from one asm statement, so ptxas gives each
  * store its own registers. Written one store at a time, ptxas built each
  * unit in the same four registers and every store after the first waited
@@ -171,7 +163,7 @@ __device__ __forceinline__ void rk_lean_emit_store(rk_u64 *slot, rk_u32 t, const
 }
 
 __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, unsigned size, int &rc) {
-#if RK_LEAN_BUILT && RK_LEAN_SOLO_PATHS
+#if RK_LEAN_BUILT
     /* Every word it needs in one round of shared loads (volatile: none is
      * moved after the branch, which made three rounds), then one branch. */
     const rk_u32 lane = threadIdx.x & 31;
@@ -191,26 +183,6 @@ __device__ __forceinline__ bool rk_lean_emit(unsigned port, const void *msg, uns
     rk_lt_h[3] = rk_lt_ck(rk_lt_h[2]);
     rk_lt_hseq = ((const rk_u32 *)msg)[0];
 #endif
-    rc = RK_EMIT_OK;
-    return true;
-#elif RK_LEAN_BUILT
-    /* Off (several warps, the generic passes): one shared load and a branch. */
-    if (!rk_le.on) return false;
-    const rk_u32 lane = threadIdx.x & 31;
-    /* The rest loaded together (none depends on another), then one branch. */
-    const rk_u32 lport = rk_le.port, bytes = rk_le.bytes;
-    rk_u64 *slot = rk_le.slot[lane];
-    const rk_u64 hi = rk_le.hi[lane];
-    unsigned char &emitted = rk_ch.w[threadIdx.x >> 5].emitted[port & 7u][lane];
-    const unsigned char again = emitted;
-    if (port != lport || size != bytes || again || (((unsigned)(unsigned long long)msg) & 3u) || (size & 3u))
-        return false;
-    emitted = 1;
-    const rk_u32 *src = (const rk_u32 *)msg;
-    const rk_u32 n = size / 4;
-    rk_u32 w = 0;
-    for (; w + 2 <= n; w += 2) rk_ch_store2(slot + w, hi | src[w], hi | src[w + 1]);
-    if (w < n) rk_ch_store2(slot + w, hi | src[w], hi);
     rc = RK_EMIT_OK;
     return true;
 #else
@@ -349,11 +321,9 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
     if (!rk_ch.plan_ok) rk_solo_replan(lane, wi, cap, cr_word);
     rk_lean_emit_prepare(lane, wi);
     rk_u32 armed_room = RK_LEAN_ARMED ? rk_lean_arm(lane, wi) : 0u;
-#if RK_LEAN_SOLO_PATHS
     /* The plan's ports when armed, in a register (the armed pass's begin
      * then reads no shared word; the plan changes only where it is rearmed). */
     rk_u32 armed_ports = rk_ch.plan_ports;
-#endif
     const bool lean_emit = (rk_ch.solo & RK_SOLO_LEAN_EMIT) != 0;
     rk_u32 got = 0, empty = 0;
     rk_u64 tail = rk_vload(&c.tail); /* this warp's own: moved only by this loop's passes below */
@@ -414,9 +384,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
             rk_solo_replan(lane, wi, cap, cr_word);
             rk_lean_emit_prepare(lane, wi);
             if (RK_LEAN_ARMED) armed_room = rk_lean_arm(lane, wi);
-#if RK_LEAN_SOLO_PATHS
             armed_ports = rk_ch.plan_ports;
-#endif
             const rk_u32 room = rk_ch.plan_room;
             if (want > room) {
                 if (report_out) break;
@@ -438,11 +406,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         /* The begin, from the plan: each planned port gives the pass's
          * messages its next positions (lane order), as rk_channel_pass's
          * solo branch does; read by rk__emit after the __syncwarp. */
-#if RK_LEAN_SOLO_PATHS
         const rk_u32 ports = !want ? 0u : armed ? armed_ports : rk_ch.plan_ports;
-#else
-        const rk_u32 ports = want ? rk_ch.plan_ports : 0u;
-#endif
         if (!armed) {
             /* The lean emit only with a planned port (ports): its slots are
              * then the plan's (rk_lean_emit_prepare). With none (every
@@ -526,9 +490,7 @@ __device__ rk_u32 rk_lean_run(const rk_ring_args &a, rk_u32 lane, rk_u32 wi, rk_
         __syncwarp();
         rk_lean_emit_prepare(lane, wi);
         if (RK_LEAN_ARMED) armed_room = rk_lean_arm(lane, wi);
-#if RK_LEAN_SOLO_PATHS
         armed_ports = rk_ch.plan_ports;
-#endif
 #ifdef RK_LEAN_TRACE
         if (lane == 0) {
             rk_u64 *rec = rk_lt_buf[rk_lt_id][rk_lt_passes % RK_LT_N];
