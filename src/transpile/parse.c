@@ -273,8 +273,10 @@ tp_type *rk__tp_declspec(parser *p, decl_attr *attr) {
 
 /* ---- structs and enums ------------------------------------------------------ */
 
-static void check_member_type(parser *p, tp_type *ty, tp_token *name) {
-    if (ty->kind == TY_ERROR) return;
+/* A member's type, or the error type when it cannot be one. A member of an
+ * incomplete type keeps no link to it: `struct S { struct S s; }` must not
+ * leave S containing itself for the passes after the error to walk. */
+static tp_type *check_member_type(parser *p, tp_type *ty, tp_token *name) {
     if (ty->kind == TY_FUNC)
         rk__tp_error(p->ctx, name, "a struct member cannot be a function");
     else if (ty->kind == TY_ARRAY && ty->array_len < 0)
@@ -284,6 +286,9 @@ static void check_member_type(parser *p, tp_type *ty, tp_token *name) {
                      rk__tp_type_name(p->ctx, ty));
     else if (ty->kind == TY_GRID_POS)
         rk__tp_error(p->ctx, name, "rk_grid_pos cannot be a struct member");
+    else
+        return ty;
+    return &rk__tp_ty_error;
 }
 
 static void struct_members(parser *p, tp_type *ty) {
@@ -320,7 +325,7 @@ static void struct_members(parser *p, tp_type *ty) {
                 rk__tp_error(p->ctx, at, "a struct member needs a name");
                 continue;
             }
-            check_member_type(p, mty, name);
+            mty = check_member_type(p, mty, name);
             for (tp_member *m = head.next; m; m = m->next)
                 if (m->name->len == name->len && memcmp(m->name->loc, name->loc, (size_t)name->len) == 0)
                     rk__tp_error(p->ctx, name, "duplicate member '%.*s'", name->len, name->loc);
@@ -538,8 +543,10 @@ static tp_type *array_dims(parser *p, tp_type *ty) {
     if (base->kind == TY_ARRAY && base->array_len < 0)
         rk__tp_error(p->ctx, bracket, "only the first dimension of an array may be omitted");
     if (base->kind == TY_VOID) rk__tp_error(p->ctx, bracket, "array of void");
-    if (base->kind == TY_STRUCT && !rk__tp_unqual(base)->is_complete)
+    if (base->kind == TY_STRUCT && !rk__tp_unqual(base)->is_complete) {
         rk__tp_error(p->ctx, bracket, "array of incomplete type '%s'", rk__tp_type_name(p->ctx, base));
+        base = &rk__tp_ty_error; /* no link back: the struct may be the one being defined */
+    }
     if (base->kind == TY_FUNC) rk__tp_error(p->ctx, bracket, "array of functions");
     tp_type *arr = rk__tp_array_of(p->ctx, base, (int)len);
     if ((int64_t)base->size * (len < 0 ? 0 : len) > (1 << 30))

@@ -96,6 +96,11 @@ static const diag_case cases[] = {
                                      "RK_HANDLER int h(const S *q, S *r, void *st) { r->a = q->a; return 0; }\n",
      0, 0, {"2:34: error: nested redefinition of 'S'",
             "3:28: error: member 'self' has incomplete type 'struct T'"}},
+    /* Found by the CI fuzzer: an array of the struct being defined kept the
+     * link to it, so walking the struct for pointers never ended. */
+    {"struct containing an array of itself", DSL "struct T { int a; struct T self[2]; };\n"
+                                                 "RK_HANDLER int h(const struct T *q, struct T *r, void *st) { return 0; }\n",
+     0, 0, {"2:32: error: array of incomplete type 'struct T'"}},
     {"kernel called from device code", DSL "RK_KERNEL void a(int *d) { d[0] = 1; }\n"
                                            "RK_KERNEL void b(int *d) { a(d); }\n",
      0, 0, {"3:28: error: kernel 'a' cannot be called from device code (dynamic parallelism is not supported)"}},
