@@ -443,6 +443,12 @@ RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, ui
  * on the way of the next command, and a command the relay's block may
  * apply (rk_sim_relay_takes_) need not wait for a look before it goes to
  * the log. *idle: every band has been seen past this tick (a fence after). */
+#ifndef RK_SIM_STEP_AWAITS
+#define RK_SIM_STEP_AWAITS 4 /* a step's answer: this many times RK_SIM_ANSWER_POLLS looks at most */
+#endif
+#ifndef RK_SIM_STEP_PAUSE_NS
+#define RK_SIM_STEP_PAUSE_NS 100u /* after a step's answer, before the relay reads the host's ring again */
+#endif
 #ifndef RK_SIM_IDLE_LOOK
 #define RK_SIM_IDLE_LOOK 2 /* 1: after every answer; 2: not after a step's; 0: never (only rk_sim_relay_takes_) */
 #endif
@@ -454,13 +460,17 @@ RK_DEVICE void rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq, int
      * nothing that the host sends right behind a step before the bands
      * have finished it anyway. */
     const int look = RK_SIM_IDLE_LOOK == 1 || (RK_SIM_IDLE_LOOK == 2 && !step);
-    for (int i = 0; i < RK_SIM_ANSWER_POLLS; i++) {
+    /* A step's answer may be a whole step away (heat3d 64^3: 12 us), and
+     * its pause is its own (RK_SIM_STEP_PAUSE_NS). */
+    const int polls = step ? RK_SIM_STEP_AWAITS * RK_SIM_ANSWER_POLLS : RK_SIM_ANSWER_POLLS;
+    const unsigned pause = step ? RK_SIM_STEP_PAUSE_NS : RK_SIM_ANSWER_PAUSE_NS;
+    for (int i = 0; i < polls; i++) {
         /* Decided by the whole warp: the look below is a warp's. */
         if (warp_all((uint32_t)load_relaxed_u64(mark) == seq)) {
             if (look && RK_SIM_RELAY_INLINE > 0 && *idle < busy && bands <= 32 * RK_SIM_LOADS_AHEAD) {
                 uint64_t v[RK_SIM_LOADS_AHEAD];
                 rk_sim_band_loads_(board, 0, 0, bands - 1, v);
-                rk_sim_nap_(RK_SIM_ANSWER_PAUSE_NS);
+                rk_sim_nap_(pause);
                 int all = 1;
                 for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) all &= v[k] >= busy;
                 if (warp_all(all)) {
@@ -468,7 +478,7 @@ RK_DEVICE void rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq, int
                     *idle = busy;
                 }
             } else {
-                rk_sim_nap_(RK_SIM_ANSWER_PAUSE_NS);
+                rk_sim_nap_(pause);
             }
             return;
         }
@@ -562,6 +572,42 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
         rk_sim_fence_();
         store_relaxed_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
     }
+}
+
+/* RK_SIM_WARP_APPLIES (1): a row-wise command the relay's block takes is
+ * applied by the relay's warp itself, its 32
+ * lanes the handler's threads (a row-wise handler uses no block barrier),
+ * without the block's barrier and the second warp's wake-up on its way:
+ * then lane 0 releases the writes, marks the command answered for the
+ * bands that wait for it, and answers the host (RK_SIM_WARP_RELEASE_FIRST
+ * 1; 0: the host's answer first, then the release and the mark). Returns
+ * 0 for a command the block must apply. */
+#ifndef RK_SIM_WARP_APPLIES
+#define RK_SIM_WARP_APPLIES 0
+#endif
+#ifndef RK_SIM_WARP_RELEASE_FIRST
+#define RK_SIM_WARP_RELEASE_FIRST 1
+#endif
+RK_DEVICE int rk_sim_warp_apply_(const rk_sim_state *local, rk_sim_mailbox *mb, rk_sim_board *board,
+                                 const rk_sim_relay_cmd *c, uint32_t seq, uint64_t steps) {
+    const uint32_t *words = (const uint32_t *)c->buffer;
+    if (!(words[RK_SIM_W_ARG] & RK_SIM_ARG_ROWWISE)) return 0;
+    const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
+    rk_sim_region r = rk_sim_clip_(begin, end, begin, end, steps);
+    r.tid = lane_id();
+    r.threads = 32;
+    const uint64_t a = rk_sim_dispatch_(local, &r, words[RK_SIM_W_OP], &words[RK_SIM_W_PAYLOAD]);
+    sync_warp(); /* every lane's writes, before lane 0's release */
+    if (lane_id() == 0) {
+        uint64_t *mark = &board->answered[seq & (RK_SIM_SLOTS - 1u)];
+        RK_SIM_STAMP(board, seq, RK_SIM_T_ANSWER, rk_sim_now_());
+        if (!RK_SIM_WARP_RELEASE_FIRST) rk_sim_answer_host_(mb, seq, a, 0);
+        rk_sim_fence_();
+        store_relaxed_u64(mark, (uint64_t)seq);
+        if (RK_SIM_WARP_RELEASE_FIRST) rk_sim_answer_host_(mb, seq, a, 0);
+    }
+    sync_warp();
+    return 1;
 }
 
 /* Whether the relay's block applies a command itself (1) or the bands do
@@ -738,6 +784,9 @@ RK_DEVICE void rk_sim_log_store_(rk_sim_board *board, uint32_t seq, int m, uint3
 #ifndef RK_SIM_FOLLOW_UP_READ
 #define RK_SIM_FOLLOW_UP_READ 2 /* 0: only a staggered read leaves a newer read for the next; 1: every read that found commands; 2: below (rk_sim_relay_) */
 #endif
+#ifndef RK_SIM_STEP_READ_ONCE
+#define RK_SIM_STEP_READ_ONCE 1 /* 0: after a step, one more read of the host's ring besides the one in flight */
+#endif
 #ifndef RK_SIM_READ_AGAIN
 #define RK_SIM_READ_AGAIN 0 /* 1: the relay reads again at once after any command the bands apply, not only a step */
 #endif
@@ -789,6 +838,10 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             pending = 0;
             n = rk_sim_pending_commands_(newer0, newer1, pending_from, seq, part, word, &w0, &w1);
             issued = newer_issued;
+            /* After a step, the read in flight is the read at once: empty,
+             * the relay waits for the step's answer now rather than after
+             * one more bus round trip (RK_SIM_STEP_READ_ONCE). */
+            if (RK_SIM_STEP_READ_ONCE && n == 0) read_again = 0;
         }
         /* The block answered the last command itself: RK_SIM_SELF_PAUSE_NS,
          * so that the read reaches the host's ring about when the host,
@@ -909,6 +962,10 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         for (int i = 0; i < m; i++) {
             if (!((take >> i) & 1u)) continue;
             if (part == RK_SIM_PART_OF(i)) ((uint32_t *)c->buffer)[word] = (uint32_t)(RK_SIM_LOAD_OF(i) ? w1 : w0);
+            if (RK_SIM_WARP_APPLIES && !((fresh >> i) & 1u)) {
+                sync_warp(); /* the words in c->buffer for every lane */
+                if (rk_sim_warp_apply_(local, mb, board, c, seq + (uint32_t)i, steps_before[i])) continue;
+            }
             if (lane == 0) {
                 c->steps = steps_before[i];
                 c->seq = seq + (uint32_t)i;
