@@ -1,0 +1,73 @@
+#!/bin/bash
+# The wave's seed table through two builds side by side on one GPU, in
+# alternating rounds: BASE (an earlier commit's build, e.g. the hand-made
+# showcase before the wave moved onto sim.h) and NEW, and NEW again under
+# each variant (a string for RK_SIM_DEFINES, the library's tuning macros;
+# one with RK_SIM_TRACE=1 also writes trace-<name>-<round>.txt, read by
+# scripts/sim-trace-summary.py).
+# Then heat3d 64^3 through both builds, the CUDA simulation tests of NEW
+# and, with SAN=1, compute-sanitizer on the persistent kernels.
+# Everything lands in $OUT: seed-<name>-<round>.json, heat-<name>-<round>.txt,
+# tests.log, san.log; a line per run on stdout.
+#
+#   scripts/device-wave-ab.sh BASE_BUILD NEW_BUILD [VARIANT ...]
+#
+# Environment: ROUNDS (default 3), SEED_ARGS (extra seed-table options),
+# HEAT=0 (no heat3d), TESTS=0 (no tests), SAN=1 (sanitizers), OUT.
+set -u
+base=${1:?usage: device-wave-ab.sh BASE_BUILD NEW_BUILD [VARIANT ...]}
+new=${2:?usage: device-wave-ab.sh BASE_BUILD NEW_BUILD [VARIANT ...]}
+shift 2
+out=${OUT:-$PWD/wave-ab-out}
+mkdir -p "$out"
+export RK_CACHE_DIR=${RK_CACHE_DIR:-/tmp/rk-wave-ab-cache} CUDA_MODULE_LOADING=EAGER
+{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee "$out/device.txt"
+
+seed() { # seed NAME BUILD DEFINES ROUND
+    local start=$(date +%s%N)
+    local trace=
+    case "$3" in *RK_SIM_TRACE=1*) trace="$out/trace-$1-$4.txt" ;; esac
+    RK_SIM_TRACE_FILE="$trace" RK_SIM_DEFINES="$3" LD_LIBRARY_PATH="$2" timeout 240 "$2/tools/rk/rk" bench seed-table --backend cuda --json \
+        ${SEED_ARGS:-} > "$out/seed-$1-$4.json" 2> "$out/seed-$1-$4.err"
+    echo "seed $1 round $4: exit $? in $(( ($(date +%s%N) - start) / 1000000 )) ms"
+}
+heat() { # heat NAME BUILD ROUND
+    LD_LIBRARY_PATH="$2" timeout 120 "$2/examples/heat3d/heat3d_bench" cuda 64 200 persistent,traditional \
+        > "$out/heat-$1-$3.txt" 2>&1
+    echo "heat $1 round $3: exit $?"
+}
+
+for round in $(seq 1 "${ROUNDS:-3}"); do
+    seed base "$base" "" "$round"
+    seed new "$new" "" "$round"
+    k=0
+    for v in "$@"; do
+        k=$((k + 1))
+        echo "v$k = $v" > "$out/variant-v$k.txt"
+        seed "v$k" "$new" "$v" "$round"
+    done
+    if [ "${HEAT:-1}" = 1 ]; then
+        heat base "$base" "$round"
+        heat new "$new" "$round"
+    fi
+done
+
+if [ "${TESTS:-1}" = 1 ]; then
+    for t in tests/sim/test_sim_ordering tests/sim/test_sim_heat3d tests/sim/test_sim_inflight \
+             tests/sim/test_sim_together tests/sim/test_sim_errors tests/showcase/test_showcase_wave; do
+        [ -x "$new/$t" ] || { echo "$t: not built"; continue; }
+        start=$(date +%s%N)
+        LD_LIBRARY_PATH="$new" timeout 120 "$new/$t" cuda >> "$out/tests.log" 2>&1
+        echo "$t cuda: exit $? in $(( ($(date +%s%N) - start) / 1000000 )) ms"
+    done
+fi
+if [ "${SAN:-0}" = 1 ]; then
+    for tool in racecheck memcheck; do
+        for t in tests/sim/test_sim_heat3d tests/showcase/test_showcase_wave; do
+            [ -x "$new/$t" ] || continue
+            LD_LIBRARY_PATH="$new" timeout 240 compute-sanitizer --tool "$tool" \
+                "$new/$t" cuda > "$out/san-$tool-$(basename "$t").log" 2>&1
+            echo "$tool $t: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san-$tool-$(basename "$t").log" | tail -1))"
+        done
+    done
+fi
