@@ -53,8 +53,8 @@ for round in $(seq 1 "${ROUNDS:-3}"); do
 done
 
 if [ "${TESTS:-1}" = 1 ]; then
-    for t in tests/sim/test_sim_ordering tests/sim/test_sim_heat3d tests/sim/test_sim_inflight \
-             tests/sim/test_sim_together tests/sim/test_sim_errors tests/showcase/test_showcase_wave; do
+    for t in tests/sim/test_sim_ordering_cuda tests/sim/test_sim_heat3d_cuda tests/sim/test_sim_inflight_cuda \
+             tests/sim/test_sim_together_cuda tests/sim/test_sim_errors_cuda tests/showcase/test_showcase_wave_cuda; do
         [ -x "$new/$t" ] || { echo "$t: not built"; continue; }
         start=$(date +%s%N)
         LD_LIBRARY_PATH="$new" timeout 120 "$new/$t" cuda >> "$out/tests.log" 2>&1
@@ -63,7 +63,7 @@ if [ "${TESTS:-1}" = 1 ]; then
 fi
 if [ "${SAN:-0}" = 1 ]; then
     for tool in racecheck memcheck; do
-        for t in tests/sim/test_sim_heat3d tests/showcase/test_showcase_wave; do
+        for t in tests/sim/test_sim_heat3d_cuda tests/showcase/test_showcase_wave_cuda; do
             [ -x "$new/$t" ] || continue
             LD_LIBRARY_PATH="$new" timeout 240 compute-sanitizer --tool "$tool" \
                 "$new/$t" cuda > "$out/san-$tool-$(basename "$t").log" 2>&1
