@@ -574,42 +574,6 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
     }
 }
 
-/* RK_SIM_WARP_APPLIES (1): a row-wise command the relay's block takes is
- * applied by the relay's warp itself, its 32
- * lanes the handler's threads (a row-wise handler uses no block barrier),
- * without the block's barrier and the second warp's wake-up on its way:
- * then lane 0 releases the writes, marks the command answered for the
- * bands that wait for it, and answers the host (RK_SIM_WARP_RELEASE_FIRST
- * 1; 0: the host's answer first, then the release and the mark). Returns
- * 0 for a command the block must apply. */
-#ifndef RK_SIM_WARP_APPLIES
-#define RK_SIM_WARP_APPLIES 0
-#endif
-#ifndef RK_SIM_WARP_RELEASE_FIRST
-#define RK_SIM_WARP_RELEASE_FIRST 1
-#endif
-RK_DEVICE int rk_sim_warp_apply_(const rk_sim_state *local, rk_sim_mailbox *mb, rk_sim_board *board,
-                                 const rk_sim_relay_cmd *c, uint32_t seq, uint64_t steps) {
-    const uint32_t *words = (const uint32_t *)c->buffer;
-    if (!(words[RK_SIM_W_ARG] & RK_SIM_ARG_ROWWISE)) return 0;
-    const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
-    rk_sim_region r = rk_sim_clip_(begin, end, begin, end, steps);
-    r.tid = lane_id();
-    r.threads = 32;
-    const uint64_t a = rk_sim_dispatch_(local, &r, words[RK_SIM_W_OP], &words[RK_SIM_W_PAYLOAD]);
-    sync_warp(); /* every lane's writes, before lane 0's release */
-    if (lane_id() == 0) {
-        uint64_t *mark = &board->answered[seq & (RK_SIM_SLOTS - 1u)];
-        RK_SIM_STAMP(board, seq, RK_SIM_T_ANSWER, rk_sim_now_());
-        if (!RK_SIM_WARP_RELEASE_FIRST) rk_sim_answer_host_(mb, seq, a, 0);
-        rk_sim_fence_();
-        store_relaxed_u64(mark, (uint64_t)seq);
-        if (RK_SIM_WARP_RELEASE_FIRST) rk_sim_answer_host_(mb, seq, a, 0);
-    }
-    sync_warp();
-    return 1;
-}
-
 /* Whether the relay's block applies a command itself (1) or the bands do
  * (0): a region command whose rows lie in one band (RK_SIM_RELAY_INLINE), or
  * a row-wise one reaching at most RK_SIM_RELAY_ROWWISE bands, while every
@@ -962,10 +926,6 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         for (int i = 0; i < m; i++) {
             if (!((take >> i) & 1u)) continue;
             if (part == RK_SIM_PART_OF(i)) ((uint32_t *)c->buffer)[word] = (uint32_t)(RK_SIM_LOAD_OF(i) ? w1 : w0);
-            if (RK_SIM_WARP_APPLIES && !((fresh >> i) & 1u)) {
-                sync_warp(); /* the words in c->buffer for every lane */
-                if (rk_sim_warp_apply_(local, mb, board, c, seq + (uint32_t)i, steps_before[i])) continue;
-            }
             if (lane == 0) {
                 c->steps = steps_before[i];
                 c->seq = seq + (uint32_t)i;
