@@ -59,15 +59,20 @@ def main(path):
                     p50, p90 = quantiles(d)
                     cells.append(f"{name} {p50:.2f} ({p90:.2f})")
             print(f"  {k:<28} n={len(cs):<5} " + "; ".join(cells))
-        turn = []
+        turn, issued = [], []
         for seq, c in cmds.items():
             nxt = cmds.get(seq + 1)
             if nxt and c["answer"] and nxt["found"] and nxt["found"] > c["answer"]:
                 turn.append((nxt["found"] - c["answer"]) / 1000)
+                if nxt["issue"] and nxt["issue"] > c["answer"]:
+                    issued.append((nxt["issue"] - c["answer"]) / 1000)
         if turn:
             p50, p90 = quantiles(turn)
             print(f"  answer -> the next command found by the relay (only where it came after): "
                   f"{p50:.2f} ({p90:.2f}) us, n={len(turn)}")
+        if issued:
+            p50, p90 = quantiles(issued)
+            print(f"  answer -> the relay's read that found the next one issued: {p50:.2f} ({p90:.2f}) us, n={len(issued)}")
 
 
 if __name__ == "__main__":
