@@ -16,8 +16,8 @@ and the bus)."""
 import statistics
 import sys
 
-STAGES = [("bus read", "issue", "found"), ("to the log", "found", "logged"),
-          ("log to band", "logged", "band"), ("band to answer", "band", "answer"),
+STAGES = [("bus read", "issue", "found"), ("to deciding", "found", "deciding"), ("to the log", "found", "logged"),
+          ("log to band (or the relay's block)", "logged", "band"), ("band to answer", "band", "answer"),
           ("found to answer", "found", "answer")]
 
 
@@ -44,8 +44,10 @@ def main(path):
                 current = {}
                 runs.append((line.strip(), current))
                 continue
-            seq, op, issue, found, logged, band, answer = (int(x) for x in line.split())
-            current[seq] = dict(op=op, issue=issue, found=found, logged=logged, band=band, answer=answer)
+            v = [int(x) for x in line.split()] + [0]  # traces before "deciding" have 7 columns
+            seq, op, issue, found, logged, band, answer, deciding = v[:8]
+            current[seq] = dict(op=op, issue=issue, found=found, logged=logged, band=band, answer=answer,
+                                deciding=deciding)
     for title, cmds in runs:
         print(title, f"({len(cmds)} commands)")
         by_kind = {}

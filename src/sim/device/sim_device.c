@@ -540,6 +540,7 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
      * be filling c with the next command. */
     const uint32_t seq = c->seq;
     const uint64_t steps = c->steps;
+    if (thread_idx_x() == 0) RK_SIM_STAMP(board, seq, RK_SIM_T_BAND, rk_sim_now_()); /* the block has it */
     if (c->refresh) rk_sim_copy_scalars_(local->scalars, s->scalars);
     const uint32_t *words = (const uint32_t *)c->buffer;
     const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
@@ -746,7 +747,7 @@ RK_DEVICE void rk_sim_log_store_(rk_sim_board *board, uint32_t seq, int m, uint3
     }
 }
 #ifndef RK_SIM_FOLLOW_UP_READ
-#define RK_SIM_FOLLOW_UP_READ 2 /* 0: only a staggered read leaves a newer read for the next; 1: every read that found commands; 2: below (rk_sim_relay_) */
+#define RK_SIM_FOLLOW_UP_READ 2 /* 0: only a staggered read leaves a newer read for the next; 1: every read that found commands; 2, 3: below (rk_sim_relay_) */
 #endif
 #ifndef RK_SIM_STEP_READ_ONCE
 #define RK_SIM_STEP_READ_ONCE 1 /* 0: after a step, one more read of the host's ring besides the one in flight */
@@ -792,6 +793,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
     int refresh = 0;           /* a global command since the block copied the scalars */
     int last_taken = 0;        /* the block applied the last command read */
     int last_step = 0;         /* the last command read is a step */
+    int last_query = 0;        /* the last command read is a query */
     int pending = 0;           /* newer0/1: the newer staggered read, of commands from pending_from on */
     uint64_t newer0 = 0, newer1 = 0, newer_issued = 0;
     uint32_t pending_from = 0;
@@ -865,6 +867,11 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             }
             rk_sim_log_store_(board, seq, upto, 0u, part, word, w0, w1);
         }
+        uint64_t logged = RK_SIM_TRACE && early ? rk_sim_now_() : 0u; /* the stores, not the decisions after */
+        if (RK_SIM_TRACE && lane == 0) {
+            const uint64_t deciding = rk_sim_now_();
+            for (int i = 0; i < n; i++) rk_sim_stamp_(board, seq + (uint32_t)i, RK_SIM_T_DECIDING, deciding);
+        }
         uint32_t take = 0, fresh = 0; /* bit i: the block applies command i; and copies the scalars first */
         uint64_t steps_before[4];     /* of each command the block applies */
         last_taken = 0;
@@ -895,9 +902,10 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             read_again = op == RK_SIM_OP_STEP || (RK_SIM_READ_AGAIN && !applied);
             last_taken = applied;
             last_step = op == RK_SIM_OP_STEP;
+            last_query = op < RK_SIM_OP_STEP && (arg & RK_SIM_ARG_QUERY) != 0u;
         }
         if (!early) rk_sim_log_store_(board, seq, m, take, part, word, w0, w1);
-        const uint64_t logged = RK_SIM_TRACE ? rk_sim_now_() : 0u;
+        if (RK_SIM_TRACE && !early) logged = rk_sim_now_();
         /* After the log's stores (only the decisions above are on their
          * way), a read that found commands is followed at once by another
          * of the same slots, used at the next read: a host that sends several
@@ -906,8 +914,14 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
          * find them only after the last found command's answer (traced: an
          * inject found alone, its step and query 6 us later). With 2, not
          * when the block applies the last command: its read comes after a
-         * pause tuned for that (RK_SIM_SELF_PAUSE_NS). */
-        if (RK_SIM_KEEP_NEWER_READ && !pending && (RK_SIM_FOLLOW_UP_READ == 1 || (RK_SIM_FOLLOW_UP_READ == 2 && !last_taken))) {
+         * pause tuned for that (RK_SIM_SELF_PAUSE_NS). With 3, not after a
+         * query either: a host waits for a query's answer, and the read,
+         * which the relay must have back before it looks at the answer's
+         * mark, held its next read up (traced on the H100: the wave's mixed
+         * workload, answer -> next read issued 1.18 us, the showcase 0.58). */
+        if (RK_SIM_KEEP_NEWER_READ && !pending &&
+            (RK_SIM_FOLLOW_UP_READ == 1 || (RK_SIM_FOLLOW_UP_READ == 2 && !last_taken) ||
+             (RK_SIM_FOLLOW_UP_READ == 3 && !last_taken && !last_query))) {
             newer_issued = RK_SIM_TRACE ? rk_sim_now_() : 0u;
             newer0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
             newer1 = RK_SIM_SECOND ? load_relaxed_u64(&mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;

@@ -108,6 +108,7 @@ enum {
     RK_SIM_T_LOGGED, /* the relay has stored it (and the rest of its read) to the log */
     RK_SIM_T_BAND,   /* the band that answers it (band 0 for a step or global command) read it from the log */
     RK_SIM_T_ANSWER, /* its answer's stores to the host were issued */
+    RK_SIM_T_DECIDING, /* the relay, with its read's commands, starts deciding who applies them */
     RK_SIM_T_WORDS = 8
 };
 typedef struct rk_sim_board {
