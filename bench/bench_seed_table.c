@@ -263,7 +263,7 @@ rk_status rk_bench_seed_table(const rk_seed_table_opts *opts, rk_seed_table_resu
     }
     wave_sim_info info;
     /* One after the other: a spinning persistent kernel would slow the other
-     * pattern, and a module load waits for every running kernel (CUDA). */
+     * pattern, and a module load pauses every running one (CUDA). */
     if (s == RK_OK)
         s = run_pattern(&o, WAVE_PERSISTENT, n, reps, mixed_reps, batch_steps, batch_reps, &out->persistent,
                         answers[0], capacity, &answered[0], field[0], &info);

@@ -1,10 +1,11 @@
 /* The spec's persistent-vs-traditional table, measured: one wave simulation
- * (examples/wave), one grid and one meaning of every row for both patterns.
+ * (examples/wave, on the rk_sim API), one grid and one meaning of every row
+ * for both patterns.
  *
  *   inject            from the host's call until the running simulation has
- *                     applied the impulse (persistent: the kernel's
- *                     completion word is seen; traditional: launch + stream
- *                     synchronize), and the host's cost of the call alone
+ *                     applied the impulse (the command's completion word is
+ *                     seen: written by the persistent kernel, or by the
+ *                     command's launch), and the host's cost of the call alone
  *   single step       one time step, from the command until the host sees
  *                     it complete
  *   mixed workload    300 interleaved inject / step 1 / query operations,
@@ -38,7 +39,7 @@ typedef struct rk_seed_table_opts {
     uint32_t batch_steps; /* 0 = 10000 */
     uint32_t batch_repeats; /* 0 = 3 (CPU) / 5 */
     bool quick;           /* a smoke run: few samples, 500-step batches */
-    uint32_t blocks, threads; /* persistent grid; 0 = the showcase's defaults (wave_sim.h) */
+    uint32_t blocks, threads; /* persistent grid (bands); 0 = the showcase's defaults (wave_sim.h) */
     /* Progress lines ("persistent: inject ..."); may be NULL. */
     void (*progress)(void *user, const char *line);
     void *user;

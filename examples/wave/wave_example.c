@@ -1,7 +1,7 @@
 /* The wave showcase's API in a few lines: drop an impulse in the middle,
  * let it spread, ask one cell for its value, on either pattern.
  *
- *   wave_example [persistent|traditional] [cpu|cuda]
+ *   wave_example [persistent|traditional|graph] [cpu|cuda]
  */
 #include <stdio.h>
 
@@ -10,7 +10,7 @@
 int main(int argc, char **argv) {
     wave_config cfg = {.device = argc > 2 ? argv[2] : "cpu", .nx = 129, .ny = 129, .speed = 0.5f};
     if (argc > 1 && !wave_pattern_parse(argv[1], &cfg.pattern)) {
-        fprintf(stderr, "usage: %s [persistent|traditional] [cpu|cuda]\n", argv[0]);
+        fprintf(stderr, "usage: %s [persistent|traditional|graph] [cpu|cuda]\n", argv[0]);
         return 2;
     }
     wave_sim *sim = NULL;

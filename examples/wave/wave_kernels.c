@@ -1,34 +1,37 @@
-/* The wave showcase's kernels, in the ringkernel DSL: the same source runs
- * on the CPU backend (compiled by the system compiler) and on CUDA
- * (compiled by NVRTC); wave_sim.c puts wave_protocol.h in front of it.
+/* The wave's physics on the rk_sim API, in the ringkernel DSL: one source
+ * for the CPU (system C compiler), CUDA (NVRTC) and WebGPU (transpiled to
+ * WGSL). wave_sim.c puts wave_args.h in front of it; the library generates
+ * rk_sim_state (the field u, the scalars nx, c2 and damping) around it.
  *
  * A 2-D wave u_tt = c^2 (u_xx + u_yy) - damping u_t on an nx * ny grid,
- * leapfrog in time (FDTD): two time levels, and the new level overwrites
- * the older one in place. Walls reflect (a neighbour outside the grid reads
- * the edge cell). Stable for a Courant number c <= 1/sqrt(2).
+ * leapfrog in time (FDTD). Walls reflect (a neighbour outside the grid
+ * reads the edge cell). Stable for a Courant number c <= 1/sqrt(2). The
+ * partition's rows are the grid's rows; a cell reads the rows above and
+ * below (halo_rows 1).
  *
- * Two ways to drive it, with the same arithmetic per cell:
- *   traditional  wave_step / wave_inject launched per command; queries copy
- *                one cell to the host.
- *   persistent   wave_persistent (wave_persistent.c, compiled after this
- *                file), one cooperative launch for the simulation's
- *                lifetime.
+ * Both time levels are in the field u of 2 * nx * ny floats: level
+ * (step & 1) is the current one and starts at (step & 1) * nx * ny; a step
+ * overwrites the older level in place, each cell from the current level
+ * and its own old value. Offsets, not pointers, because WGSL cannot pass a
+ * pointer into a field.
  */
-#ifndef WAVE_PROTOCOL_H
-#include "wave_protocol.h"
-#endif
 
-/* What the update of cell i reads: the cell, its value one level back, and
- * the sums of its opposite neighbours (walls reflect). Opposite neighbours
- * are added first, so mirrored cells do the same float operations and a
- * centred impulse stays exactly symmetric. */
-RK_DEVICE void wave_cell_inputs(const float *cur, const float *prev, int i, int nx, int ny, float *here, float *old,
-                                float *ns, float *we) {
+/* Where the time level of `step` starts in u. */
+RK_DEVICE int wave_level(const rk_sim_state *s, uint64_t step) {
+    return (int)(step & 1u) * s->scalars->nx * s->rows;
+}
+
+/* What the update of cell i reads: the cell in the level at cur, its value
+ * in the level at prev, and the sums of its opposite neighbours (walls
+ * reflect). Opposite neighbours are added first, so mirrored cells do the
+ * same float operations and a centred impulse stays exactly symmetric. */
+RK_DEVICE void wave_cell_inputs(const rk_sim_state *s, int cur, int prev, int i, int nx, int ny, float *here,
+                                float *old, float *ns, float *we) {
     int x = i % nx, y = i / nx;
-    *here = cur[i];
-    *old = prev[i];
-    *ns = cur[y > 0 ? i - nx : i] + cur[y < ny - 1 ? i + nx : i];
-    *we = cur[x > 0 ? i - 1 : i] + cur[x < nx - 1 ? i + 1 : i];
+    *here = s->u[cur + i];
+    *old = s->u[prev + i];
+    *ns = s->u[cur + (y > 0 ? i - nx : i)] + s->u[cur + (y < ny - 1 ? i + nx : i)];
+    *we = s->u[cur + (x > 0 ? i - 1 : i)] + s->u[cur + (x < nx - 1 ? i + 1 : i)];
 }
 
 /* u(t+1) of a cell from what wave_cell_inputs read: one function, so that
@@ -38,40 +41,48 @@ RK_DEVICE float wave_cell_next(float here, float old, float ns, float we, float 
     return (2.0f - damping) * here - (1.0f - damping) * old + c2 * lap;
 }
 
-/* u(t+1) for cells first, first + stride, ... below cells, written over
- * u(t-1) in prev. The loads of WAVE_CELLS_AHEAD cells are issued before
- * any of them is used or written (the compiler cannot reorder them itself:
- * prev may alias cur), so a thread waits for memory once per group rather
- * than once per cell. */
+/* u(t+1) for cells first, first + stride, ... below end, written over
+ * u(t-1) in the level at prev. The loads of WAVE_CELLS_AHEAD cells are
+ * issued before any of them is used or written (the compiler cannot
+ * reorder them itself: the stores go to the field the loads read), so a
+ * thread waits for memory once per group rather than once per cell. */
 #define WAVE_CELLS_AHEAD 4
-RK_DEVICE void wave_cells(const float *cur, float *prev, int first, int stride, int cells, int nx, int ny, float c2,
-                          float damping) {
-    for (int base = first; base < cells; base += WAVE_CELLS_AHEAD * stride) {
+RK_DEVICE void wave_cells(const rk_sim_state *s, int cur, int prev, int first, int stride, int end, int nx, int ny,
+                          float c2, float damping) {
+    for (int base = first; base < end; base += WAVE_CELLS_AHEAD * stride) {
         float here[WAVE_CELLS_AHEAD], old[WAVE_CELLS_AHEAD], ns[WAVE_CELLS_AHEAD], we[WAVE_CELLS_AHEAD];
         for (int k = 0; k < WAVE_CELLS_AHEAD; k++) {
             int i = base + k * stride;
-            if (i >= cells) i = base; /* past the end: recompute the first cell, not stored */
-            wave_cell_inputs(cur, prev, i, nx, ny, &here[k], &old[k], &ns[k], &we[k]);
+            if (i >= end) i = base; /* past the end: recompute the first cell, not stored */
+            wave_cell_inputs(s, cur, prev, i, nx, ny, &here[k], &old[k], &ns[k], &we[k]);
         }
         for (int k = 0; k < WAVE_CELLS_AHEAD; k++) {
             int i = base + k * stride;
-            if (i >= cells) break;
-            prev[i] = wave_cell_next(here[k], old[k], ns[k], we[k], c2, damping);
+            if (i >= end) break;
+            s->u[prev + i] = wave_cell_next(here[k], old[k], ns[k], we[k], c2, damping);
         }
     }
 }
 
 /* u(t+1) of cell i alone, with the arithmetic of wave_cells. */
-RK_DEVICE float wave_cell(const float *cur, const float *prev, int i, int nx, int ny, float c2, float damping) {
+RK_DEVICE float wave_cell(const rk_sim_state *s, int cur, int prev, int i, int nx, int ny, float c2, float damping) {
     float here, old, ns, we;
-    wave_cell_inputs(cur, prev, i, nx, ny, &here, &old, &ns, &we);
+    wave_cell_inputs(s, cur, prev, i, nx, ny, &here, &old, &ns, &we);
     return wave_cell_next(here, old, ns, we, c2, damping);
 }
 
+/* The step function: the band's rows, its threads taking every
+ * r->threads-th cell. */
+RK_DEVICE void wave_advance(const rk_sim_state *s, const rk_sim_region *r) {
+    const int nx = s->scalars->nx;
+    wave_cells(s, wave_level(s, r->step), wave_level(s, r->step + 1u), r->row_begin * nx + r->tid, r->threads,
+               r->row_end * nx, nx, s->rows, s->scalars->c2, s->scalars->damping);
+}
+
 /* Cell k (0 .. WAVE_BUMP_WIDTH^2 - 1) of an impulse at (x0, y0): a smooth
- * bump of the given height, added to both time levels (displaced, at rest);
- * only in rows row_begin .. row_end - 1 (a band's). Returns the cell's index
- * and its share in *v, or -1 for a cell outside those rows or the bump. */
+ * bump of the given height; only in rows row_begin .. row_end - 1 (the
+ * call's). Returns the cell's index and its share in *v, or -1 for a cell
+ * outside those rows or the bump. */
 RK_DEVICE int wave_bump_at(int nx, int row_begin, int row_end, int x0, int y0, float amplitude, int k, float *v) {
     int dx = k % WAVE_BUMP_WIDTH - WAVE_BUMP_RADIUS, dy = k / WAVE_BUMP_WIDTH - WAVE_BUMP_RADIUS;
     int x = x0 + dx, y = y0 + dy, d2 = dx * dx + dy * dy, r2 = (WAVE_BUMP_RADIUS + 1) * (WAVE_BUMP_RADIUS + 1);
@@ -81,25 +92,40 @@ RK_DEVICE int wave_bump_at(int nx, int row_begin, int row_end, int x0, int y0, f
     return y * nx + x;
 }
 
-RK_DEVICE void wave_bump_cell(float *f0, float *f1, int nx, int row_begin, int row_end, int x0, int y0,
-                              float amplitude, int k) {
-    float v = 0.0f;
-    int i = wave_bump_at(nx, row_begin, row_end, x0, y0, amplitude, k, &v);
-    if (i < 0) return;
-    f0[i] += v;
-    f1[i] += v;
+/* WAVE_INJECT (row-wise, over the bump's rows): the bump added to both
+ * time levels (displaced, at rest), a thread per cell of it. */
+RK_DEVICE uint64_t wave_apply_impulse(const rk_sim_state *s, const rk_sim_region *r, const wave_cell_args *a) {
+    const int nx = s->scalars->nx, other = nx * s->rows;
+    for (int k = r->tid; k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH; k += r->threads) {
+        float v = 0.0f;
+        int i = wave_bump_at(nx, r->row_begin, r->row_end, a->x, a->y, a->amplitude, k, &v);
+        if (i < 0) continue;
+        s->u[i] += v;
+        s->u[other + i] += v;
+    }
+    return 0;
 }
 
-/* ---- traditional: one launch per command ---------------------------------- */
-
-/* Grid-stride, so a GPU launches a thread per cell and the CPU a few blocks
- * whose threads loop (one fiber per cell would cost more than the cell). */
-RK_KERNEL void wave_step(const float *cur, float *prev, int nx, int ny, float c2, float damping) {
-    int cells = nx * ny, stride = grid_dim_x() * block_dim_x();
-    wave_cells(cur, prev, block_idx_x() * block_dim_x() + thread_idx_x(), stride, cells, nx, ny, c2, damping);
+/* WAVE_QUERY: the cell after r->step steps. Ahead (RK_SIM_QUERY_NEXT: the
+ * rows still hold step r->step - 1), the cell's update as wave_advance
+ * makes it, from level r->step - 1 and the cell's own old value in level
+ * r->step. */
+RK_DEVICE uint64_t wave_read_cell(const rk_sim_state *s, const rk_sim_region *r, const wave_cell_args *a) {
+    const int nx = s->scalars->nx, i = a->y * nx + a->x;
+    if (r->ahead)
+        return rk_sim_answer_f32(wave_cell(s, wave_level(s, r->step - 1u), wave_level(s, r->step), i, nx, s->rows,
+                                           s->scalars->c2, s->scalars->damping));
+    return rk_sim_answer_f32(s->u[wave_level(s, r->step) + i]);
 }
 
-RK_KERNEL void wave_inject(float *f0, float *f1, int nx, int ny, int x, int y, float amplitude) {
-    int k = thread_idx_x();
-    if (k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH) wave_bump_cell(f0, f1, nx, 0, ny, x, y, amplitude, k);
+/* WAVE_SET_C2 and WAVE_SET_DAMPING: global commands, the only kind that may
+ * change a scalar. */
+RK_DEVICE uint64_t wave_put_c2(const rk_sim_state *s, const rk_sim_region *r, const wave_value_args *a) {
+    if (r->tid == 0) s->scalars->c2 = a->value;
+    return 0;
+}
+
+RK_DEVICE uint64_t wave_put_damping(const rk_sim_state *s, const rk_sim_region *r, const wave_value_args *a) {
+    if (r->tid == 0) s->scalars->damping = a->value;
+    return 0;
 }

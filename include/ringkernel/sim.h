@@ -244,6 +244,7 @@ typedef struct rk_sim_stats {
     uint32_t blocks, threads;
     char backend[16];
     char device[256];
+    char driver[64];     /* the device's driver / runtime version (rk_device_info.driver) */
 } rk_sim_stats;
 
 void rk_sim_get_stats(const rk_sim *sim, rk_sim_stats *out);

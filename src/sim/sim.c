@@ -478,6 +478,7 @@ void rk_sim_get_stats(const rk_sim *sim, rk_sim_stats *out) {
     out->threads = sim->threads;
     snprintf(out->backend, sizeof out->backend, "%s", sim->info.backend);
     snprintf(out->device, sizeof out->device, "%s", sim->info.name);
+    snprintf(out->driver, sizeof out->driver, "%s", sim->info.driver);
 }
 
 const char *rk_sim_source(const rk_sim *sim) { return sim ? sim->source : NULL; }

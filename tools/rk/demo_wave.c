@@ -3,7 +3,7 @@
  * the terminal (colour half-blocks at a steady frame rate) and/or PNG
  * frames, and how many commands each pattern fits in a 60 FPS frame.
  *
- *   rk demo wave [--pattern persistent|traditional] [--backend cuda] [--png DIR]
+ *   rk demo wave [--pattern persistent|traditional|graph] [--backend cuda] [--png DIR]
  *   rk demo wave --frames 120 --no-tty          (CI: no terminal, a line per few frames)
  */
 #include <errno.h>
@@ -372,7 +372,7 @@ int rk_demo_wave(int argc, char **argv) {
     double fps = 60, speed = 0.5, damping = 0.002, drops = 2;
     bool no_tty = false, no_calibrate = false, quiet = false;
     const cli_opt opts[] = {
-        {"pattern", 'p', CLI_STRING, &pattern, "NAME", "persistent (default) or traditional", 0, 0},
+        {"pattern", 'p', CLI_STRING, &pattern, "NAME", "persistent (default), traditional or graph", 0, 0},
         {"backend", 'b', CLI_STRING, &backend, "NAME", "device: cpu (default, or RK_BACKEND), cuda, cuda:1", 0, 0},
         {"size", 0, CLI_UINT, &size, "N", "grid of N x N cells (default 256 on the CPU, 512 on a GPU)", 0, 16384},
         {"frames", 'n', CLI_UINT, &frames, "N", "stop after N frames (default: until q; 120 with --no-tty)", 0, 0},
@@ -390,10 +390,11 @@ int rk_demo_wave(int argc, char **argv) {
     const cli_command_spec spec = {
         .name = "demo wave",
         .synopsis = "[options]",
-        .summary = "A 2-D wave simulation held on the device, driven by commands (drop an\n"
-                   "impulse, set the speed or damping, step, query a cell) through a persistent\n"
-                   "kernel that polls host-mapped memory, or --pattern traditional: a launch per\n"
-                   "command. Live terminal view at a steady frame rate, PNG frames with --png.\n"
+        .summary = "A 2-D wave simulation held on the device (the rk_sim API), driven by commands\n"
+                   "(drop an impulse, set the speed or damping, step, query a cell) through a\n"
+                   "persistent kernel that polls host-mapped memory, or --pattern traditional: a\n"
+                   "launch per command (graph: replayed from CUDA graphs). Live terminal view at a\n"
+                   "steady frame rate, PNG frames with --png.\n"
                    "Before it starts, both patterns are timed on the same grid so the view can show\n"
                    "how many commands each fits in a 60 FPS frame.",
         .opts = opts,
@@ -408,7 +409,7 @@ int rk_demo_wave(int argc, char **argv) {
     memset(&d, 0, sizeof d);
     wave_pattern p;
     if (!wave_pattern_parse(pattern, &p))
-        return cli_usage_error(spec.name, "--pattern '%s' is not persistent or traditional", pattern);
+        return cli_usage_error(spec.name, "--pattern '%s' is not persistent, traditional or graph", pattern);
     if (size && (size < 8 || size > 16384)) return cli_usage_error(spec.name, "--size %llu is not 8 to 16384", (unsigned long long)size);
     if (!backend) backend = getenv("RK_BACKEND");
     if (!backend || !*backend) backend = "cpu";
@@ -439,7 +440,7 @@ int rk_demo_wave(int argc, char **argv) {
     if (!no_calibrate) {
         /* One pattern at a time, before the simulation starts: a spinning
          * persistent kernel would slow the other, and on CUDA a module load
-         * waits for every running kernel. */
+         * pauses every running one. */
         for (int k = WAVE_PERSISTENT; k <= WAVE_TRADITIONAL; k++) {
             double mean_us = 0;
             if (!quiet) fprintf(stderr, "rk demo wave: timing the %s pattern...\n", wave_pattern_name((wave_pattern)k));
