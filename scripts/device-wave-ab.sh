@@ -13,7 +13,7 @@
 #   scripts/device-wave-ab.sh BASE_BUILD NEW_BUILD [VARIANT ...]
 #
 # Environment: ROUNDS (default 3), SEED_ARGS (extra seed-table options),
-# HEAT=0 (no heat3d), TESTS=0 (no tests), SAN=1 (sanitizers), OUT.
+# HEAT=0 (no heat3d), HEAT_VARIANTS=1 (heat3d under each variant too), TESTS=0 (no tests), SAN=1 (sanitizers), OUT.
 set -u
 base=${1:?usage: device-wave-ab.sh BASE_BUILD NEW_BUILD [VARIANT ...]}
 new=${2:?usage: device-wave-ab.sh BASE_BUILD NEW_BUILD [VARIANT ...]}
@@ -31,9 +31,9 @@ seed() { # seed NAME BUILD DEFINES ROUND
         ${SEED_ARGS:-} > "$out/seed-$1-$4.json" 2> "$out/seed-$1-$4.err"
     echo "seed $1 round $4: exit $? in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 }
-heat() { # heat NAME BUILD ROUND
-    LD_LIBRARY_PATH="$2" timeout 120 "$2/examples/heat3d/heat3d_bench" cuda 64 200 persistent,traditional \
-        > "$out/heat-$1-$3.txt" 2>&1
+heat() { # heat NAME BUILD ROUND [DEFINES]
+    RK_SIM_DEFINES="${4:-}" LD_LIBRARY_PATH="$2" timeout 120 "$2/examples/heat3d/heat3d_bench" cuda 64 200 \
+        persistent,traditional > "$out/heat-$1-$3.txt" 2>&1
     echo "heat $1 round $3: exit $?"
 }
 
@@ -49,6 +49,14 @@ for round in $(seq 1 "${ROUNDS:-3}"); do
     if [ "${HEAT:-1}" = 1 ]; then
         heat base "$base" "$round"
         heat new "$new" "$round"
+        if [ "${HEAT:-1}" = 1 ] && [ "${HEAT_VARIANTS:-0}" = 1 ]; then
+            k=0
+            for v in "$@"; do
+                k=$((k + 1))
+                case "$v" in *RK_SIM_TRACE=1*) continue ;; esac
+                heat "v$k" "$new" "$round" "$v"
+            done
+        fi
     fi
 done
 

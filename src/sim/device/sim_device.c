@@ -304,21 +304,29 @@ RK_DEVICE int rk_sim_is_global_(const uint32_t *words) {
  * 8, a line a band (band_done, then band_taken), as the showcase's bands
  * have, where the board has room for the grid (grid * stride words at most
  * 2 * RK_SIM_MAX_BANDS), else packed. */
-/* RK_SIM_RELAY_COMPACT (1): the relay's loops over a read's commands are
- * not unrolled, and its rarely taken helpers and the block's apply are
- * functions of their own, not inlined: code executed once a command by one
- * warp, whose every instruction may be an instruction-cache miss (traced on
- * the H100: 0.42 us from deciding who applies one lone command to its
- * store in the log, a handful of instructions). */
+/* RK_SIM_RELAY_COMPACT, bits: 1, the relay's loops over a read's commands
+ * are not unrolled; 2, its rarely taken helpers are functions of their own,
+ * not inlined; 4, so is the relay block's apply. Less code executed once a
+ * command by one warp, whose every instruction may be an instruction-cache
+ * miss (traced on the H100: 0.42 us from deciding who applies one lone
+ * command to its store in the log, a handful of instructions). */
 #ifndef RK_SIM_RELAY_COMPACT
 #define RK_SIM_RELAY_COMPACT 0
 #endif
-#if defined(__CUDACC_RTC__) && RK_SIM_RELAY_COMPACT
+#if defined(__CUDACC_RTC__) && (RK_SIM_RELAY_COMPACT & 1)
 #define RK_SIM_ROLLED_ _Pragma("unroll 1")
-#define RK_SIM_COLD_ __device__ static __noinline__
 #else
 #define RK_SIM_ROLLED_
+#endif
+#if defined(__CUDACC_RTC__) && (RK_SIM_RELAY_COMPACT & 2)
+#define RK_SIM_COLD_ __device__ static __noinline__
+#else
 #define RK_SIM_COLD_ RK_DEVICE
+#endif
+#if defined(__CUDACC_RTC__) && (RK_SIM_RELAY_COMPACT & 4)
+#define RK_SIM_COLD_APPLY_ __device__ static __noinline__
+#else
+#define RK_SIM_COLD_APPLY_ RK_DEVICE
 #endif
 #ifndef RK_SIM_BAND_STRIDE
 #define RK_SIM_BAND_STRIDE 8 /* 8: the wave's 10 000 steps 19.63 -> 18.92 ms alone (H100, session 14) */
@@ -550,7 +558,7 @@ RK_SIM_COLD_ int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo
  * the bands make, so the same results bit for bit), or a row-wise one
  * (RK_SIM_ROWWISE) in one call over all its rows; the answer the sum of
  * thread 0's values; thread 0 answers. */
-RK_SIM_COLD_ void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state *s, rk_sim_mailbox *mb,
+RK_SIM_COLD_APPLY_ void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state *s, rk_sim_mailbox *mb,
                                    rk_sim_board *board, rk_sim_relay_cmd *c, int bands) {
     /* Read before the last barrier: after it the relay's warp may already
      * be filling c with the next command. */
