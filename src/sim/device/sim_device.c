@@ -304,30 +304,6 @@ RK_DEVICE int rk_sim_is_global_(const uint32_t *words) {
  * 8, a line a band (band_done, then band_taken), as the showcase's bands
  * have, where the board has room for the grid (grid * stride words at most
  * 2 * RK_SIM_MAX_BANDS), else packed. */
-/* RK_SIM_RELAY_COMPACT, bits: 1, the relay's loops over a read's commands
- * are not unrolled; 2, its rarely taken helpers are functions of their own,
- * not inlined; 4, so is the relay block's apply. Less code executed once a
- * command by one warp, whose every instruction may be an instruction-cache
- * miss (traced on the H100: 0.42 us from deciding who applies one lone
- * command to its store in the log, a handful of instructions). */
-#ifndef RK_SIM_RELAY_COMPACT
-#define RK_SIM_RELAY_COMPACT 0
-#endif
-#if defined(__CUDACC_RTC__) && (RK_SIM_RELAY_COMPACT & 1)
-#define RK_SIM_ROLLED_ _Pragma("unroll 1")
-#else
-#define RK_SIM_ROLLED_
-#endif
-#if defined(__CUDACC_RTC__) && (RK_SIM_RELAY_COMPACT & 2)
-#define RK_SIM_COLD_ __device__ static __noinline__
-#else
-#define RK_SIM_COLD_ RK_DEVICE
-#endif
-#if defined(__CUDACC_RTC__) && (RK_SIM_RELAY_COMPACT & 4)
-#define RK_SIM_COLD_APPLY_ __device__ static __noinline__
-#else
-#define RK_SIM_COLD_APPLY_ RK_DEVICE
-#endif
 #ifndef RK_SIM_BAND_STRIDE
 #define RK_SIM_BAND_STRIDE 8 /* 8: the wave's 10 000 steps 19.63 -> 18.92 ms alone (H100, session 14) */
 #endif
@@ -433,7 +409,7 @@ RK_DEVICE void rk_sim_finished_(rk_sim_board *board, int band, uint64_t tick) {
 
 /* The relay's warp: once every band has read command `oldest`, the last
  * command all of them have read (the slowest band's). */
-RK_SIM_COLD_ uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, uint32_t oldest) {
+RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, uint32_t oldest) {
     for (;;) {
         int ahead = 0x7fffffff; /* how far past oldest the slowest band is */
         for (int base = 0; base < bands; base += 32 * RK_SIM_LOADS_AHEAD) {
@@ -534,7 +510,7 @@ typedef struct rk_sim_relay_cmd {
 /* Warp 0 of the relay block, a lane per band, loads in flight at once: 1
  * if every band has finished every tick up to `tick`, 2 if bands lo .. hi
  * have (both: 3); an acquire after, if either. */
-RK_SIM_COLD_ int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo, int hi, uint64_t tick) {
+RK_DEVICE int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo, int hi, uint64_t tick) {
     int all = 1, range = 1;
     for (int base = 0; base < bands; base += 32 * RK_SIM_LOADS_AHEAD) {
         uint64_t v[RK_SIM_LOADS_AHEAD];
@@ -558,7 +534,7 @@ RK_SIM_COLD_ int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo
  * the bands make, so the same results bit for bit), or a row-wise one
  * (RK_SIM_ROWWISE) in one call over all its rows; the answer the sum of
  * thread 0's values; thread 0 answers. */
-RK_SIM_COLD_APPLY_ void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state *s, rk_sim_mailbox *mb,
+RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state *s, rk_sim_mailbox *mb,
                                    rk_sim_board *board, rk_sim_relay_cmd *c, int bands) {
     /* Read before the last barrier: after it the relay's warp may already
      * be filling c with the next command. */
@@ -689,7 +665,7 @@ RK_DEVICE void rk_sim_doze_(unsigned ns) {
 #ifndef RK_SIM_READ_STAGGER_NS
 #define RK_SIM_READ_STAGGER_NS 400u
 #endif
-RK_SIM_COLD_ int rk_sim_read_staggered_(const rk_sim_mailbox *mb, uint32_t seq, int part, int word, uint64_t *w0,
+RK_DEVICE int rk_sim_read_staggered_(const rk_sim_mailbox *mb, uint32_t seq, int part, int word, uint64_t *w0,
                                      uint64_t *w1, uint64_t *issued, uint64_t *newer0, uint64_t *newer1,
                                      uint64_t *newer_issued) {
     const uint64_t *p0 = &mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
@@ -762,7 +738,6 @@ RK_DEVICE int rk_sim_pending_commands_(uint64_t v0, uint64_t v1, uint32_t from, 
  * of the log (traced on the H100: half of the mixed workload's queries). */
 RK_DEVICE void rk_sim_log_store_(rk_sim_board *board, uint32_t seq, int m, uint32_t take, int part, int word, uint64_t w0,
                                  uint64_t w1) {
-    RK_SIM_ROLLED_
     for (int k = 0; k < m; k++) {
         const int i = RK_SIM_LOG_LAST_FIRST ? m - 1 - k : k;
         if (part != RK_SIM_PART_OF(i)) continue;
@@ -772,7 +747,7 @@ RK_DEVICE void rk_sim_log_store_(rk_sim_board *board, uint32_t seq, int m, uint3
     }
 }
 #ifndef RK_SIM_FOLLOW_UP_READ
-#define RK_SIM_FOLLOW_UP_READ 2 /* 0: only a staggered read leaves a newer read for the next; 1: every read that found commands; 2, 3: below (rk_sim_relay_) */
+#define RK_SIM_FOLLOW_UP_READ 2 /* 0: only a staggered read leaves a newer read for the next; 1: every read that found commands; 2: below (rk_sim_relay_) */
 #endif
 #ifndef RK_SIM_STEP_READ_ONCE
 #define RK_SIM_STEP_READ_ONCE 1 /* 0: after a step, one more read of the host's ring besides the one in flight */
@@ -818,7 +793,6 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
     int refresh = 0;           /* a global command since the block copied the scalars */
     int last_taken = 0;        /* the block applied the last command read */
     int last_step = 0;         /* the last command read is a step */
-    int last_query = 0;        /* the last command read is a query */
     int pending = 0;           /* newer0/1: the newer staggered read, of commands from pending_from on */
     uint64_t newer0 = 0, newer1 = 0, newer_issued = 0;
     uint32_t pending_from = 0;
@@ -901,7 +875,6 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         uint64_t steps_before[4];     /* of each command the block applies */
         last_taken = 0;
         int stop = 0, m = 0; /* m: the commands of this read up to a stop */
-        RK_SIM_ROLLED_
         for (int i = 0; i < n && !stop; i++, m++) {
             const int k = RK_SIM_LOAD_OF(i), base = RK_SIM_PART_OF(i) * RK_SIM_WORDS;
             const uint64_t x = k ? w1 : w0;
@@ -928,7 +901,6 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             read_again = op == RK_SIM_OP_STEP || (RK_SIM_READ_AGAIN && !applied);
             last_taken = applied;
             last_step = op == RK_SIM_OP_STEP;
-            last_query = op < RK_SIM_OP_STEP && (arg & RK_SIM_ARG_QUERY) != 0u;
         }
         if (!early) rk_sim_log_store_(board, seq, m, take, part, word, w0, w1);
         if (RK_SIM_TRACE && !early) logged = rk_sim_now_();
@@ -940,14 +912,12 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
          * find them only after the last found command's answer (traced: an
          * inject found alone, its step and query 6 us later). With 2, not
          * when the block applies the last command: its read comes after a
-         * pause tuned for that (RK_SIM_SELF_PAUSE_NS). With 3, not after a
-         * query either: a host waits for a query's answer, and the read,
-         * which the relay must have back before it looks at the answer's
-         * mark, held its next read up (traced on the H100: the wave's mixed
-         * workload, answer -> next read issued 1.18 us, the showcase 0.58). */
+         * pause tuned for that (RK_SIM_SELF_PAUSE_NS). Not after a query
+         * either was measured no better (the wave's mixed workload with
+         * queries waited 440 against 439 us, each waited 1458 against 1309:
+         * the follow-up read found the host's next command early). */
         if (RK_SIM_KEEP_NEWER_READ && !pending &&
-            (RK_SIM_FOLLOW_UP_READ == 1 || (RK_SIM_FOLLOW_UP_READ == 2 && !last_taken) ||
-             (RK_SIM_FOLLOW_UP_READ == 3 && !last_taken && !last_query))) {
+            (RK_SIM_FOLLOW_UP_READ == 1 || (RK_SIM_FOLLOW_UP_READ == 2 && !last_taken))) {
             newer_issued = RK_SIM_TRACE ? rk_sim_now_() : 0u;
             newer0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
             newer1 = RK_SIM_SECOND ? load_relaxed_u64(&mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
