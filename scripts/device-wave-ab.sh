@@ -70,12 +70,16 @@ if [ "${TESTS:-1}" = 1 ]; then
     done
 fi
 if [ "${SAN:-0}" = 1 ]; then
-    for tool in racecheck memcheck; do
-        for t in tests/sim/test_sim_heat3d_cuda tests/showcase/test_showcase_wave_cuda; do
-            [ -x "$new/$t" ] || continue
-            LD_LIBRARY_PATH="$new" timeout 240 compute-sanitizer --tool "$tool" \
-                "$new/$t" cuda > "$out/san-$tool-$(basename "$t").log" 2>&1
-            echo "$tool $t: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san-$tool-$(basename "$t").log" | tail -1))"
-        done
-    done
+    # The persistent kernels under compute-sanitizer: the wave's (a short seed
+    # table, then the showcase test) and heat3d's (a small bench, the ordering mix).
+    san() { # san TOOL NAME COMMAND...
+        local tool=$1 name=$2
+        shift 2
+        LD_LIBRARY_PATH="$new" timeout 240 compute-sanitizer --tool "$tool" "$@" > "$out/san-$tool-$name.log" 2>&1
+        echo "$tool $name: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san-$tool-$name.log" | tail -1))"
+    }
+    san racecheck seed-table "$new/tools/rk/rk" bench seed-table --backend cuda --quick
+    san racecheck heat3d "$new/examples/heat3d/heat3d_bench" cuda 16 20 persistent
+    san memcheck showcase-wave "$new/tests/showcase/test_showcase_wave_cuda" cuda
+    san memcheck sim-ordering "$new/tests/sim/test_sim_ordering_cuda" cuda
 fi
