@@ -174,8 +174,10 @@ typedef struct rk_sim_desc {
     const char *step;          /* the step function's name */
     const rk_sim_command *commands;
     size_t command_count;
-    uint32_t blocks;           /* bands (persistent) or blocks per launch; 0 = one per multiprocessor but
-                                * one on a GPU, per core on the CPU; never more than rows */
+    uint32_t blocks;           /* bands (persistent) or blocks per launch; 0 = per core on the CPU; on a GPU
+                                * one per multiprocessor but two (persistent: the relay's block takes one,
+                                * one is left free for other kernels) or but one (traditional, graph);
+                                * never more than rows */
     uint32_t threads;          /* per block, a multiple of 32; 0 = 256 on GPUs, 32 on the CPU */
     const char *const *defines; /* passed to the compiler, "NAME=VALUE"; $RK_SIM_DEFINES ("A=1 B=2", at most
                                  * 16) adds more, for measuring the library's tuning macros (the RK_SIM_*

@@ -149,8 +149,12 @@ static rk_status choose_grid(rk_sim *sim, const rk_sim_desc *d, bool cpu) {
     if (d->blocks > RK_SIM_MAX_BANDS)
         return rk__fail(RK_INVALID_ARGUMENT, "rk_sim: %u blocks (bands) is over the %u a simulation has at most",
                         d->blocks, RK_SIM_MAX_BANDS);
-    /* On a GPU one multiprocessor is left for the persistent pattern's relay block. */
-    sim->blocks = d->blocks ? d->blocks : cpu ? cores : (cores > 1 ? cores - 1 : 1);
+    /* On a GPU one multiprocessor is left for the persistent pattern's relay
+     * block and, persistent, one more free: a cooperative grid with a block
+     * on every multiprocessor kept other kernels from starting beside it on
+     * an H100 (the wave's former kernel, docs/showcase.md, Limitations). */
+    const uint32_t spare = cpu ? 0u : d->pattern == RK_SIM_PERSISTENT ? 2u : 1u;
+    sim->blocks = d->blocks ? d->blocks : cores > spare ? cores - spare : 1u;
     if (sim->blocks > RK_SIM_MAX_BANDS) sim->blocks = RK_SIM_MAX_BANDS;
     if (sim->blocks > (uint32_t)d->rows) sim->blocks = (uint32_t)d->rows;
     return RK_OK;
