@@ -47,19 +47,16 @@ rk_status wave__check_damping(float damping) {
 
 /* ---- names ------------------------------------------------------------------ */
 
+/* The wave's patterns are rk_sim's, in the same order, one up (0 asks for the default). */
 const char *wave_pattern_name(wave_pattern pattern) {
-    switch (pattern) {
-    case WAVE_PERSISTENT: return "persistent";
-    case WAVE_TRADITIONAL: return "traditional";
-    case WAVE_GRAPH: return "graph";
-    }
-    return "unknown";
+    if (pattern < WAVE_PERSISTENT || pattern > WAVE_GRAPH) return "unknown";
+    return rk_sim_pattern_name((rk_sim_pattern)(pattern - 1));
 }
 
 int wave_pattern_parse(const char *name, wave_pattern *out) {
     rk_sim_pattern p;
     if (!out || !rk_sim_pattern_parse(name, &p)) return 0;
-    *out = (wave_pattern)(p + 1); /* the same order as rk_sim's */
+    *out = (wave_pattern)(p + 1);
     return 1;
 }
 
