@@ -12,6 +12,14 @@
 #
 #   scripts/device-wave-ab.sh BASE_BUILD NEW_BUILD [VARIANT ...]
 #
+# The wave's former hand-written persistent kernel, the rival the library
+# is measured against, is commit 6cb29b4 (the last before the wave moved
+# onto sim.h): git worktree add ../wave-showcase 6cb29b4, then
+# cmake -S ../wave-showcase -B BASE_BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release
+# and cmake --build BASE_BUILD --target rk heat3d_bench. Build both here and
+# carry them (the binaries find their library by absolute path: keep the
+# same path on the GPU machine, e.g. with a symlink).
+#
 # Environment: ROUNDS (default 3), SEED_ARGS (extra seed-table options),
 # HEAT=0 (no heat3d), HEAT_VARIANTS=1 (heat3d under each variant too), TESTS=0 (no tests), SAN=1 (sanitizers), OUT.
 set -u
