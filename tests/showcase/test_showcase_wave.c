@@ -430,6 +430,17 @@ static void pipelined(wave_sim *sim, record *r) {
  * kernel is held at an impulse behind a long batch of steps meanwhile), so
  * that the band holding the cell is likely to answer with the step. */
 enum { HELD_ROUNDS = 3 };
+
+/* A step of one step, a query of (x, y) right behind it, its answer recorded. */
+static void step_then_query(wave_sim *sim, record *r, int x, int y) {
+    wave_ticket t = 0;
+    float v = 0.0f;
+    CHECK_WAVE(wave_step(sim, 1, NULL));
+    CHECK_WAVE(wave_query(sim, x, y, &t));
+    CHECK_WAVE(wave_wait(sim, t, &v));
+    answer(r, v);
+}
+
 static void triples(wave_sim *sim, record *r) {
     const int n = MIXED_N;
     unsigned seed = 4242;
@@ -439,28 +450,18 @@ static void triples(wave_sim *sim, record *r) {
         random_cell(&seed, n, &x, &y);
         if (k % 5 == 1) x = 0, y = n - 1; /* a corner: the walls' reflection */
         int xi = k % 5 == 3 ? (x + 2) % n : (x * 7 + 3) % n, yi = k % 5 == 3 ? y : (y * 5 + 1) % n;
-        wave_ticket t = 0;
-        float v = 0.0f;
         CHECK_WAVE(wave_inject(sim, xi, yi, k % 2 ? 0.2f : -0.3f, NULL));
         if (k % 4 == 2) CHECK_WAVE(wave_set_speed(sim, k % 8 == 2 ? 0.45f : 0.6f, NULL));
         if (k % 6 == 3) CHECK_WAVE(wave_set_damping(sim, k % 12 == 3 ? 0.01f : 0.0f, NULL));
-        CHECK_WAVE(wave_step(sim, 1, NULL));
-        CHECK_WAVE(wave_query(sim, x, y, &t));
-        CHECK_WAVE(wave_wait(sim, t, &v));
-        answer(r, v);
+        step_then_query(sim, r, x, y);
     }
     const uint32_t held_steps = exact ? plan.held_steps : 5000;
     for (int k = 0; k < HELD_ROUNDS; k++) {
         int x = 5 + 11 * k, y = 4 * k + 3; /* the last row of a 12-band grid's band */
-        wave_ticket t = 0;
-        float v = 0.0f;
         CHECK_WAVE(wave_step(sim, held_steps, NULL));
         CHECK_WAVE(wave_inject(sim, n - 1 - x, n - 1 - y, 0.5f, NULL));
         nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
-        CHECK_WAVE(wave_step(sim, 1, NULL));
-        CHECK_WAVE(wave_query(sim, x, y, &t));
-        CHECK_WAVE(wave_wait(sim, t, &v));
-        answer(r, v);
+        step_then_query(sim, r, x, y);
     }
     const float *cur, *prev;
     read_field(sim, r, &cur, &prev);
@@ -482,13 +483,8 @@ static void ahead(wave_sim *sim, record *r) {
     for (int k = 0; k < rounds; k++) {
         int x, y;
         random_cell(&seed, n, &x, &y);
-        wave_ticket t = 0;
-        float v = 0.0f;
         CHECK_WAVE(wave_step(sim, 400, NULL));
-        CHECK_WAVE(wave_step(sim, 1, NULL));
-        CHECK_WAVE(wave_query(sim, x, y, &t));
-        CHECK_WAVE(wave_wait(sim, t, &v));
-        answer(r, v);
+        step_then_query(sim, r, x, y);
     }
     const float *cur, *prev;
     read_field(sim, r, &cur, &prev);
