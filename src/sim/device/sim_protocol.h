@@ -106,7 +106,8 @@ enum {
     RK_SIM_T_ISSUE,  /* the relay issued the read of the host's ring that found it */
     RK_SIM_T_FOUND,  /* that read came back */
     RK_SIM_T_LOGGED, /* the relay has stored it (and the rest of its read) to the log */
-    RK_SIM_T_BAND,   /* the band that answers it (band 0 for a step or global command) read it from the log */
+    RK_SIM_T_BAND,   /* the band that answers it (band 0 for a step or global command) read it from the log;
+                      * for one the relay's block applies, the block started on it */
     RK_SIM_T_ANSWER, /* its answer's stores to the host were issued */
     RK_SIM_T_DECIDING, /* the relay, with its read's commands, starts deciding who applies them */
     RK_SIM_T_WORDS = 8
