@@ -48,9 +48,7 @@ rk_status wave_set_damping(wave_sim *sim, float damping, wave_ticket *ticket) {
 
 rk_status wave_step(wave_sim *sim, uint32_t steps, wave_ticket *ticket) {
     if (!sim) return wave__fail(RK_NULL_ARGUMENT, "wave_step: sim is NULL");
-    rk_status s = wave__lib(rk_sim_step(sim->sim, steps, ticket), "wave_step");
-    if (s == RK_OK) sim->steps += steps;
-    return s;
+    return wave__lib(rk_sim_step(sim->sim, steps, ticket), "wave_step");
 }
 
 rk_status wave_query(wave_sim *sim, int x, int y, wave_ticket *ticket) {
@@ -74,11 +72,13 @@ rk_status wave_finish(wave_sim *sim) {
     return wave__lib(rk_sim_finish(sim->sim), "wave_finish");
 }
 
-/* The host knows how many steps it sent, so which level is current once
- * they have been applied (rk_sim_read_field reads after every command). */
+/* The steps sent (rk_sim counts them) say which level is current once they
+ * have been applied (rk_sim_read_field reads after every command). */
 rk_status wave_read_field(wave_sim *sim, float *cur, float *prev) {
     if (!sim || !cur) return wave__fail(RK_NULL_ARGUMENT, "wave_read_field: sim or cur is NULL");
-    const size_t cells = (size_t)sim->nx * (size_t)sim->ny, now = (size_t)(sim->steps & 1u);
+    rk_sim_stats st;
+    rk_sim_get_stats(sim->sim, &st);
+    const size_t cells = (size_t)sim->nx * (size_t)sim->ny, now = (size_t)(st.steps & 1u);
     rk_status s = wave__lib(rk_sim_read_field(sim->sim, "u", now * cells, cells, cur), "wave_read_field");
     if (s == RK_OK && prev)
         s = wave__lib(rk_sim_read_field(sim->sim, "u", (now ^ 1u) * cells, cells, prev), "wave_read_field");

@@ -202,7 +202,7 @@ void wave_sim_get_info(const wave_sim *sim, wave_sim_info *out) {
     out->ny = sim->ny;
     out->speed = sim->speed;
     out->damping = sim->damping;
-    out->steps = sim->steps;
+    out->steps = st.steps;
     out->blocks = st.blocks;
     out->blocks_requested = st.blocks;
     out->threads = st.threads;

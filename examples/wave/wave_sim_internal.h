@@ -19,7 +19,6 @@ struct wave_sim {
     wave_pattern pattern;
     int nx, ny;
     float speed, damping; /* as last set: the host's record, for wave_sim_get_info */
-    uint64_t steps;       /* sent: level steps & 1 is the current one once they are applied */
 };
 
 /* Errors: the message goes to wave_last_error(). */
