@@ -63,8 +63,8 @@ static void fmt_ratio(double persistent, double traditional, char *out, size_t s
 static void print_table(const rk_seed_table_result *r, const char *date) {
     printf("rk bench seed-table: persistent vs traditional, one %d x %d wave grid\n", r->nx, r->ny);
     printf("  device      %s (%s), driver %s\n", r->device, r->backend, r->driver);
-    printf("  persistent  %u blocks x %u threads, one cooperative launch\n", r->persistent.blocks,
-           r->persistent.threads);
+    printf("  persistent  %u bands x %u threads, one cooperative launch (on a GPU with the relay's block)\n",
+           r->persistent.blocks, r->persistent.threads);
     printf("  traditional %u blocks x %u threads per step launch (rk_sim_step)\n", r->traditional.blocks,
            r->traditional.threads);
     printf("  date        %s\n  commit      %s (%s build)\n\n", date, cli_git_describe(), cli_build_type());
@@ -199,7 +199,7 @@ int rk_bench_seed_table_cmd(int argc, char **argv) {
         {"repeats", 'n', CLI_UINT, &repeats, "N", "samples of the inject and step rows (default 2000 CPU, 5000 GPU)", 0, 10000000},
         {"mixed-repeats", 0, CLI_UINT, &mixed, "N", "runs of the 300-op mixed workload (default 20 CPU, 50 GPU)", 0, 100000},
         {"batch-steps", 0, CLI_UINT, &batch, "N", "steps in the batch row (default 10000)", 0, 100000000},
-        {"blocks", 0, CLI_UINT, &blocks, "N", "persistent grid bands (default SMs - 1 on a GPU, cores on the CPU)", 0, 65535},
+        {"blocks", 0, CLI_UINT, &blocks, "N", "persistent grid bands (default SMs - 2 on a GPU, cores on the CPU)", 0, 65535},
         {"threads", 0, CLI_UINT, &threads, "N", "persistent threads per block (default 512 GPU, 32 CPU)", 0, 1024},
         {"quick", 0, CLI_FLAG, &quick, NULL, "a smoke run: few samples; the figures mean little", 0, 0},
     };
