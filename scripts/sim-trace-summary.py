@@ -18,7 +18,8 @@ import sys
 
 STAGES = [("bus read", "issue", "found"), ("to deciding", "found", "deciding"), ("to the log", "found", "logged"),
           ("log to band (or the relay's block)", "logged", "band"), ("band to answer", "band", "answer"),
-          ("found to answer", "found", "answer")]
+          ("found to answer", "found", "answer"), ("answer to the relay seeing its mark", "answer", "mark_seen"),
+          ("found to the relay's next read back", "found", "read_back")]
 
 
 def kind(op):
@@ -44,10 +45,10 @@ def main(path):
                 current = {}
                 runs.append((line.strip(), current))
                 continue
-            v = [int(x) for x in line.split()] + [0]  # traces before "deciding" have 7 columns
-            seq, op, issue, found, logged, band, answer, deciding = v[:8]
+            v = [int(x) for x in line.split()] + [0, 0, 0]  # older traces have 7 or 8 columns
+            seq, op, issue, found, logged, band, answer, deciding, mark_seen, read_back = v[:10]
             current[seq] = dict(op=op, issue=issue, found=found, logged=logged, band=band, answer=answer,
-                                deciding=deciding)
+                                deciding=deciding, mark_seen=mark_seen, read_back=read_back)
     for title, cmds in runs:
         print(title, f"({len(cmds)} commands)")
         by_kind = {}

@@ -152,8 +152,11 @@ RK_DEVICE void rk_sim_answer_host_(rk_sim_mailbox *mb, uint32_t seq, uint64_t va
  * it answered on the board for the relay. */
 RK_DEVICE void rk_sim_answer_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, uint64_t value, int strong) {
     RK_SIM_STAMP(board, seq, RK_SIM_T_ANSWER, rk_sim_now_());
-    rk_sim_answer_host_(mb, seq, value, strong);
+    /* The mark first: it only times the relay's next read of the host's
+     * ring (rk_sim_await_answer_), so nothing needs it after the host's
+     * words (no difference either way that an H100 call could see). */
     store_relaxed_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
+    rk_sim_answer_host_(mb, seq, value, strong);
 }
 
 /* Thread 0 of one of `parts` bands that applied command seq adds its answer;
@@ -444,7 +447,7 @@ RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, ui
  * apply (rk_sim_relay_takes_) need not wait for a look before it goes to
  * the log. *idle: every band has been seen past this tick (a fence after). */
 #ifndef RK_SIM_STEP_AWAITS
-#define RK_SIM_STEP_AWAITS 4 /* a step's answer: this many times RK_SIM_ANSWER_POLLS looks at most */
+#define RK_SIM_STEP_AWAITS 4 /* a step's answer: this many times RK_SIM_ANSWER_POLLS looks at most; 0: until it comes */
 #endif
 #ifndef RK_SIM_STEP_PAUSE_NS
 #define RK_SIM_STEP_PAUSE_NS 100u /* after a step's answer, before the relay reads the host's ring again */
@@ -452,8 +455,15 @@ RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, ui
 #ifndef RK_SIM_IDLE_LOOK
 #define RK_SIM_IDLE_LOOK 2 /* 1: after every answer; 2: not after a step's; 0: never (only rk_sim_relay_takes_) */
 #endif
-RK_DEVICE void rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq, int step, int bands, uint64_t busy,
-                                    uint64_t *idle) {
+#ifndef RK_SIM_LOOK_LATE
+#define RK_SIM_LOOK_LATE 1 /* 1: the look's loads are compared after the relay has issued its next read (rk_sim_relay_) */
+#endif
+/* Returns 1 when, with RK_SIM_LOOK_LATE, the look's loads are in v[] for
+ * the caller to compare (rk_sim_look_done_) once its next read is out: the
+ * look then never holds up that read (loads issued before it are back
+ * before it; 0 and 1 measured alike on the H100, session 19). */
+RK_DEVICE int rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq, int step, int bands, uint64_t busy,
+                                   uint64_t *idle, uint64_t *v) {
     const uint64_t *mark = &board->answered[seq & (RK_SIM_SLOTS - 1u)];
     /* After a step the look would hold up the read that brings the next
      * one (measured: a single step 4.6 -> 5.0 us), and the relay applies
@@ -462,15 +472,16 @@ RK_DEVICE void rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq, int
     const int look = RK_SIM_IDLE_LOOK == 1 || (RK_SIM_IDLE_LOOK == 2 && !step);
     /* A step's answer may be a whole step away (heat3d 64^3: 12 us), and
      * its pause is its own (RK_SIM_STEP_PAUSE_NS). */
-    const int polls = step ? RK_SIM_STEP_AWAITS * RK_SIM_ANSWER_POLLS : RK_SIM_ANSWER_POLLS;
+    const int polls = !step ? RK_SIM_ANSWER_POLLS : RK_SIM_STEP_AWAITS > 0 ? RK_SIM_STEP_AWAITS * RK_SIM_ANSWER_POLLS : 0x7fffffff;
     const unsigned pause = step ? RK_SIM_STEP_PAUSE_NS : RK_SIM_ANSWER_PAUSE_NS;
     for (int i = 0; i < polls; i++) {
         /* Decided by the whole warp: the look below is a warp's. */
         if (warp_all((uint32_t)load_relaxed_u64(mark) == seq)) {
+            if (RK_SIM_TRACE && lane_id() == 0) rk_sim_stamp_((rk_sim_board *)board, seq, RK_SIM_T_MARK_SEEN, rk_sim_now_());
             if (look && RK_SIM_RELAY_INLINE > 0 && *idle < busy && bands <= 32 * RK_SIM_LOADS_AHEAD) {
-                uint64_t v[RK_SIM_LOADS_AHEAD];
                 rk_sim_band_loads_(board, 0, 0, bands - 1, v);
                 rk_sim_nap_(pause);
+                if (RK_SIM_LOOK_LATE) return 1;
                 int all = 1;
                 for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) all &= v[k] >= busy;
                 if (warp_all(all)) {
@@ -480,10 +491,19 @@ RK_DEVICE void rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq, int
             } else {
                 rk_sim_nap_(pause);
             }
-            return;
+            return 0;
         }
         rk_sim_pause_();
     }
+    return 0;
+}
+
+/* RK_SIM_LOOK_LATE: the look's loads, issued before the relay's read of
+ * the host's ring and back before it: whether every band was past `busy`. */
+RK_DEVICE int rk_sim_look_done_(const uint64_t *v, uint64_t busy) {
+    int all = 1;
+    for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) all &= v[k] >= busy;
+    return warp_all(all);
 }
 
 /* A block's copy of the scalars (the whole block; a barrier after): user
@@ -634,11 +654,24 @@ RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state 
  * in w0 and, for W = 16, of seq + 2 + l / 16 in w1 (W = RK_SIM_WORDS,
  * sim_protocol.h): how many commands from seq on are whole (every word
  * tagged with its number). */
-RK_DEVICE int rk_sim_whole_commands_(uint64_t w0, uint64_t w1, int part, uint32_t seq) {
+/* The commands from `first` on, up to `most`, that are whole (lanes as
+ * above): one ballot a load and the count from its bits, as the showcase's
+ * relay; a vote per command, as before, was a chain of dependent warp-wide
+ * instructions on the way of every command (with the one-store log copy
+ * below: the wave's inject applied 2.94 -> 2.82 us, mixed with queries
+ * waited 448 -> 422 us, H100, session 19). A band still counts its read of
+ * the log with a vote per command: with the ballot there heat3d 64^3's step
+ * was 10.4 -> 13.5 us in two calls (not understood). */
+RK_DEVICE int rk_sim_count_whole_(uint64_t w0, uint64_t w1, int part, uint32_t first, int most) {
+    const unsigned full = (1u << RK_SIM_WORDS) - 1u; /* RK_SIM_WORDS is 8 or 16 */
+    const unsigned b0 = warp_ballot((uint32_t)(w0 >> 32) == first + (uint32_t)part);
+    const unsigned b1 = RK_SIM_SECOND ? warp_ballot((uint32_t)(w1 >> 32) == first + RK_SIM_PARTS + (uint32_t)part) : 0u;
     int n = 0;
-    while (n < 4 && warp_all(part != RK_SIM_PART_OF(n) || (uint32_t)((RK_SIM_LOAD_OF(n) ? w1 : w0) >> 32) == seq + (uint32_t)n))
-        n++;
+    while (n < most && (((RK_SIM_LOAD_OF(n) ? b1 : b0) >> (RK_SIM_PART_OF(n) * RK_SIM_WORDS)) & full) == full) n++;
     return n;
+}
+RK_DEVICE int rk_sim_whole_commands_(uint64_t w0, uint64_t w1, int part, uint32_t seq) {
+    return rk_sim_count_whole_(w0, w1, part, seq, 4);
 }
 
 /* RK_SIM_IDLE_ROUNDS n (0: never): after n staggered reads in a row found
@@ -654,14 +687,16 @@ RK_DEVICE void rk_sim_doze_(unsigned ns) {
     if (lane_id() == 0) sleep_ns(ns);
 }
 
-/* The relay's warp polls the host's ring with two reads in flight,
+/* The relay's warp polls the host's ring with two reads issued
  * RK_SIM_READ_STAGGER_NS apart, until command seq is whole; returns the
- * commands found (w as for rk_sim_whole_commands_). A command the host
- * writes just after one read passed is found by the next, a stagger later
- * rather than a whole bus round trip. 0: one read at a time. Measured on
- * the H100 (docs/simulations.md, session 11), with RK_SIM_SELF_PAUSE_NS
- * 300: the wave's inject applied 3.55 -> 2.69 us p50, and steady from run
- * to run (alone, without the pause, 5.3 us). */
+ * commands found (w as for rk_sim_whole_commands_). 0: one read at a time.
+ * Measured on the H100 (docs/simulations.md, session 11), with
+ * RK_SIM_SELF_PAUSE_NS 300: the wave's inject applied 3.55 -> 2.69 us p50.
+ * But the second read is not a stagger behind the first: a load of host
+ * memory leaves only once an earlier one of the same lines is back (session
+ * 19, scripts/device-host-reads.sh: issued 0-800 ns after, it came back
+ * 1.04-1.13 us after the first; of other lines, the delay after), so it
+ * finds what the host wrote up to about a round trip later. */
 #ifndef RK_SIM_READ_STAGGER_NS
 #define RK_SIM_READ_STAGGER_NS 400u
 #endif
@@ -721,9 +756,6 @@ RK_DEVICE int rk_sim_pending_commands_(uint64_t v0, uint64_t v1, uint32_t from, 
     return rk_sim_whole_commands_(*w0, *w1, part, seq);
 }
 
-#ifndef RK_SIM_LOG_LAST_FIRST
-#define RK_SIM_LOG_LAST_FIRST 1 /* 0: a read's commands go to the log in order (rk_sim_relay_) */
-#endif
 #ifndef RK_SIM_LOG_EARLY
 #define RK_SIM_LOG_EARLY 1 /* 0: the log's stores always wait for the relay's per-command decisions (rk_sim_relay_) */
 #endif
@@ -731,23 +763,26 @@ RK_DEVICE int rk_sim_pending_commands_(uint64_t v0, uint64_t v1, uint32_t from, 
  * rk_sim_whole_commands_) into the log, those of `take` (bit i: command
  * seq + i) marked applied by the relay's block. The whole read at once: a
  * band that reads it then finds a query with the step before it, and
- * answers it with the step. The last command first (RK_SIM_LOG_LAST_FIRST):
- * a band takes the commands up to the first one not yet whole, so one that
- * polls between two stores finds nothing rather than the step without its
- * query, which it would answer only after its whole step and another read
- * of the log (traced on the H100: half of the mixed workload's queries). */
+ * answers it with the step. One store a load, each lane its own word (a
+ * loop over the commands cost tens of instructions each, on the way of
+ * every command); with 16-word commands the later two first: a band takes
+ * the commands up to the first one not yet whole, so one that polls
+ * between the stores finds fewer rather than a step without the query
+ * behind it, which it would answer only after its whole step and another
+ * read of the log (traced on the H100: half of the mixed workload's
+ * queries, when each command had a store of its own in order). */
 RK_DEVICE void rk_sim_log_store_(rk_sim_board *board, uint32_t seq, int m, uint32_t take, int part, int word, uint64_t w0,
                                  uint64_t w1) {
-    for (int k = 0; k < m; k++) {
-        const int i = RK_SIM_LOG_LAST_FIRST ? m - 1 - k : k;
-        if (part != RK_SIM_PART_OF(i)) continue;
-        uint64_t v = RK_SIM_LOAD_OF(i) ? w1 : w0;
-        if (((take >> i) & 1u) && word == RK_SIM_W_OP) v |= RK_SIM_OP_RELAYED;
-        store_relaxed_u64(&board->log[(seq + (uint32_t)i) & (RK_SIM_SLOTS - 1u)][word], v);
-    }
+    const uint64_t relayed = word == RK_SIM_W_OP ? (uint64_t)RK_SIM_OP_RELAYED : 0u;
+    if (RK_SIM_SECOND && RK_SIM_PARTS + part < m)
+        store_relaxed_u64(&board->log[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word],
+                          w1 | (((take >> (RK_SIM_PARTS + part)) & 1u) ? relayed : 0u));
+    if (part < m)
+        store_relaxed_u64(&board->log[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word],
+                          w0 | (((take >> part) & 1u) ? relayed : 0u));
 }
 #ifndef RK_SIM_FOLLOW_UP_READ
-#define RK_SIM_FOLLOW_UP_READ 2 /* 0: only a staggered read leaves a newer read for the next; 1: every read that found commands; 2: below (rk_sim_relay_) */
+#define RK_SIM_FOLLOW_UP_READ 2 /* 0: only a staggered read leaves a newer read for the next; 1: every read that found commands; 2 and 3: below (rk_sim_relay_) */
 #endif
 #ifndef RK_SIM_STEP_READ_ONCE
 #define RK_SIM_STEP_READ_ONCE 1 /* 0: after a step, one more read of the host's ring besides the one in flight */
@@ -802,6 +837,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         if (pending) {
             pending = 0;
             n = rk_sim_pending_commands_(newer0, newer1, pending_from, seq, part, word, &w0, &w1);
+            if (RK_SIM_TRACE && lane == 0 && awaited != 0u) rk_sim_stamp_(board, awaited, RK_SIM_T_READ_BACK, rk_sim_now_());
             issued = newer_issued;
             /* After a step, the read in flight is the read at once: empty,
              * the relay waits for the step's answer now rather than after
@@ -815,18 +851,27 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
          * any answer, the wait for its mark (which the block's second warp
          * writes after a fence) and RK_SIM_ANSWER_PAUSE_NS, the showcase's
          * timing after an impulse its second warp applied. */
+        uint64_t look[RK_SIM_LOADS_AHEAD]; /* RK_SIM_LOOK_LATE: the look's loads, compared after the next read is out */
+        int looked = 0, idle_due = 0;
         if (n == 0 && awaited != 0u && !read_again && (!last_taken || RK_SIM_SELF_AWAIT))
-            rk_sim_await_answer_(board, awaited, last_step, bands, busy, &idle);
+            looked = rk_sim_await_answer_(board, awaited, last_step, bands, busy, &idle, look);
         else if (n == 0 && awaited != 0u && last_taken && RK_SIM_SELF_PAUSE_NS > 0u) rk_sim_nap_(RK_SIM_SELF_PAUSE_NS);
         while (n == 0) {
             /* Commands seq + part and (16 words a command) seq + 2 + part. */
             if (RK_SIM_TRACE) issued = rk_sim_now_();
             w0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
             w1 = RK_SIM_SECOND ? load_relaxed_u64(&mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
+            if (looked) idle_due = rk_sim_look_done_(look, busy);
+            looked = 0;
             n = rk_sim_whole_commands_(w0, w1, part, seq);
+            if (idle_due) { /* the read is back: the fence after the look costs nothing more now */
+                rk_sim_fence_();
+                idle = busy;
+                idle_due = 0;
+            }
             if (n) break;
             if (read_again && awaited != 0u) {
-                rk_sim_await_answer_(board, awaited, last_step, bands, busy, &idle); /* the one read at once found nothing */
+                looked = rk_sim_await_answer_(board, awaited, last_step, bands, busy, &idle, look); /* the one read at once found nothing */
                 read_again = 0;
             } else if (RK_SIM_READ_STAGGER_NS > 0u) {
                 n = rk_sim_read_staggered_(mb, seq, part, word, &w0, &w1, &issued, &newer0, &newer1, &newer_issued);
@@ -912,12 +957,18 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
          * find them only after the last found command's answer (traced: an
          * inject found alone, its step and query 6 us later). With 2, not
          * when the block applies the last command: its read comes after a
-         * pause tuned for that (RK_SIM_SELF_PAUSE_NS). Not after a query
-         * either was measured no better (the wave's mixed workload with
-         * queries waited 440 against 439 us, each waited 1458 against 1309:
-         * the follow-up read found the host's next command early). */
+         * pause tuned for that (RK_SIM_SELF_PAUSE_NS). With 3, only after
+         * a step (its read at once, RK_SIM_STEP_READ_ONCE). The follow-up
+         * read holds up every load the relay's warp issues after it until
+         * it is back (loads complete in order: session 19,
+         * scripts/device-host-reads.sh), so after a query the relay saw
+         * the answer's mark 0.99 us after the answer, 0.35 with 3; but 3
+         * measured the wave's mixed workload with queries waited only
+         * 5-10 us better and with each command waited 7-10% worse
+         * (H100, session 19). */
         if (RK_SIM_KEEP_NEWER_READ && !pending &&
-            (RK_SIM_FOLLOW_UP_READ == 1 || (RK_SIM_FOLLOW_UP_READ == 2 && !last_taken))) {
+            (RK_SIM_FOLLOW_UP_READ == 1 || (RK_SIM_FOLLOW_UP_READ == 2 && !last_taken) ||
+             (RK_SIM_FOLLOW_UP_READ == 3 && last_step))) {
             newer_issued = RK_SIM_TRACE ? rk_sim_now_() : 0u;
             newer0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
             newer1 = RK_SIM_SECOND ? load_relaxed_u64(&mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;

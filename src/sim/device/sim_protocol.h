@@ -110,7 +110,9 @@ enum {
                       * for one the relay's block applies, the block started on it */
     RK_SIM_T_ANSWER, /* its answer's stores to the host were issued */
     RK_SIM_T_DECIDING, /* the relay, with its read's commands, starts deciding who applies them */
-    RK_SIM_T_WORDS = 8
+    RK_SIM_T_MARK_SEEN, /* the relay, waiting before its next read, saw its answer's mark */
+    RK_SIM_T_READ_BACK, /* the read the relay issued after copying it came back */
+    RK_SIM_T_WORDS = 10
 };
 typedef struct rk_sim_board {
     uint64_t log[RK_SIM_SLOTS][RK_SIM_CMD_WORDS];
