@@ -1,0 +1,138 @@
+/* How one warp's loads of host-mapped memory behave on a GPU, the facts
+ * the persistent simulations' relay is built around (docs/simulations.md,
+ * session 19). Not part of the CMake build: scripts/device-host-reads.sh
+ * builds it with nvcc on a machine with a GPU and runs it.
+ *
+ *  1. A second load of the same host lines, issued D ns after a first that
+ *     is still in flight: does it come back D after the first (both on the
+ *     bus at once) or a round trip after it (it left when the first was
+ *     back)? The same for other lines.
+ *  2. A load of device memory (the L2) issued after a load of host memory
+ *     that is still in flight: does its value come before the host load's? */
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+
+__device__ __forceinline__ uint64_t now_ns() {
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+__device__ __forceinline__ uint64_t load_sys(const uint64_t *p) {
+    uint64_t v;
+    asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ uint64_t load_gpu(const uint64_t *p) {
+    uint64_t v;
+    asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void store_sys(uint64_t *p, uint64_t v) {
+    asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/* One warp-wide load (256 bytes) of host memory, then after `delay` ns a
+ * second one `offset` words further on; out: mean ns until each value. */
+__global__ void two_host_loads(const uint64_t *host, uint64_t *out, int delay, int offset, int reps) {
+    if (threadIdx.x >= 32) return;
+    uint64_t first = 0, second = 0, keep = 0;
+    for (int r = 0; r < reps; r++) {
+        const uint64_t t0 = now_ns();
+        const uint64_t a = load_sys(host + threadIdx.x);
+        uint64_t t;
+        do t = now_ns(); while (t - t0 < (uint64_t)delay);
+        const uint64_t b = load_sys(host + offset + threadIdx.x);
+        keep += __shfl_sync(0xffffffffu, a, 0);
+        const uint64_t t1 = now_ns();
+        keep += __shfl_sync(0xffffffffu, b, 0);
+        const uint64_t t2 = now_ns();
+        first += t1 - t0;
+        second += t2 - t0;
+    }
+    if (threadIdx.x == 0) {
+        out[0] = first / reps;
+        out[1] = second / reps;
+        out[2] = keep;
+    }
+}
+
+/* Mode 0: a load of device memory alone; 1: behind a load of host memory
+ * still in flight; 2: behind three stores to host memory (an answer's);
+ * 3: a GPU-scope fence, then the load, behind a host load in flight.
+ * out: mean ns from the device load's issue to its value. */
+__global__ void device_load_behind(const uint64_t *host, uint64_t *host_words, const uint64_t *dev, uint64_t *out,
+                                   int mode, int reps) {
+    if (threadIdx.x >= 32) return;
+    uint64_t sum = 0, keep = 0;
+    for (int r = 0; r < reps; r++) {
+        uint64_t a = 0;
+        if (mode == 1 || mode == 3) a = load_sys(host + threadIdx.x);
+        if (mode == 2 && threadIdx.x == 0)
+            for (int w = 0; w < 3; w++) store_sys(host_words + w, (uint64_t)r);
+        const uint64_t t0 = now_ns();
+        if (mode == 3) asm volatile("fence.acq_rel.gpu;" ::: "memory");
+        const uint64_t b = load_gpu(dev + threadIdx.x);
+        keep += __shfl_sync(0xffffffffu, b, 0);
+        sum += now_ns() - t0;
+        keep += __shfl_sync(0xffffffffu, a, 0);
+        uint64_t t;
+        const uint64_t t1 = now_ns();
+        do t = now_ns(); while (t - t1 < 3000); /* let every load land before the next round */
+    }
+    if (threadIdx.x == 0) {
+        out[0] = sum / reps;
+        out[1] = keep;
+    }
+}
+
+#define CHECK(call)                                                                            \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                        \
+            return 1;                                                                          \
+        }                                                                                      \
+    } while (0)
+
+int main(int argc, char **argv) {
+    const char *commit = argc > 1 ? argv[1] : "unknown";
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    char date[64];
+    const time_t t = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&t));
+    printf("# host_reads on %s, %s, commit %s\n", prop.name, date, commit);
+
+    uint64_t *host = NULL, *host_dev = NULL, *dev = NULL, *out = NULL;
+    CHECK(cudaHostAlloc((void **)&host, 1 << 16, cudaHostAllocMapped));
+    CHECK(cudaHostGetDevicePointer((void **)&host_dev, host, 0));
+    CHECK(cudaMalloc((void **)&dev, 1 << 16));
+    CHECK(cudaMallocManaged((void **)&out, 64));
+    const int reps = 2000;
+
+    printf("\n1. two warp-wide loads of host memory, the second `delay` ns after the first\n");
+    printf("%-28s %8s %14s %14s %12s\n", "second load", "delay", "first back", "second back", "gap");
+    const int offsets[] = {0, 8, 64, 512}; /* words: same bytes, overlapping lines, the next 512 bytes, 4 KiB on */
+    const int delays[] = {0, 200, 400, 800};
+    for (int o : offsets) {
+        for (int d : delays) {
+            two_host_loads<<<1, 32>>>(host_dev, out, d, o, reps);
+            CHECK(cudaDeviceSynchronize());
+            printf("%4d words on %-15s %6d ns %11llu ns %11llu ns %9lld ns\n", o, o == 0 ? "(same lines)" : o < 32 ? "(overlapping)" : "(other lines)", d,
+                   (unsigned long long)out[0], (unsigned long long)out[1], (long long)out[1] - (long long)out[0]);
+        }
+    }
+
+    printf("\n2. a warp-wide load of device memory (L2): issue to value\n");
+    const char *names[] = {"alone", "behind a host load in flight", "behind three host stores",
+                           "fence.acq_rel.gpu first, behind a host load"};
+    for (int m = 0; m < 4; m++) {
+        device_load_behind<<<1, 32>>>(host_dev, host_dev + 1024, dev, out, m, reps / 4);
+        CHECK(cudaDeviceSynchronize());
+        printf("%-46s %6llu ns\n", names[m], (unsigned long long)out[0]);
+    }
+    return 0;
+}
