@@ -88,6 +88,53 @@ __global__ void device_load_behind(const uint64_t *host, uint64_t *host_words, c
     }
 }
 
+/* Part 3. Mode 0: a shared-memory load alone; 1: the same warp's
+ * shared-memory load behind its load of host memory in flight; 2: warp 1's
+ * load of device memory while warp 0 has a load of host memory in flight
+ * (the other warp is not held up if loads complete in order per warp only).
+ * out: mean ns from the measured load's issue to its value. */
+__global__ void other_loads_behind(const uint64_t *host, const uint64_t *dev, uint64_t *out, int mode, int reps) {
+    __shared__ uint64_t shared[64];
+    __shared__ volatile int go;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (threadIdx.x < 64) shared[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    uint64_t sum = 0, keep = 0;
+    for (int r = 0; r < reps; r++) {
+        if (threadIdx.x == 0) go = 0;
+        __syncthreads();
+        uint64_t a = 0;
+        if (warp == 0 && mode >= 1) {
+            a = load_sys(host + lane);
+            if (mode == 2 && lane == 0) go = 1; /* warp 1 measures now, with this read in flight */
+        }
+        if ((mode < 2 && warp == 0) || (mode == 2 && warp == 1)) {
+            if (mode == 2)
+                while (!go) {
+                }
+            const uint64_t t0 = now_ns();
+            uint64_t b;
+            if (mode < 2) {
+                volatile uint64_t *sp = shared;
+                b = sp[(lane + r) & 63];
+            } else {
+                b = load_gpu(dev + lane);
+            }
+            keep += __shfl_sync(0xffffffffu, b, 0);
+            sum += now_ns() - t0;
+        }
+        keep += __shfl_sync(0xffffffffu, a, 0);
+        __syncthreads();
+        uint64_t t;
+        const uint64_t t1 = now_ns();
+        do t = now_ns(); while (t - t1 < 3000);
+    }
+    if (threadIdx.x == (mode == 2 ? 32 : 0)) {
+        out[0] = sum / reps;
+        out[1] = keep;
+    }
+}
+
 #define CHECK(call)                                                                            \
     do {                                                                                       \
         cudaError_t e_ = (call);                                                               \
@@ -133,6 +180,14 @@ int main(int argc, char **argv) {
         device_load_behind<<<1, 32>>>(host_dev, host_dev + 1024, dev, out, m, reps / 4);
         CHECK(cudaDeviceSynchronize());
         printf("%-46s %6llu ns\n", names[m], (unsigned long long)out[0]);
+    }
+    printf("\n3. other loads while warp 0 has a load of host memory in flight: issue to value\n");
+    const char *others[] = {"warp 0's shared-memory load, alone", "warp 0's shared-memory load, behind its host load",
+                            "warp 1's load of device memory"};
+    for (int m = 0; m < 3; m++) {
+        other_loads_behind<<<1, 64>>>(host_dev, dev, out, m, reps / 4);
+        CHECK(cudaDeviceSynchronize());
+        printf("%-52s %6llu ns\n", others[m], (unsigned long long)out[0]);
     }
     return 0;
 }
