@@ -661,7 +661,7 @@ RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state 
  * below: the wave's inject applied 2.94 -> 2.82 us, mixed with queries
  * waited 448 -> 422 us, H100, session 19). A band still counts its read of
  * the log with a vote per command: with the ballot there heat3d 64^3's step
- * was 10.4 -> 13.5 us in two calls (not understood). */
+ * was 10.4 -> 13.5-14.8 us in three calls (not understood). */
 RK_DEVICE int rk_sim_count_whole_(uint64_t w0, uint64_t w1, int part, uint32_t first, int most) {
     const unsigned full = (1u << RK_SIM_WORDS) - 1u; /* RK_SIM_WORDS is 8 or 16 */
     const unsigned b0 = warp_ballot((uint32_t)(w0 >> 32) == first + (uint32_t)part);
