@@ -21,7 +21,9 @@
 # same path on the GPU machine, e.g. with a symlink).
 #
 # Environment: ROUNDS (default 3), SEED_ARGS (extra seed-table options),
-# HEAT=0 (no heat3d), HEAT_VARIANTS=1 (heat3d under each variant too), TESTS=0 (no tests), SAN=1 (sanitizers), OUT.
+# HEAT=0 (no heat3d), HEAT_VARIANTS=1 (heat3d under each variant too), TESTS=0 (no tests), SAN=1 (sanitizers), OUT,
+# TAR=FILE (everything in $OUT also packed into FILE: the device tool brings back only a few loose files,
+# so give it $OUT_OF_THE_TOOL/r.tgz and keep OUT elsewhere, e.g. /tmp/r).
 set -u
 base=${1:?usage: device-wave-ab.sh BASE_BUILD NEW_BUILD [VARIANT ...]}
 new=${2:?usage: device-wave-ab.sh BASE_BUILD NEW_BUILD [VARIANT ...]}
@@ -90,4 +92,7 @@ if [ "${SAN:-0}" = 1 ]; then
     san racecheck heat3d "$new/examples/heat3d/heat3d_bench" cuda 16 20 persistent
     san memcheck showcase-wave "$new/tests/showcase/test_showcase_wave_cuda" cuda
     san memcheck sim-ordering "$new/tests/sim/test_sim_ordering_cuda" cuda
+fi
+if [ -n "${TAR:-}" ]; then
+    tar czf "$TAR" -C "$out" .
 fi

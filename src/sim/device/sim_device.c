@@ -517,6 +517,18 @@ RK_DEVICE void rk_sim_copy_scalars_(rk_sim_scalars *to, const rk_sim_scalars *fr
     sync_threads();
 }
 
+/* RK_SIM_TAKE_LONE (0: off, not yet measured on a GPU): a command found
+ * alone in a read that the block could apply but for busy bands -- a
+ * row-wise one or a query -- is the block's all the same: it first waits
+ * for the bands it reaches to finish what came before (returns 2, with
+ * *wait_lo .. *wait_hi), as the showcase's applier warp does, rather than
+ * handing it to the bands. With RK_SIM_FOLLOW_UP_READ 3 the relay's look
+ * after an answer comes early enough to find the bands busy (the wave's
+ * mixed workload with each command waited 7-10% slower, session 19): this
+ * is meant to keep such an inject off the bands' longer path. */
+#ifndef RK_SIM_TAKE_LONE
+#define RK_SIM_TAKE_LONE 0
+#endif
 /* The relay block's shared memory: the command its threads apply together
  * (rk_sim_relay_apply_), set by warp 0 before the barrier that starts them. */
 typedef struct rk_sim_relay_cmd {
@@ -525,6 +537,10 @@ typedef struct rk_sim_relay_cmd {
     uint32_t seq;
     int go;      /* 1: apply it; 0: the relay has stopped */
     int refresh; /* a global command came since the block's copy of the scalars */
+#if RK_SIM_TAKE_LONE
+    uint64_t wait_tick; /* first wait until bands wait_lo .. wait_hi have finished this tick; 0: no wait */
+    int wait_lo, wait_hi;
+#endif
 } rk_sim_relay_cmd;
 
 /* Warp 0 of the relay block, a lane per band, loads in flight at once: 1
@@ -560,6 +576,19 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
      * be filling c with the next command. */
     const uint32_t seq = c->seq;
     const uint64_t steps = c->steps;
+#if RK_SIM_TAKE_LONE
+    const uint64_t wait_tick = c->wait_tick;
+    const int wait_lo = c->wait_lo, wait_hi = c->wait_hi;
+    if (wait_tick != 0u) {
+        /* RK_SIM_TAKE_LONE: the bands it reaches finish what came before
+         * it first (they need nothing from this block for that: every
+         * earlier command is in the log, and earlier ones of this block's
+         * are answered); an acquire after (rk_sim_bands_past_). */
+        if (thread_idx_x() < 32)
+            while (!(rk_sim_bands_past_(board, bands, wait_lo, wait_hi, wait_tick) & 2)) rk_sim_pause_();
+        sync_threads();
+    }
+#endif
     if (thread_idx_x() == 0) RK_SIM_STAMP(board, seq, RK_SIM_T_BAND, rk_sim_now_()); /* the block has it */
     if (c->refresh) rk_sim_copy_scalars_(local->scalars, s->scalars);
     const uint32_t *words = (const uint32_t *)c->buffer;
@@ -624,12 +653,14 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
 #define RK_SIM_TAKE_BY_LENGTH 1
 #endif
 RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state *s, uint32_t op, uint32_t arg,
-                                  int begin, int end, int bands, int halo, int least, uint64_t busy, uint64_t *idle) {
+                                  int begin, int end, int bands, int halo, int least, uint64_t busy, uint64_t *idle,
+                                  int lone, int *wait_lo, int *wait_hi) {
     if (op >= RK_SIM_OP_STEP || end == 0 || RK_SIM_RELAY_INLINE <= 0) return 0;
     const int rowwise = (arg & RK_SIM_ARG_ROWWISE) != 0u;
+    const int wait = RK_SIM_TAKE_LONE && lone && *idle < busy && (rowwise || (arg & RK_SIM_ARG_QUERY));
     /* Busy bands and no look: the bands apply it, decided before the
      * divisions below, on the way of every command the relay copies. */
-    if (*idle < busy && RK_SIM_RELAY_LOOK < (rowwise ? 1 : 2)) return 0;
+    if (*idle < busy && !wait && RK_SIM_RELAY_LOOK < (rowwise ? 1 : 2)) return 0;
     const int limit = rowwise ? RK_SIM_RELAY_ROWWISE : RK_SIM_RELAY_INLINE;
     int lo = 0, hi = 0;
     if (!RK_SIM_TAKE_BY_LENGTH || end - begin > (limit - 1) * least + 1) {
@@ -638,12 +669,17 @@ RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state 
         if (hi - lo >= limit) return 0;
     }
     if (*idle >= busy) return 1;
-    if (RK_SIM_RELAY_LOOK < (rowwise ? 1 : 2)) return 0;
+    if (!wait && RK_SIM_RELAY_LOOK < (rowwise ? 1 : 2)) return 0;
     if (rowwise) {
         rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
     } else {
         lo = rk_sim_band_of_row_(begin, bands, s->rows);
         hi = rk_sim_band_of_row_(end - 1, bands, s->rows);
+    }
+    if (wait) {
+        *wait_lo = lo;
+        *wait_hi = hi;
+        return 2;
     }
     const int past = rk_sim_bands_past_(board, bands, lo, hi, busy);
     if (past & 1) *idle = busy;
@@ -899,7 +935,8 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
          * (RK_SIM_LOG_EARLY): it took 0.15 us a command (traced on the
          * H100: found -> in the log 0.42 us for one command, 0.74 for three),
          * where the showcase's relay stores what it read first. */
-        const int early = RK_SIM_LOG_EARLY && (RK_SIM_RELAY_INLINE <= 0 || (RK_SIM_RELAY_LOOK == 0 && idle < busy));
+        const int early = RK_SIM_LOG_EARLY && (RK_SIM_RELAY_INLINE <= 0 || (RK_SIM_RELAY_LOOK == 0 && idle < busy &&
+                                                                          !(RK_SIM_TAKE_LONE && n == 1)));
         if (early) {
             int upto = n; /* the commands up to a stop */
             for (int i = 0; i < n; i++) {
@@ -918,6 +955,8 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         }
         uint32_t take = 0, fresh = 0; /* bit i: the block applies command i; and copies the scalars first */
         uint64_t steps_before[4];     /* of each command the block applies */
+        uint64_t wait_tick = 0;       /* RK_SIM_TAKE_LONE: what the block waits for first (n is 1) */
+        int wait_lo = 0, wait_hi = 0;
         last_taken = 0;
         int stop = 0, m = 0; /* m: the commands of this read up to a stop */
         for (int i = 0; i < n && !stop; i++, m++) {
@@ -928,7 +967,9 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             const int begin = shfl_i32((int)(uint32_t)x, base + RK_SIM_W_BEGIN);
             const int end = shfl_i32((int)(uint32_t)x, base + RK_SIM_W_END);
             const uint64_t ticks = op == RK_SIM_OP_STEP && arg > 0u ? arg : 1u;
-            const int applied = rk_sim_relay_takes_(board, s, op, arg, begin, end, bands, halo, least, busy, &idle);
+            const int applied = rk_sim_relay_takes_(board, s, op, arg, begin, end, bands, halo, least, busy, &idle,
+                                                    n == 1, &wait_lo, &wait_hi);
+            if (applied == 2) wait_tick = busy;
             if (applied) {
                 take |= 1u << i;
                 if (refresh) fresh |= 1u << i;
@@ -992,6 +1033,11 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
                 c->seq = seq + (uint32_t)i;
                 c->go = 1;
                 c->refresh = (fresh >> i) & 1u;
+#if RK_SIM_TAKE_LONE
+                c->wait_tick = wait_tick; /* n is 1 when it is not 0 */
+                c->wait_lo = wait_lo;
+                c->wait_hi = wait_hi;
+#endif
             }
             sync_threads(); /* the block applies it */
             rk_sim_relay_apply_(local, s, mb, board, c, bands);
@@ -1267,6 +1313,13 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             int b = (int)words[RK_SIM_W_BEGIN], e = (int)words[RK_SIM_W_END];
             if (!(words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY)) rk_sim_reach_rows_(b, e, halo, s->rows, &b, &e);
             if (b < re && e > rb) {
+                /* RK_SIM_TAKE_LONE: the block may be waiting for this band
+                 * to say it finished what came before (any band that
+                 * waits has said everything it finished). */
+                if (RK_SIM_TAKE_LONE) {
+                    sync_threads();
+                    if (tid == finisher) rk_sim_say_done_(board, band, tick - 1u, &said);
+                }
                 /* The mark says seq or a later command: the host may have
                  * sent a ring's length more once seq was answered, and the
                  * relay applied one in the same slot while this band lagged
