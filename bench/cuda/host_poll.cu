@@ -92,6 +92,11 @@ static int run(const char *name, uint64_t *host, uint64_t *host_dev, volatile ui
         const auto t0 = std::chrono::steady_clock::now();
         for (int c = 0; c < K; c++) __atomic_store_n(&host[c * LINE_WORDS], k, __ATOMIC_RELEASE);
         while (__atomic_load_n(reply, __ATOMIC_ACQUIRE) < k) {
+            if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(1)) {
+                fprintf(stderr, "host_poll: %s, copies %d: no reply to word %llu within a second\n", name, K,
+                        (unsigned long long)k);
+                return 1; /* the process ends with the warp still polling; its exit tears the context down */
+            }
         }
         rtt.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     }
@@ -127,8 +132,9 @@ int main(int argc, char **argv) {
     for (long think : {0L, 300L, 1000L}) {
         bad |= run<1>("single", host, host_dev, reply, reply_dev, 0, think, rounds);
         for (int stagger : {300, 650})
-            bad |= run<2>("copies", host, host_dev, reply, reply_dev, stagger, think, rounds);
-        bad |= run<4>("copies", host, host_dev, reply, reply_dev, 325, think, rounds);
+            if (!bad) bad |= run<2>("copies", host, host_dev, reply, reply_dev, stagger, think, rounds);
+        if (!bad) bad |= run<4>("copies", host, host_dev, reply, reply_dev, 325, think, rounds);
+        if (bad) break;
     }
     return bad;
 }
