@@ -86,7 +86,7 @@ static rk_status allocate_state(rk_sim *sim, const rk_sim_desc *d) {
 }
 
 /* The description's defines, then those of $RK_SIM_DEFINES ("A=1 B=2"):
- * the library's tuning macros (src/sim/device/sim_device.c) for a measurement
+ * the library's tuning macros (src/sim/device/sim_relay.c, sim_bands.c) for a measurement
  * or a test without a rebuild. *text and *all are malloc'd (NULL if none). */
 enum { MAX_ENV_DEFINES = 16 };
 static rk_status gather_defines(const rk_sim_desc *d, char **text, const char ***all, size_t *count) {

@@ -56,7 +56,7 @@ struct rk_sim {
     rk_sim_ticket sent;      /* the last ticket handed out */
     rk_sim_ticket seen_done; /* every ticket up to here has completed (commands complete in order per slot) */
     uint64_t steps;          /* steps sent */
-    uint64_t ticks;          /* ticks sent: a step of n is n, any other command 1 (sim_device.c) */
+    uint64_t ticks;          /* ticks sent: a step of n is n, any other command 1 (device/sim_bands.c) */
     uint64_t first_tick;     /* persistent: the ticks before first_seq */
     bool relay;              /* persistent: one block relays the host's ring to the others */
     unsigned words;          /* words of a command the host writes (rk__sim_wire_words) */

@@ -1,7 +1,7 @@
 /* The kernel source of a simulation: generated declarations of its state,
  * the user's DSL, a generated dispatch over its commands, the library's
- * kernel bodies (device/sim_device.c) and generated kernels that unpack
- * their arguments into an rk_sim_state. */
+ * kernel bodies (device/sim_device.c, sim_relay.c, sim_bands.c) and
+ * generated kernels that unpack their arguments into an rk_sim_state. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +13,8 @@
 
 extern const char rk__sim_protocol_source[];
 extern const char rk__sim_device_source[];
+extern const char rk__sim_relay_source[];
+extern const char rk__sim_bands_source[];
 
 static const char *type_name(rk_sim_type type) {
     return type == RK_SIM_I32 ? "int" : type == RK_SIM_U32 ? "uint32_t" : "float";
@@ -191,7 +193,9 @@ rk_status rk__sim_source(const rk_sim_desc *d, char **out) {
     declarations(&t, d);
     add(&t, "#line 1 \"%s\"\n%s\n#line 1 \"rk_sim_dispatch.c\"\n", d->source_name ? d->source_name : "sim.c", d->source);
     dispatch(&t, d);
-    add(&t, "#line 1 \"sim_device.c\"\n%s\n#line 1 \"rk_sim_kernels.c\"\n", rk__sim_device_source);
+    add(&t, "#line 1 \"sim_device.c\"\n%s\n#line 1 \"sim_relay.c\"\n%s\n#line 1 \"sim_bands.c\"\n%s\n", rk__sim_device_source,
+        rk__sim_relay_source, rk__sim_bands_source);
+    add(&t, "#line 1 \"rk_sim_kernels.c\"\n");
     kernels(&t, d);
     if (t.failed) {
         free(t.data);

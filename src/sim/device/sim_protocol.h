@@ -1,5 +1,5 @@
-/* What a simulation's host code (src/sim) and its kernels (sim_device.c)
- * share: the command ring the host writes in host-mapped memory, the
+/* What a simulation's host code (src/sim) and its kernels (sim_device.c,
+ * sim_relay.c, sim_bands.c) share: the command ring the host writes in host-mapped memory, the
  * answers the kernels write there, and the device-side board through
  * which the bands of a command add up their answers. Compiled as host C11
  * and as DSL (CPU compiler, NVRTC).
@@ -60,7 +60,7 @@ enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD
 #define RK_SIM_OP_STOP 0x10002u       /* the persistent kernel returns */
 #define RK_SIM_OP_GET_SCALAR 0x10003u /* ARG = index; the answer is its bits */
 #define RK_SIM_OP_SET_SCALAR 0x10004u /* ARG = index, payload word 0 = bits */
-#define RK_SIM_OP_RELAYED 0x40000000u /* in the log's copy of OP: the relay has applied it (sim_device.c) */
+#define RK_SIM_OP_RELAYED 0x40000000u /* in the log's copy of OP: the relay has applied it (sim_relay.c) */
 #define RK_SIM_ARG_QUERY 1u   /* ARG of a user command: its scope is RK_SIM_QUERY (it only reads) */
 #define RK_SIM_ARG_ROWWISE 2u /* ARG of a user command: its scope is RK_SIM_ROWWISE */
 #define RK_SIM_ARG_NEXT 4u    /* with RK_SIM_ARG_QUERY: its scope is RK_SIM_QUERY_NEXT */
