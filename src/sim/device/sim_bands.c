@@ -13,21 +13,10 @@
 #endif
 typedef struct rk_sim_batch {
     uint64_t buffer[RK_SIM_BATCH][RK_SIM_CMD_WORDS / 2]; /* 8-byte aligned: a payload is a user's struct */
-    uint64_t near; /* the least band_done of the bands near this one, seen with the read, or a lower bound (RK_SIM_NEAR_VOTE); 0: not watched */
+    uint64_t near; /* a lower bound of the bands near this one's band_done, seen with the read (rk_sim_read_batch_); 0: not watched */
     int n;         /* commands read, 1 .. RK_SIM_BATCH */
     int early;     /* the place + 1 of a step whose query behind warp 0 answered at the read (rk_sim_answer_early_); 0: none */
 } rk_sim_batch;
-
-/* The least of a 64-bit value over the warp. */
-RK_DEVICE uint64_t rk_sim_warp_min_u64_(uint64_t v) {
-    for (int k = 16; k > 0; k /= 2) {
-        const uint32_t lo = (uint32_t)shfl_xor_i32((int)(uint32_t)v, k);
-        const uint32_t hi = (uint32_t)shfl_xor_i32((int)(uint32_t)(v >> 32), k);
-        const uint64_t other = (uint64_t)hi << 32 | lo;
-        v = other < v ? other : v;
-    }
-    return v;
-}
 
 /* Warp 0 reads commands seq, seq + 1, ... from the log (lanes 0-15 the words
  * of seq and seq + 2, 16-31 of seq + 1 and seq + 3) until seq is whole, and
@@ -35,9 +24,6 @@ RK_DEVICE uint64_t rk_sim_warp_min_u64_(uint64_t v) {
  * each, at most 32 of them) into b; after a block barrier (the caller's)
  * the whole block has the batch. The band says it has read them (its
  * words are in shared memory now). */
-#ifndef RK_SIM_NEAR_VOTE
-#define RK_SIM_NEAR_VOTE 1 /* 0: how far the bands near are, as the least of their words (five rounds of shuffles) */
-#endif
 RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batch *b, int band, int lo, int hi,
                                   uint64_t need, uint64_t shared_tick) {
     const int tid = thread_idx_x();
@@ -63,10 +49,7 @@ RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batc
                  * compares it with that they are all past (need >=
                  * shared_tick; 0: neither): a lower bound, which can only
                  * make the band wait or look where it need not have. */
-                const uint64_t least = !RK_SIM_NEAR_VOTE    ? rk_sim_warp_min_u64_(d)
-                                       : warp_all(d >= need) ? need
-                                       : warp_all(d >= shared_tick) ? shared_tick
-                                                                     : 0u;
+                const uint64_t least = warp_all(d >= need) ? need : warp_all(d >= shared_tick) ? shared_tick : 0u;
                 if (tid == 0) {
                     b->n = n;
                     b->near = watching ? least : 0u;
@@ -147,12 +130,6 @@ RK_DEVICE void rk_sim_step_rows_(const rk_sim_state *s, int begin, int end, uint
     rk_sim_step_(s, &r);
 }
 
-#ifndef RK_SIM_NEAR_SKIP
-#define RK_SIM_NEAR_SKIP 1 /* 0: a region command that writes always looks at the bands it waits for */
-#endif
-#ifndef RK_SIM_LAZY_DONE
-#define RK_SIM_LAZY_DONE 1 /* 0: a band says it has finished every command at once */
-#endif
 /* The finisher thread of band `band`: says the band has finished tick
  * `tick` (rk_sim_finished_) unless it last said so already. */
 RK_DEVICE void rk_sim_say_done_(rk_sim_board *board, int band, uint64_t tick, uint64_t *said) {
@@ -177,7 +154,7 @@ RK_DEVICE void rk_sim_say_done_(rk_sim_board *board, int band, uint64_t tick, ui
  * A band says at once that it has finished a step or a command that wrote
  * its rows (others wait for those); one it had nothing to do for (a region
  * command elsewhere, a query, a command the relay's block applied) only
- * before it next waits or reads the log (RK_SIM_LAZY_DONE): each saying is
+ * before it next waits or reads the log: each saying is
  * a release by warp 1, which the block's next barrier waits for, so saying
  * it at once put a release on the way of the command behind (the step
  * after an impulse far away, in the wave's mixed workload). Any band that
@@ -264,11 +241,9 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                 }
                 sync_threads();
             }
-            if (!RK_SIM_LAZY_DONE && tid == finisher) rk_sim_say_done_(board, band, tick, &said);
         } else if (answered_ahead) {
             answered_ahead = 0; /* a query, answered with the step before it */
             tick++;
-            if (!RK_SIM_LAZY_DONE && tid == finisher) rk_sim_say_done_(board, band, tick, &said);
         } else if (op == RK_SIM_OP_STEP) {
             const uint32_t count = words[RK_SIM_W_ARG];
             int qb = 0, qe = 0, next = 0;
@@ -351,7 +326,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                 /* The bands near this one, acquired with the batch's read
                  * (rk_sim_read_batch_), often have finished it already:
                  * then there is nothing to wait for or look at. */
-                const int seen = RK_SIM_NEAR_SKIP && rb_reach >= near_rb && re_reach <= near_re && near >= shared_tick;
+                const int seen = rb_reach >= near_rb && re_reach <= near_re && near >= shared_tick;
                 if (acquired < shared_tick && !query && !seen) {
                     int lo = 0, hi = 0;
                     rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
@@ -360,7 +335,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                 }
                 rk_sim_region_command_(&local, mb, board, words, seq, bands, rb, re, steps);
             }
-            if ((!RK_SIM_LAZY_DONE || (mine && !query)) && tid == finisher) rk_sim_say_done_(board, band, tick, &said);
+            if (mine && !query && tid == finisher) rk_sim_say_done_(board, band, tick, &said);
         }
     }
 }

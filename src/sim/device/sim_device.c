@@ -62,27 +62,16 @@ RK_DEVICE void rk_sim_stamp_(rk_sim_board *board, uint32_t seq, int event, uint6
  * warp's next vote waits for it anyway, and on the CPU, where a lane is a
  * thread of its own, 32 lanes stepping aside would yield the core 32 times
  * a round (tests on a loaded machine slowed tenfold). */
-#ifndef RK_SIM_PAUSE_CLOCK
-#define RK_SIM_PAUSE_CLOCK 0 /* 1: a GPU's pause spins on the multiprocessor's own cycle counter, not the global timer */
-#endif
 RK_DEVICE void rk_sim_nap_(unsigned ns) {
 #if defined(__CUDACC_RTC__)
     /* __nanosleep may end microseconds after a short request (a traced relay
      * waited 1.5-2 us per 32 ns nap; spinning made an inject 5.1 -> 3.2 us on
-     * an H200), so the GPU spins on the global timer instead -- or, with
-     * RK_SIM_PAUSE_CLOCK, on %clock64, 2 cycles a nanosecond (2 GHz: at a
-     * lower clock the pause is longer), which every multiprocessor reads
-     * itself, where the global timer is one for the GPU, read by every
-     * polling warp of the grid (131 of them for the wave). */
+     * an H200), so the GPU spins on the global timer instead (spinning on
+     * %clock64 measured no different, session 12). */
     if (lane_id() == 0) {
         unsigned long long t0, t;
-        if (RK_SIM_PAUSE_CLOCK) {
-            asm volatile("mov.u64 %0, %%clock64;" : "=l"(t0));
-            do asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)); while (t - t0 < 2ull * ns);
-        } else {
-            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-            do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
-        }
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+        do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
     }
 #else
     if (lane_id() == 0) sleep_ns(ns);
@@ -364,13 +353,10 @@ RK_DEVICE void rk_sim_band_loads_(const rk_sim_board *board, int taken, int base
  * (rk_sim_band_loop_ says so lazily). With `all`, also says whether every
  * band had (block-uniform), so that a band can skip the wait for the
  * commands that follow until the next step. */
-#ifndef RK_SIM_AWAIT_ACQUIRE
-#define RK_SIM_AWAIT_ACQUIRE 1 /* 0: relaxed loads and a fence after, for any number of bands */
-#endif
 RK_DEVICE int rk_sim_await_bands_(const rk_sim_board *board, int lo, int hi, uint64_t tick, int bands, int all,
                                   int self) {
     RK_SHARED int every_band_done;
-    if (RK_SIM_AWAIT_ACQUIRE && !all && hi - lo < 32) {
+    if (!all && hi - lo < 32) {
         /* A few bands (a step's neighbours): an acquire load a lane, which
          * orders only what follows it, where a fence after the loop waits
          * for this warp's stores of the last step too; the barrier passes

@@ -41,9 +41,6 @@
 #ifndef RK_SIM_RELAY_INLINE
 #define RK_SIM_RELAY_INLINE 1     /* relay: applies a region command reaching at most this many bands itself; 0: never */
 #endif
-#ifndef RK_SIM_SELF_AWAIT
-#define RK_SIM_SELF_AWAIT 0       /* relay: after its own block answered, waits for the answer's mark as after any other (rk_sim_relay_) */
-#endif
 #ifndef RK_SIM_SELF_PAUSE_NS
 #define RK_SIM_SELF_PAUSE_NS 300u /* relay: after its own block answered, before it reads the host's ring again (150: the wave's inject 2.64, 2.62 us in two H100 calls, 4.31 in a third) */
 #endif

@@ -158,9 +158,6 @@ RK_DEVICE int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo, i
     return past;
 }
 
-#ifndef RK_SIM_RELAY_MARKER
-#define RK_SIM_RELAY_MARKER 1 /* 0: thread 0 answers after the block's barrier and marks it too */
-#endif
 /* The relay block's threads, together: a region command applied band by
  * band, each band's share with the band's own region (the same calls as
  * the bands make, so the same results bit for bit), or a row-wise one
@@ -197,7 +194,7 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
         const rk_sim_region r = rk_sim_clip_(begin, end, whole ? begin : rk_sim_band_first_(band, bands, s->rows),
                                              whole ? end : rk_sim_band_first_(band + 1, bands, s->rows), steps);
         sum += rk_sim_dispatch_(local, &r, words[RK_SIM_W_OP], &words[RK_SIM_W_PAYLOAD]);
-        if (RK_SIM_RELAY_MARKER && band == b1 && thread_idx_x() == 0) {
+        if (band == b1 && thread_idx_x() == 0) {
             RK_SIM_STAMP(board, seq, RK_SIM_T_ANSWER, rk_sim_now_());
             rk_sim_answer_host_(mb, seq, sum, 0);
         }
@@ -209,11 +206,7 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
      * barrier), the mark the bands near the command wait for: by the
      * block's second warp, so that the relay's warp reads the host's ring
      * again without waiting for the fence. */
-    const int marker = RK_SIM_RELAY_MARKER && block_dim_x() > 32 ? 32 : 0;
-    if (!RK_SIM_RELAY_MARKER && thread_idx_x() == 0) {
-        RK_SIM_STAMP(board, seq, RK_SIM_T_ANSWER, rk_sim_now_());
-        rk_sim_answer_host_(mb, seq, sum, 0);
-    }
+    const int marker = block_dim_x() > 32 ? 32 : 0;
     if (thread_idx_x() == marker) {
         rk_sim_fence_();
         store_relaxed_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
@@ -239,15 +232,12 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
 #ifndef RK_SIM_RELAY_LOOK
 #define RK_SIM_RELAY_LOOK 0
 #endif
-/* RK_SIM_TAKE_BY_LENGTH (1): a command short enough that it cannot meet
- * more bands than the limit, whatever its first row, needs no divisions
- * to say so: with every band at least `least` rows high (the partition's
- * floor(rows / bands)), L rows meet at most 1 + ceil((L - 1) / least)
- * bands. An inject of the wave (7 rows, bands of 3-4) and any one-row
- * query pass so; longer ones are worked out exactly. 0: always divided. */
-#ifndef RK_SIM_TAKE_BY_LENGTH
-#define RK_SIM_TAKE_BY_LENGTH 1
-#endif
+/* A command short enough that it cannot meet more bands than the limit,
+ * whatever its first row, needs no divisions to say so: with every band
+ * at least `least` rows high (the partition's floor(rows / bands)), L rows
+ * meet at most 1 + ceil((L - 1) / least) bands. An inject of the wave (7
+ * rows, bands of 3-4) and any one-row query pass so; longer ones are
+ * worked out exactly. */
 RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state *s, uint32_t op, uint32_t arg,
                                   int begin, int end, int bands, int halo, int least, uint64_t busy, uint64_t *idle,
                                   int lone, int *wait_lo, int *wait_hi) {
@@ -259,7 +249,7 @@ RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state 
     if (*idle < busy && !wait && RK_SIM_RELAY_LOOK < (rowwise ? 1 : 2)) return 0;
     const int limit = rowwise ? RK_SIM_RELAY_ROWWISE : RK_SIM_RELAY_INLINE;
     int lo = 0, hi = 0;
-    if (!RK_SIM_TAKE_BY_LENGTH || end - begin > (limit - 1) * least + 1) {
+    if (end - begin > (limit - 1) * least + 1) {
         lo = rk_sim_band_of_row_(begin, bands, s->rows);
         hi = rk_sim_band_of_row_(end - 1, bands, s->rows);
         if (hi - lo >= limit) return 0;
@@ -388,9 +378,6 @@ RK_DEVICE int rk_sim_pending_commands_(uint64_t v0, uint64_t v1, uint32_t from, 
     return rk_sim_whole_commands_(*w0, *w1, part, seq);
 }
 
-#ifndef RK_SIM_LOG_EARLY
-#define RK_SIM_LOG_EARLY 1 /* 0: the log's stores always wait for the relay's per-command decisions (rk_sim_relay_) */
-#endif
 /* The relay's warp: commands seq .. seq + m - 1 of a read (w0, w1 as for
  * rk_sim_whole_commands_) into the log, those of `take` (bit i: command
  * seq + i) marked applied by the relay's block. The whole read at once: a
@@ -418,9 +405,6 @@ RK_DEVICE void rk_sim_log_store_(rk_sim_board *board, uint32_t seq, int m, uint3
 #endif
 #ifndef RK_SIM_STEP_READ_ONCE
 #define RK_SIM_STEP_READ_ONCE 1 /* 0: after a step, one more read of the host's ring besides the one in flight */
-#endif
-#ifndef RK_SIM_READ_AGAIN
-#define RK_SIM_READ_AGAIN 0 /* 1: the relay reads again at once after any command the bands apply, not only a step */
 #endif
 /* The relay's warp: copies commands seq, seq + 1, ... from the host's ring
  * to the log until the STOP command, up to four commands per read of the bus
@@ -479,13 +463,10 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         /* The block answered the last command itself: RK_SIM_SELF_PAUSE_NS,
          * so that the read reaches the host's ring about when the host,
          * having seen the answer, has written its next command (a read that
-         * gets there first comes back empty). RK_SIM_SELF_AWAIT: as after
-         * any answer, the wait for its mark (which the block's second warp
-         * writes after a fence) and RK_SIM_ANSWER_PAUSE_NS, the showcase's
-         * timing after an impulse its second warp applied. */
+         * gets there first comes back empty). */
         uint64_t look[RK_SIM_LOADS_AHEAD]; /* RK_SIM_LOOK_LATE: the look's loads, compared after the next read is out */
         int looked = 0, idle_due = 0;
-        if (n == 0 && awaited != 0u && !read_again && (!last_taken || RK_SIM_SELF_AWAIT))
+        if (n == 0 && awaited != 0u && !read_again && !last_taken)
             looked = rk_sim_await_answer_(board, awaited, last_step, bands, busy, &idle, look);
         else if (n == 0 && awaited != 0u && last_taken && RK_SIM_SELF_PAUSE_NS > 0u) rk_sim_nap_(RK_SIM_SELF_PAUSE_NS);
         while (n == 0) {
@@ -527,12 +508,11 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
          * (the bands near one wait for its answer's mark; the others go on
          * at once), then the block applies them, in order. When none can be
          * the block's (busy bands, no look), the log gets the read at once
-         * and the bookkeeping below follows, on no band's way
-         * (RK_SIM_LOG_EARLY): it took 0.15 us a command (traced on the
-         * H100: found -> in the log 0.42 us for one command, 0.74 for three),
-         * where the showcase's relay stores what it read first. */
-        const int early = RK_SIM_LOG_EARLY && (RK_SIM_RELAY_INLINE <= 0 || (RK_SIM_RELAY_LOOK == 0 && idle < busy &&
-                                                                          !(RK_SIM_TAKE_LONE && n == 1)));
+         * and the bookkeeping below follows, on no band's way: it took
+         * 0.15 us a command (traced on the H100: found -> in the log 0.42 us
+         * for one command, 0.74 for three), where the showcase's relay
+         * stores what it read first. */
+        const int early = RK_SIM_RELAY_INLINE <= 0 || (RK_SIM_RELAY_LOOK == 0 && idle < busy && !(RK_SIM_TAKE_LONE && n == 1));
         if (early) {
             int upto = n; /* the commands up to a stop */
             for (int i = 0; i < n; i++) {
@@ -578,9 +558,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             tick += ticks;
             if (op == RK_SIM_OP_STEP) steps += arg;
             if (op == RK_SIM_OP_STOP) stop = 1; /* nothing follows a stop */
-            /* A step's answer is more than a bus round trip off; with
-             * RK_SIM_READ_AGAIN, any command's the bands apply. */
-            read_again = op == RK_SIM_OP_STEP || (RK_SIM_READ_AGAIN && !applied);
+            read_again = op == RK_SIM_OP_STEP; /* a step's answer is more than a bus round trip off */
             last_taken = applied;
             last_step = op == RK_SIM_OP_STEP;
         }
