@@ -21,19 +21,7 @@
 #include <ctime>
 #include <vector>
 
-__device__ __forceinline__ uint64_t now_ns() {
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-__device__ __forceinline__ uint64_t load_sys(const volatile uint64_t *p) {
-    uint64_t v;
-    asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ void store_sys(volatile uint64_t *p, uint64_t v) {
-    asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
+#include "ptx_memory.cuh"
 
 enum { LINE_WORDS = 64 }; /* copies 512 bytes apart: separate lines */
 

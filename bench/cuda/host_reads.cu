@@ -15,24 +15,7 @@
 #include <cstdio>
 #include <ctime>
 
-__device__ __forceinline__ uint64_t now_ns() {
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-__device__ __forceinline__ uint64_t load_sys(const uint64_t *p) {
-    uint64_t v;
-    asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ uint64_t load_gpu(const uint64_t *p) {
-    uint64_t v;
-    asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ void store_sys(uint64_t *p, uint64_t v) {
-    asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
+#include "ptx_memory.cuh"
 
 /* One warp-wide load (256 bytes) of host memory, then after `delay` ns a
  * second one `offset` words further on; out: mean ns until each value. */

@@ -54,6 +54,13 @@ RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, ui
 #ifndef RK_SIM_LOOK_LATE
 #define RK_SIM_LOOK_LATE 1 /* 1: the look's loads are compared after the relay has issued its next read (rk_sim_relay_) */
 #endif
+/* The relay's look at the bands (rk_sim_await_answer_): whether every
+ * band was past `busy` in the loads v[] (warp-wide). */
+RK_DEVICE int rk_sim_look_done_(const uint64_t *v, uint64_t busy) {
+    int all = 1;
+    for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) all &= v[k] >= busy;
+    return warp_all(all);
+}
 /* Returns 1 when, with RK_SIM_LOOK_LATE, the look's loads are in v[] for
  * the caller to compare (rk_sim_look_done_) once its next read is out: the
  * look then never holds up that read (loads issued before it are back
@@ -78,9 +85,7 @@ RK_DEVICE int rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq, int 
                 rk_sim_band_loads_(board, 0, 0, bands - 1, v);
                 rk_sim_nap_(pause);
                 if (RK_SIM_LOOK_LATE) return 1;
-                int all = 1;
-                for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) all &= v[k] >= busy;
-                if (warp_all(all)) {
+                if (rk_sim_look_done_(v, busy)) {
                     rk_sim_fence_();
                     *idle = busy;
                 }
@@ -92,14 +97,6 @@ RK_DEVICE int rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq, int 
         rk_sim_pause_();
     }
     return 0;
-}
-
-/* RK_SIM_LOOK_LATE: the look's loads, issued before the relay's read of
- * the host's ring and back before it: whether every band was past `busy`. */
-RK_DEVICE int rk_sim_look_done_(const uint64_t *v, uint64_t busy) {
-    int all = 1;
-    for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) all &= v[k] >= busy;
-    return warp_all(all);
 }
 
 /* A block's copy of the scalars (the whole block; a barrier after): user
@@ -275,25 +272,21 @@ RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state 
 /* The relay's warp, with lane l holding word l % W of command seq + l / W
  * in w0 and, for W = 16, of seq + 2 + l / 16 in w1 (W = RK_SIM_WORDS,
  * sim_protocol.h): how many commands from seq on are whole (every word
- * tagged with its number). */
-/* The commands from `first` on, up to `most`, that are whole (lanes as
- * above): one ballot a load and the count from its bits, as the showcase's
- * relay; a vote per command, as before, was a chain of dependent warp-wide
- * instructions on the way of every command (with the one-store log copy
- * below: the wave's inject applied 2.94 -> 2.82 us, mixed with queries
- * waited 448 -> 422 us, H100, session 19). A band still counts its read of
- * the log with a vote per command: with the ballot there heat3d 64^3's step
- * was 10.4 -> 13.5-14.8 us in three calls (not understood). */
-RK_DEVICE int rk_sim_count_whole_(uint64_t w0, uint64_t w1, int part, uint32_t first, int most) {
-    const unsigned full = (1u << RK_SIM_WORDS) - 1u; /* RK_SIM_WORDS is 8 or 16 */
-    const unsigned b0 = warp_ballot((uint32_t)(w0 >> 32) == first + (uint32_t)part);
-    const unsigned b1 = RK_SIM_SECOND ? warp_ballot((uint32_t)(w1 >> 32) == first + RK_SIM_PARTS + (uint32_t)part) : 0u;
-    int n = 0;
-    while (n < most && (((RK_SIM_LOAD_OF(n) ? b1 : b0) >> (RK_SIM_PART_OF(n) * RK_SIM_WORDS)) & full) == full) n++;
-    return n;
-}
+ * tagged with its number). One ballot a load and the count from its bits,
+ * as the showcase's relay; a vote per command, as before, was a chain of
+ * dependent warp-wide instructions on the way of every command (with the
+ * one-store log copy below: the wave's inject applied 2.94 -> 2.82 us,
+ * mixed with queries waited 448 -> 422 us, H100, session 19). A band still
+ * counts its read of the log with a vote per command: with the ballot
+ * there heat3d 64^3's step was 10.4 -> 13.5-14.8 us in three calls (not
+ * understood). */
 RK_DEVICE int rk_sim_whole_commands_(uint64_t w0, uint64_t w1, int part, uint32_t seq) {
-    return rk_sim_count_whole_(w0, w1, part, seq, 4);
+    const unsigned full = (1u << RK_SIM_WORDS) - 1u; /* RK_SIM_WORDS is 8 or 16 */
+    const unsigned b0 = warp_ballot((uint32_t)(w0 >> 32) == seq + (uint32_t)part);
+    const unsigned b1 = RK_SIM_SECOND ? warp_ballot((uint32_t)(w1 >> 32) == seq + RK_SIM_PARTS + (uint32_t)part) : 0u;
+    int n = 0;
+    while (n < 4 && (((RK_SIM_LOAD_OF(n) ? b1 : b0) >> (RK_SIM_PART_OF(n) * RK_SIM_WORDS)) & full) == full) n++;
+    return n;
 }
 
 /* RK_SIM_IDLE_ROUNDS n (0: never): after n staggered reads in a row found
