@@ -8,7 +8,10 @@
  *     bus at once) or a round trip after it (it left when the first was
  *     back)? The same for other lines.
  *  2. A load of device memory (the L2) issued after a load of host memory
- *     that is still in flight: does its value come before the host load's? */
+ *     that is still in flight: does its value come before the host load's?
+ *     (3: a shared-memory load, another warp's load; 4: a shuffle, a ballot,
+ *     a store that another warp polls for; 5: device memory at GPU and
+ *     system scope.) */
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -118,6 +121,97 @@ __global__ void other_loads_behind(const uint64_t *host, const uint64_t *dev, ui
     }
 }
 
+/* Part 4, what else of a warp's waits for its load of host memory in
+ * flight. Mode 0: a shuffle alone; 1: a shuffle behind the host load; 2: a
+ * ballot behind it; 3: warp 0 stores a word to device memory and warp 1,
+ * polling it, sees it (from warp 0's store to warp 1's sight); 4: the
+ * same store behind warp 0's host load in flight. out: mean ns. */
+__global__ void warp_ops_behind(const uint64_t *host, uint64_t *dev, uint64_t *out, int mode, int reps) {
+    __shared__ volatile uint64_t stored_at;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    uint64_t sum = 0, keep = 0;
+    uint32_t acc = lane;
+    for (int r = 0; r < reps; r++) {
+        if (threadIdx.x == 0) stored_at = 0;
+        __syncthreads();
+        uint64_t a = 0;
+        if (warp == 0 && (mode == 1 || mode == 2 || mode == 4)) a = load_sys(host + lane);
+        if (warp == 0 && mode <= 2) {
+            const uint64_t t0 = now_ns();
+            uint32_t v;
+            if (mode == 2) v = __ballot_sync(0xffffffffu, (acc & 1u) != 0u);
+            else asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(v) : "r"(acc), "r"((lane + 1) & 31));
+            asm volatile("add.u32 %0, %0, %1;" : "+r"(acc) : "r"(v));
+            sum += now_ns() - t0;
+        } else if (warp == 0) {
+            const uint64_t t0 = now_ns();
+            if (lane == 0) {
+                stored_at = t0;
+                asm volatile("st.relaxed.gpu.u64 [%0], %1;" ::"l"(dev), "l"((uint64_t)r + 1) : "memory");
+            }
+        } else if (mode >= 3) {
+            while (load_gpu(dev) != (uint64_t)r + 1) {
+            }
+            const uint64_t seen = now_ns();
+            while (stored_at == 0) {
+            }
+            sum += seen - stored_at;
+        }
+        keep += __shfl_sync(0xffffffffu, a, 0) + acc;
+        __syncthreads();
+        uint64_t t;
+        const uint64_t t1 = now_ns();
+        do t = now_ns(); while (t - t1 < 3000);
+    }
+    if (threadIdx.x == (mode >= 3 ? 32 : 0)) {
+        out[0] = sum / reps;
+        out[1] = keep;
+    }
+}
+
+/* Part 5, the scope of a load or store of device memory. Mode 0: a
+ * relaxed load at GPU scope; 1: at system scope (the DSL's
+ * load_relaxed_u64); 2: an acquire at GPU scope; then warp 0's store seen
+ * by warp 1 polling with a load of the same scope: 3 GPU, 4 system. out:
+ * mean ns (a load: issue to value; a store: store to warp 1 seeing it). */
+__global__ void device_scopes(uint64_t *dev, uint64_t *out, int mode, int reps) {
+    __shared__ volatile uint64_t stored_at;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    uint64_t sum = 0, keep = 0;
+    for (int r = 0; r < reps; r++) {
+        if (threadIdx.x == 0) stored_at = 0;
+        __syncthreads();
+        if (mode <= 2 && warp == 0) {
+            const uint64_t t0 = now_ns();
+            uint64_t v;
+            if (mode == 0) v = load_gpu(dev + lane);
+            else if (mode == 1) v = load_sys(dev + lane);
+            else asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(dev + lane) : "memory");
+            keep += __shfl_sync(0xffffffffu, v, 0);
+            sum += now_ns() - t0;
+        } else if (mode >= 3 && warp == 0 && lane == 0) {
+            stored_at = now_ns();
+            if (mode == 3) asm volatile("st.relaxed.gpu.u64 [%0], %1;" ::"l"(dev + 64), "l"((uint64_t)r + 1) : "memory");
+            else store_sys(dev + 64, (uint64_t)r + 1);
+        } else if (mode >= 3 && warp == 1) {
+            while ((mode == 3 ? load_gpu(dev + 64) : load_sys(dev + 64)) != (uint64_t)r + 1) {
+            }
+            const uint64_t seen = now_ns();
+            while (stored_at == 0) {
+            }
+            sum += seen - stored_at;
+        }
+        __syncthreads();
+        uint64_t t;
+        const uint64_t t1 = now_ns();
+        do t = now_ns(); while (t - t1 < 3000);
+    }
+    if (threadIdx.x == (mode >= 3 ? 32 : 0)) {
+        out[0] = sum / reps;
+        out[1] = keep;
+    }
+}
+
 #define CHECK(call)                                                                            \
     do {                                                                                       \
         cudaError_t e_ = (call);                                                               \
@@ -171,6 +265,22 @@ int main(int argc, char **argv) {
         other_loads_behind<<<1, 64>>>(host_dev, dev, out, m, reps / 4);
         CHECK(cudaDeviceSynchronize());
         printf("%-52s %6llu ns\n", others[m], (unsigned long long)out[0]);
+    }
+    printf("\n4. a warp's other work while it has a load of host memory in flight\n");
+    const char *ops[] = {"a shuffle, alone (issue to value)", "a shuffle, behind the host load", "a ballot, behind the host load",
+                         "a device store, alone (store to warp 1 seeing it)", "a device store, behind the host load"};
+    for (int m = 0; m < 5; m++) {
+        warp_ops_behind<<<1, 64>>>(host_dev, dev + 512, out, m, reps / 4);
+        CHECK(cudaDeviceSynchronize());
+        printf("%-52s %6llu ns\n", ops[m], (unsigned long long)out[0]);
+    }
+    printf("\n5. device memory by scope\n");
+    const char *scopes[] = {"a relaxed load, GPU scope", "a relaxed load, system scope", "an acquire load, GPU scope",
+                            "a store seen by another warp, GPU scope", "a store seen by another warp, system scope"};
+    for (int m = 0; m < 5; m++) {
+        device_scopes<<<1, 64>>>(dev + 1024, out, m, reps / 4);
+        CHECK(cudaDeviceSynchronize());
+        printf("%-52s %6llu ns\n", scopes[m], (unsigned long long)out[0]);
     }
     return 0;
 }

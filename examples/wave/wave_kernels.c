@@ -93,15 +93,18 @@ RK_DEVICE int wave_bump_at(int nx, int row_begin, int row_end, int x0, int y0, f
 }
 
 /* WAVE_INJECT (row-wise, over the bump's rows): the bump added to both
- * time levels (displaced, at rest), a thread per cell of it. */
+ * time levels (displaced, at rest), a thread per cell of it. Both loads
+ * before either store: the compiler may not move the second load above
+ * the first store (they may alias), and each wait is a trip to memory. */
 RK_DEVICE uint64_t wave_apply_impulse(const rk_sim_state *s, const rk_sim_region *r, const wave_cell_args *a) {
     const int nx = s->scalars->nx, other = nx * s->rows;
     for (int k = r->tid; k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH; k += r->threads) {
         float v = 0.0f;
         int i = wave_bump_at(nx, r->row_begin, r->row_end, a->x, a->y, a->amplitude, k, &v);
         if (i < 0) continue;
-        s->u[i] += v;
-        s->u[other + i] += v;
+        const float now = s->u[i], then = s->u[other + i];
+        s->u[i] = now + v;
+        s->u[other + i] = then + v;
     }
     return 0;
 }

@@ -43,8 +43,9 @@
  *     names the rows it touches when it is sent; the handler is called
  *     once per band that the rows reach, with r restricted to that band's
  *     share, by every thread of the band; it must write only those rows.
- *     The answer is the sum (uint64, wrapping) over those calls of thread
- *     0's return value: one band's value for a region inside one band, a
+ *     The answer is the sum (uint64, wrapping) over those calls of the
+ *     value returned where r->tid is 0 (not necessarily the block's thread
+ *     0: use r->tid): one band's value for a region inside one band, a
  *     count for a count. A global command (RK_SIM_GLOBAL) runs once, on
  *     all rows, with every other band waiting at a barrier: it may change
  *     scalars and any row. Only global commands (and rk_sim_set_scalar)

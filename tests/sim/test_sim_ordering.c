@@ -16,7 +16,7 @@ enum { ADD = 1, SUM = 2, FLIP = 3 };
 
 /* Level (step & 1) of field a is current. A step: each cell becomes
  * cell * mul + (the cells above and below, edges clamped) + add, in
- * wrapping uint32. ADD adds v + row to column col of its rows and answers
+ * wrapping uint32. ADD adds v + row + add to column col of its rows (add: the scalar a FLIP may have changed) and answers
  * how many rows it touched (a sum over bands); SUM answers the sum of
  * column col over its rows (thread 0 of each band adds its share in 64
  * bits); FLIP (global) xors every cell with v, bumps add and answers cell 0. */
@@ -39,7 +39,7 @@ static const char source[] =
     "RK_DEVICE uint64_t mix_add(const rk_sim_state *s, const rk_sim_region *r, const add_args *p) {\n"
     "    const int cur = cur_at(s, r->step);\n"
     "    for (int row = r->row_begin + r->tid; row < r->row_end; row += r->threads)\n"
-    "        s->a[cur + row * 4 + (int)p->col] += p->v + (uint32_t)row;\n"
+    "        s->a[cur + row * 4 + (int)p->col] += p->v + (uint32_t)row + s->scalars->add;\n"
     "    return (uint64_t)(r->row_end - r->row_begin);\n"
     "}\n"
     "RK_DEVICE uint64_t mix_sum(const rk_sim_state *s, const rk_sim_region *r, const col_args *p) {\n"
@@ -109,6 +109,13 @@ static void check_front(rk_sim *sim, expect *q, int *head, int *count, run_resul
     (*count)--;
 }
 
+/* A CPU block's threads: 32, or RK_SIM_TEST_THREADS (64: the relay's
+ * block has a second warp, as on a GPU, and applies with r->tid rotated). */
+static uint32_t cpu_threads(void) {
+    const char *t = getenv("RK_SIM_TEST_THREADS");
+    return t ? (uint32_t)atoi(t) : 32u;
+}
+
 static rk_sim *open_mix(rk_sim_pattern pattern, uint32_t blocks, int halo) {
     static const rk_sim_field fields[] = {{"a", RK_SIM_U32, 2 * CELLS}};
     static const rk_sim_scalar scalars[] = {{"mul", RK_SIM_U32, 3}, {"add", RK_SIM_U32, 1}};
@@ -120,7 +127,7 @@ static rk_sim *open_mix(rk_sim_pattern pattern, uint32_t blocks, int halo) {
     rk_sim_desc d = {.device = device, .pattern = pattern, .source = source, .source_name = "ordering.c",
                      .fields = fields, .field_count = 1, .scalars = scalars, .scalar_count = 2, .rows = ROWS,
                      .halo_rows = halo, .step = "mix_step", .commands = commands, .command_count = 3, .blocks = blocks,
-                     .threads = sim_test_is_cpu(device) ? 32 : 64};
+                     .threads = sim_test_is_cpu(device) ? cpu_threads() : 64};
     rk_sim *sim = NULL;
     CHECK_OK(rk_sim_create(&d, &sim));
     return sim;
@@ -142,7 +149,7 @@ static void random_mix(rk_sim_pattern pattern, uint32_t blocks, int halo, int co
             uint32_t args[6] = {rnd(0xffffffffu), 0, 0, 0, 0, 0};
             args[5] = rnd(COLS);
             CHECK_OK(rk_sim_send(sim, ADD, args, sizeof args, first, rows, &e.ticket));
-            for (int row = first; row < first + rows; row++) model_cur(&m)[row * COLS + (int)args[5]] += args[0] + (uint32_t)row;
+            for (int row = first; row < first + rows; row++) model_cur(&m)[row * COLS + (int)args[5]] += args[0] + (uint32_t)row + m.add;
             e.value = (uint64_t)rows;
         } else if (kind < 650) {
             uint32_t col = rnd(COLS);

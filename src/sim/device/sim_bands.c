@@ -165,7 +165,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
     RK_SHARED rk_sim_scalars scalars;
     rk_sim_state local = *s; /* what steps and region commands see: the scalars in shared memory */
     local.scalars = &scalars;
-    rk_sim_copy_scalars_(&scalars, s->scalars);
+    rk_sim_copy_scalars_(&scalars, s->scalars, thread_idx_x());
     const int band = block_idx_x(), tid = thread_idx_x();
     const int rb = rk_sim_band_first_(band, bands, s->rows), re = rk_sim_band_first_(band + 1, bands, s->rows);
     int near_lo = 0, near_hi = 0;
@@ -308,7 +308,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                 if (tid == 0) rk_sim_finished_(board, band, tick);
             }
             said = tick; /* thread 0 said it, after the finisher's last (a barrier between) */
-            if (op != RK_SIM_OP_STOP) rk_sim_copy_scalars_(&scalars, s->scalars);
+            if (op != RK_SIM_OP_STOP) rk_sim_copy_scalars_(&scalars, s->scalars, thread_idx_x());
             shared_tick = tick;
             need = tick;
             if (op == RK_SIM_OP_STOP) return;

@@ -99,40 +99,49 @@ RK_DEVICE int rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq, int 
     return 0;
 }
 
-/* A block's copy of the scalars (the whole block; a barrier after): user
+/* A block's copy of the scalars (the whole block, tid its place in it; a barrier after): user
  * code reads them in every step and command, and a read of device memory
  * there is a dependent load on the command's path. Only a global command
  * changes them, and every band copies them again after one. */
-RK_DEVICE void rk_sim_copy_scalars_(rk_sim_scalars *to, const rk_sim_scalars *from) {
+RK_DEVICE void rk_sim_copy_scalars_(rk_sim_scalars *to, const rk_sim_scalars *from, int tid) {
     const int words = (int)(sizeof(rk_sim_scalars) / sizeof(uint32_t));
-    for (int i = thread_idx_x(); i < words; i += block_dim_x())
+    for (int i = tid; i < words; i += block_dim_x())
         ((uint32_t *)to)[i] = load_acquire_u32((const uint32_t *)from + i);
     sync_threads();
 }
 
-/* RK_SIM_TAKE_LONE (0: off, not yet measured on a GPU): a command found
- * alone in a read that the block could apply but for busy bands -- a
- * row-wise one or a query -- is the block's all the same: it first waits
- * for the bands it reaches to finish what came before (returns 2, with
- * *wait_lo .. *wait_hi), as the showcase's applier warp does, rather than
- * handing it to the bands. With RK_SIM_FOLLOW_UP_READ 3 the relay's look
- * after an answer comes early enough to find the bands busy (the wave's
- * mixed workload with each command waited 7-10% slower, session 19): this
- * is meant to keep such an inject off the bands' longer path. */
+/* RK_SIM_TAKE_LONE (0: off): a command found alone in a read that the
+ * block could apply but for busy bands -- a row-wise one or a query -- is
+ * the block's all the same: it first waits for the bands it reaches to
+ * finish what came before (returns 2, with *wait_lo .. *wait_hi), as the
+ * showcase's applier warp does, rather than handing it to the bands. The
+ * block remembers the last tick it saw every band past
+ * (rk_sim_relay_cmd.seen_tick) and waits for nothing below it: the
+ * relay's warp, which decides, learns nothing back from the block.
+ * Measured worse on the H100 (session 20: the wave's inject 3.3-3.4
+ * against 3.0 us; taking a row-wise command that others came with in the
+ * read as well, mixed with queries waited 505-633 against 422 us). */
 #ifndef RK_SIM_TAKE_LONE
 #define RK_SIM_TAKE_LONE 0
 #endif
 /* The relay block's shared memory: the command its threads apply together
- * (rk_sim_relay_apply_), set by warp 0 before the barrier that starts them. */
+ * (rk_sim_relay_apply_), set by warp 0 before the barrier that starts them,
+ * and what warp 0 decided for each command of its read (indexed by
+ * `which`: in shared memory rather than arrays of warp 0's, which a loop
+ * kept rolled would put in local memory, whose loads wait behind the
+ * warp's read of the host's ring in flight). */
 typedef struct rk_sim_relay_cmd {
     uint64_t buffer[RK_SIM_CMD_WORDS / 2]; /* the words; 8-byte aligned: the payload is a user's struct */
-    uint64_t steps;                        /* steps before the command */
+    uint64_t steps_of[4];                  /* steps before each command of the read */
     uint32_t seq;
+    int which;   /* the command's place in its read */
+    uint64_t answered_at; /* when the block answered its last command (the global timer; RK_SIM_SELF_FROM_ANSWER) */
     int go;      /* 1: apply it; 0: the relay has stopped */
     int refresh; /* a global command came since the block's copy of the scalars */
 #if RK_SIM_TAKE_LONE
-    uint64_t wait_tick; /* first wait until bands wait_lo .. wait_hi have finished this tick; 0: no wait */
-    int wait_lo, wait_hi;
+    uint64_t wait_tick_of[4]; /* first wait until bands wait_lo .. wait_hi have finished this tick; 0: no wait */
+    uint64_t seen_tick;       /* every band was seen past this tick (by the waiting warp only; 0 at the start) */
+    int wait_lo_of[4], wait_hi_of[4];
 #endif
 } rk_sim_relay_cmd;
 
@@ -155,6 +164,56 @@ RK_DEVICE int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo, i
     return past;
 }
 
+/* RK_SIM_SPARE_READER (1; 0: off): in the relay block's apply the user's
+ * handler sees warp 0 as the block's last warp and thread 32 answers. A
+ * warp's loads complete in order (session 19, scripts/device-host-reads.sh),
+ * and warp 0 often has a read of the host's ring in flight when the block
+ * applies (the newer staggered read, the follow-up read): every load it
+ * made for the handler -- the wave's inject: cells 0-31 of its bump,
+ * heat3d's add: its one cell -- waited for that read, about a bus round
+ * trip. The last warp's share of a small command is none.
+ * RK_SIM_LONE_ANSWER (1; 0: off, needs RK_SIM_SPARE_READER and more than
+ * two warps): r.tid 0 is the only thread of warp 1 with a low r.tid
+ * (threads 64, 65, ... are 1, 2, ...): a lane answers only once its warp
+ * has done its share, so the answer waited for the memory work of 31
+ * other cells (the wave's inject, traced on the H100, session 20: the
+ * block's start to its answer 0.70 -> 0.38 us). */
+#ifndef RK_SIM_SPARE_READER
+#define RK_SIM_SPARE_READER 1
+#endif
+#ifndef RK_SIM_LONE_ANSWER
+#define RK_SIM_LONE_ANSWER 1
+#endif
+/* RK_SIM_SELF_FROM_ANSWER (1; 0: off): the relay's read after a command
+ * its block answered goes out RK_SIM_SELF_PAUSE_NS after the answer
+ * rather than after the block's work: the rest of that work (the other
+ * cells of a command, the barrier, the mark) takes as long as the handler
+ * makes it, and a read that reaches the host before its next command
+ * costs a bus round trip (H100, session 20: with the pause after the
+ * work, the wave's inject wanted 50 ns and heat3d's add 300; after the
+ * answer, 400 ns suits both, and below about 320 ns whole runs fell into
+ * that round trip). */
+#ifndef RK_SIM_SELF_FROM_ANSWER
+#define RK_SIM_SELF_FROM_ANSWER 1
+#endif
+/* The relay block's thread whose r.tid is 0 (it answers): 32 with
+ * RK_SIM_SPARE_READER and more than one warp, else 0. */
+RK_DEVICE int rk_sim_apply_first_(void) {
+    return RK_SIM_SPARE_READER && block_dim_x() > 32 ? 32 : 0;
+}
+/* This thread's r.tid in the relay block's apply: thread_idx_x() in the
+ * order [32, 64 .. T-1, 33 .. 63, 0 .. 31] (RK_SIM_LONE_ANSWER), [32 ..
+ * T-1, 0 .. 31] (RK_SIM_SPARE_READER) or as it is. */
+RK_DEVICE int rk_sim_apply_tid_(void) {
+    const int t = thread_idx_x(), threads = block_dim_x();
+    if (RK_SIM_LONE_ANSWER && RK_SIM_SPARE_READER && threads > 64) {
+        if (t == 32) return 0;
+        if (t >= 64) return t - 63;
+        return t > 32 ? threads - 64 + (t - 32) : threads - 32 + t;
+    }
+    return (t + threads - rk_sim_apply_first_()) % threads;
+}
+
 /* The relay block's threads, together: a region command applied band by
  * band, each band's share with the band's own region (the same calls as
  * the bands make, so the same results bit for bit), or a row-wise one
@@ -165,22 +224,27 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
     /* Read before the last barrier: after it the relay's warp may already
      * be filling c with the next command. */
     const uint32_t seq = c->seq;
-    const uint64_t steps = c->steps;
+    const int which = c->which;
+    const uint64_t steps = c->steps_of[which];
+    const int first = rk_sim_apply_first_(), tid = rk_sim_apply_tid_();
 #if RK_SIM_TAKE_LONE
-    const uint64_t wait_tick = c->wait_tick;
-    const int wait_lo = c->wait_lo, wait_hi = c->wait_hi;
+    const uint64_t wait_tick = c->wait_tick_of[which];
+    const int wait_lo = c->wait_lo_of[which], wait_hi = c->wait_hi_of[which];
     if (wait_tick != 0u) {
         /* RK_SIM_TAKE_LONE: the bands it reaches finish what came before
          * it first (they need nothing from this block for that: every
          * earlier command is in the log, and earlier ones of this block's
          * are answered); an acquire after (rk_sim_bands_past_). */
-        if (thread_idx_x() < 32)
-            while (!(rk_sim_bands_past_(board, bands, wait_lo, wait_hi, wait_tick) & 2)) rk_sim_pause_();
+        if (thread_idx_x() >= first && thread_idx_x() < first + 32 && wait_tick > c->seen_tick) {
+            int past;
+            while (!((past = rk_sim_bands_past_(board, bands, wait_lo, wait_hi, wait_tick)) & 2)) rk_sim_pause_();
+            if ((past & 1) && thread_idx_x() == first) c->seen_tick = wait_tick;
+        }
         sync_threads();
     }
 #endif
-    if (thread_idx_x() == 0) RK_SIM_STAMP(board, seq, RK_SIM_T_BAND, rk_sim_now_()); /* the block has it */
-    if (c->refresh) rk_sim_copy_scalars_(local->scalars, s->scalars);
+    if (thread_idx_x() == first) RK_SIM_STAMP(board, seq, RK_SIM_T_BAND, rk_sim_now_()); /* the block has it */
+    if (c->refresh) rk_sim_copy_scalars_(local->scalars, s->scalars, tid);
     const uint32_t *words = (const uint32_t *)c->buffer;
     const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
     const int whole = (words[RK_SIM_W_ARG] & RK_SIM_ARG_ROWWISE) != 0u;
@@ -188,22 +252,24 @@ RK_DEVICE void rk_sim_relay_apply_(const rk_sim_state *local, const rk_sim_state
     const int b1 = whole ? 0 : rk_sim_band_of_row_(end - 1, bands, s->rows);
     uint64_t sum = 0;
     for (int band = b0; band <= b1; band++) {
-        const rk_sim_region r = rk_sim_clip_(begin, end, whole ? begin : rk_sim_band_first_(band, bands, s->rows),
-                                             whole ? end : rk_sim_band_first_(band + 1, bands, s->rows), steps);
+        rk_sim_region r = rk_sim_clip_(begin, end, whole ? begin : rk_sim_band_first_(band, bands, s->rows),
+                                       whole ? end : rk_sim_band_first_(band + 1, bands, s->rows), steps);
+        r.tid = tid;
         sum += rk_sim_dispatch_(local, &r, words[RK_SIM_W_OP], &words[RK_SIM_W_PAYLOAD]);
-        if (band == b1 && thread_idx_x() == 0) {
+        if (band == b1 && thread_idx_x() == first) {
             RK_SIM_STAMP(board, seq, RK_SIM_T_ANSWER, rk_sim_now_());
             rk_sim_answer_host_(mb, seq, sum, 0);
+            if (RK_SIM_SELF_FROM_ANSWER) c->answered_at = rk_sim_now_();
         }
         sync_threads();
     }
-    /* The host's answer first (thread 0's sum is complete after its last
-     * call; nothing written needs ordering before it, rk_sim_gather_); then,
-     * after a release of the block's writes (ordered before it by the
-     * barrier), the mark the bands near the command wait for: by the
-     * block's second warp, so that the relay's warp reads the host's ring
-     * again without waiting for the fence. */
-    const int marker = block_dim_x() > 32 ? 32 : 0;
+    /* The host's answer first (the first thread's sum is complete after its
+     * last call; nothing written needs ordering before it, rk_sim_gather_);
+     * then, after a release of the block's writes (ordered before it by the
+     * barrier), the mark the bands near the command wait for: by the warp
+     * after the answer's, so that neither the relay's warp (it reads the
+     * host's ring again) nor the answer's stores wait for the fence. */
+    const int marker = block_dim_x() > first + 32 ? first + 32 : block_dim_x() > 32 ? 32 : 0;
     if (thread_idx_x() == marker) {
         rk_sim_fence_();
         store_relaxed_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
@@ -393,6 +459,24 @@ RK_DEVICE void rk_sim_log_store_(rk_sim_board *board, uint32_t seq, int m, uint3
         store_relaxed_u64(&board->log[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word],
                           w0 | (((take >> part) & 1u) ? relayed : 0u));
 }
+/* The relay's warp: the block applies the commands of `take` (bit i:
+ * command seq + i, i < m), one after the other, each after a barrier. */
+RK_DEVICE void rk_sim_relay_hand_over_(rk_sim_relay_cmd *c, const rk_sim_state *local, const rk_sim_state *s,
+                                       rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int m, uint32_t take,
+                                       uint32_t fresh, int part, int word, uint64_t w0, uint64_t w1, int bands) {
+    for (int i = 0; i < m; i++) {
+        if (!((take >> i) & 1u)) continue;
+        if (part == RK_SIM_PART_OF(i)) ((uint32_t *)c->buffer)[word] = (uint32_t)(RK_SIM_LOAD_OF(i) ? w1 : w0);
+        if (lane_id() == 0) {
+            c->which = i;
+            c->seq = seq + (uint32_t)i;
+            c->go = 1;
+            c->refresh = (fresh >> i) & 1u;
+        }
+        sync_threads(); /* the block applies it */
+        rk_sim_relay_apply_(local, s, mb, board, c, bands);
+    }
+}
 #ifndef RK_SIM_FOLLOW_UP_READ
 #define RK_SIM_FOLLOW_UP_READ 2 /* 0: only a staggered read leaves a newer read for the next; 1: every read that found commands; 2 and 3: below (rk_sim_relay_) */
 #endif
@@ -461,7 +545,14 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         int looked = 0, idle_due = 0;
         if (n == 0 && awaited != 0u && !read_again && !last_taken)
             looked = rk_sim_await_answer_(board, awaited, last_step, bands, busy, &idle, look);
-        else if (n == 0 && awaited != 0u && last_taken && RK_SIM_SELF_PAUSE_NS > 0u) rk_sim_nap_(RK_SIM_SELF_PAUSE_NS);
+        else if (n == 0 && awaited != 0u && last_taken && RK_SIM_SELF_PAUSE_NS > 0u) {
+            if (RK_SIM_SELF_FROM_ANSWER) {
+                const uint64_t due = c->answered_at + RK_SIM_SELF_PAUSE_NS, now = rk_sim_now_();
+                if (now < due) rk_sim_nap_((unsigned)(due - now));
+            } else {
+                rk_sim_nap_(RK_SIM_SELF_PAUSE_NS);
+            }
+        }
         while (n == 0) {
             /* Commands seq + part and (16 words a command) seq + 2 + part. */
             if (RK_SIM_TRACE) issued = rk_sim_now_();
@@ -507,14 +598,14 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
          * stores what it read first. */
         const int early = RK_SIM_RELAY_INLINE <= 0 || (RK_SIM_RELAY_LOOK == 0 && idle < busy && !(RK_SIM_TAKE_LONE && n == 1));
         if (early) {
-            int upto = n; /* the commands up to a stop */
-            for (int i = 0; i < n; i++) {
-                const uint64_t x = RK_SIM_LOAD_OF(i) ? w1 : w0;
-                if ((uint32_t)shfl_i32((int)(uint32_t)x, RK_SIM_PART_OF(i) * RK_SIM_WORDS + RK_SIM_W_OP) == RK_SIM_OP_STOP) {
+            /* The commands up to a stop: a ballot a load rather than a
+             * shuffle a command, on the way of the store. */
+            const unsigned stop0 = warp_ballot(word == RK_SIM_W_OP && (uint32_t)w0 == RK_SIM_OP_STOP);
+            const unsigned stop1 = RK_SIM_SECOND ? warp_ballot(word == RK_SIM_W_OP && (uint32_t)w1 == RK_SIM_OP_STOP) : 0u;
+            int upto = n;
+            for (int i = n - 1; i >= 0; i--)
+                if ((((RK_SIM_LOAD_OF(i) ? stop1 : stop0) >> (RK_SIM_PART_OF(i) * RK_SIM_WORDS + RK_SIM_W_OP)) & 1u) != 0u)
                     upto = i + 1;
-                    break;
-                }
-            }
             rk_sim_log_store_(board, seq, upto, 0u, part, word, w0, w1);
         }
         uint64_t logged = RK_SIM_TRACE && early ? rk_sim_now_() : 0u; /* the stores, not the decisions after */
@@ -523,9 +614,6 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             for (int i = 0; i < n; i++) rk_sim_stamp_(board, seq + (uint32_t)i, RK_SIM_T_DECIDING, deciding);
         }
         uint32_t take = 0, fresh = 0; /* bit i: the block applies command i; and copies the scalars first */
-        uint64_t steps_before[4];     /* of each command the block applies */
-        uint64_t wait_tick = 0;       /* RK_SIM_TAKE_LONE: what the block waits for first (n is 1) */
-        int wait_lo = 0, wait_hi = 0;
         last_taken = 0;
         int stop = 0, m = 0; /* m: the commands of this read up to a stop */
         for (int i = 0; i < n && !stop; i++, m++) {
@@ -536,14 +624,21 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             const int begin = shfl_i32((int)(uint32_t)x, base + RK_SIM_W_BEGIN);
             const int end = shfl_i32((int)(uint32_t)x, base + RK_SIM_W_END);
             const uint64_t ticks = op == RK_SIM_OP_STEP && arg > 0u ? arg : 1u;
+            int wait_lo = 0, wait_hi = 0; /* RK_SIM_TAKE_LONE: the bands the block waits for first */
             const int applied = rk_sim_relay_takes_(board, s, op, arg, begin, end, bands, halo, least, busy, &idle,
                                                     n == 1, &wait_lo, &wait_hi);
-            if (applied == 2) wait_tick = busy;
             if (applied) {
                 take |= 1u << i;
                 if (refresh) fresh |= 1u << i;
                 refresh = 0;
-                steps_before[i] = steps;
+                if (lane == 0) {
+                    c->steps_of[i] = steps;
+#if RK_SIM_TAKE_LONE
+                    c->wait_tick_of[i] = applied == 2 ? busy : 0u;
+                    c->wait_lo_of[i] = wait_lo;
+                    c->wait_hi_of[i] = wait_hi;
+#endif
+                }
             } else {
                 busy = tick + ticks;
                 if (op > RK_SIM_OP_STEP || (op < RK_SIM_OP_STEP && end == 0)) refresh = 1;
@@ -566,7 +661,9 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
          * inject found alone, its step and query 6 us later). With 2, not
          * when the block applies the last command: its read comes after a
          * pause tuned for that (RK_SIM_SELF_PAUSE_NS). With 3, only after
-         * a step (its read at once, RK_SIM_STEP_READ_ONCE). The follow-up
+         * a step (its read at once, RK_SIM_STEP_READ_ONCE). (As 2 but not
+         * after a query the bands answer: within the noise of 2, H100,
+         * session 20.) The follow-up
          * read holds up every load the relay's warp issues after it until
          * it is back (loads complete in order: session 19,
          * scripts/device-host-reads.sh), so after a query the relay saw
@@ -592,23 +689,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
                 rk_sim_stamp_(board, seq + (uint32_t)i, RK_SIM_T_LOGGED, logged);
             }
         }
-        for (int i = 0; i < m; i++) {
-            if (!((take >> i) & 1u)) continue;
-            if (part == RK_SIM_PART_OF(i)) ((uint32_t *)c->buffer)[word] = (uint32_t)(RK_SIM_LOAD_OF(i) ? w1 : w0);
-            if (lane == 0) {
-                c->steps = steps_before[i];
-                c->seq = seq + (uint32_t)i;
-                c->go = 1;
-                c->refresh = (fresh >> i) & 1u;
-#if RK_SIM_TAKE_LONE
-                c->wait_tick = wait_tick; /* n is 1 when it is not 0 */
-                c->wait_lo = wait_lo;
-                c->wait_hi = wait_hi;
-#endif
-            }
-            sync_threads(); /* the block applies it */
-            rk_sim_relay_apply_(local, s, mb, board, c, bands);
-        }
+        rk_sim_relay_hand_over_(c, local, s, mb, board, seq, m, take, fresh, part, word, w0, w1, bands);
         if (stop) return;
         awaited = last;
         seq = last + 1u;
@@ -623,7 +704,10 @@ RK_DEVICE void rk_sim_relay_block_(const rk_sim_state *s, rk_sim_mailbox *mb, rk
     RK_SHARED rk_sim_scalars scalars;
     rk_sim_state local = *s;
     local.scalars = &scalars;
-    rk_sim_copy_scalars_(&scalars, s->scalars);
+#if RK_SIM_TAKE_LONE
+    if (thread_idx_x() == 0) c.seen_tick = 0; /* before the copy's barrier */
+#endif
+    rk_sim_copy_scalars_(&scalars, s->scalars, thread_idx_x());
     if (thread_idx_x() < 32) {
         rk_sim_relay_(mb, board, &c, &local, s, seq, tick, steps, bands, halo);
         if (thread_idx_x() == 0) c.go = 0;
