@@ -42,7 +42,7 @@
 #define RK_SIM_RELAY_INLINE 1     /* relay: applies a region command reaching at most this many bands itself; 0: never */
 #endif
 #ifndef RK_SIM_SELF_PAUSE_NS
-#define RK_SIM_SELF_PAUSE_NS 400u /* relay: from its own block's answer to its next read of the host's ring (sim_relay.c, RK_SIM_SELF_FROM_ANSWER) */
+#define RK_SIM_SELF_PAUSE_NS 300u /* relay: after its own block's work, before it reads the host's ring again (sim_relay.c: RK_SIM_SELF_FROM_ANSWER times it from the answer instead) */
 #endif
 #ifndef RK_SIM_ANSWER_POLLS
 #define RK_SIM_ANSWER_POLLS 16    /* relay: looks at an answer's mark at most before reading the ring anyway */
