@@ -20,6 +20,28 @@
 
 #include "ptx_memory.cuh"
 
+/* Waits 3 us, so that every load of a round has landed before the next. */
+__device__ void settle() {
+    uint64_t t;
+    const uint64_t t1 = now_ns();
+    do t = now_ns(); while (t - t1 < 3000);
+}
+/* Thread `who` writes the mean of `sum` and what keeps the loads alive. */
+__device__ void report(uint64_t *out, uint64_t sum, uint64_t keep, int reps, int who) {
+    if ((int)threadIdx.x == who) {
+        out[0] = sum / reps;
+        out[1] = keep;
+    }
+}
+/* Right after the poll that saw a store: ns since the storing thread
+ * noted its time in `stored_at` (waited for, if not yet there). */
+__device__ uint64_t since_stored(volatile uint64_t &stored_at) {
+    const uint64_t seen = now_ns();
+    while (stored_at == 0) {
+    }
+    return seen - stored_at;
+}
+
 /* One warp-wide load (256 bytes) of host memory, then after `delay` ns a
  * second one `offset` words further on; out: mean ns until each value. */
 __global__ void two_host_loads(const uint64_t *host, uint64_t *out, int delay, int offset, int reps) {
@@ -64,14 +86,9 @@ __global__ void device_load_behind(const uint64_t *host, uint64_t *host_words, c
         keep += __shfl_sync(0xffffffffu, b, 0);
         sum += now_ns() - t0;
         keep += __shfl_sync(0xffffffffu, a, 0);
-        uint64_t t;
-        const uint64_t t1 = now_ns();
-        do t = now_ns(); while (t - t1 < 3000); /* let every load land before the next round */
+        settle();
     }
-    if (threadIdx.x == 0) {
-        out[0] = sum / reps;
-        out[1] = keep;
-    }
+    report(out, sum, keep, reps, 0);
 }
 
 /* Part 3. Mode 0: a shared-memory load alone; 1: the same warp's
@@ -111,14 +128,9 @@ __global__ void other_loads_behind(const uint64_t *host, const uint64_t *dev, ui
         }
         keep += __shfl_sync(0xffffffffu, a, 0);
         __syncthreads();
-        uint64_t t;
-        const uint64_t t1 = now_ns();
-        do t = now_ns(); while (t - t1 < 3000);
+        settle();
     }
-    if (threadIdx.x == (mode == 2 ? 32 : 0)) {
-        out[0] = sum / reps;
-        out[1] = keep;
-    }
+    report(out, sum, keep, reps, (mode == 2 ? 32 : 0));
 }
 
 /* Part 4, what else of a warp's waits for its load of host memory in
@@ -152,21 +164,13 @@ __global__ void warp_ops_behind(const uint64_t *host, uint64_t *dev, uint64_t *o
         } else if (mode >= 3) {
             while (load_gpu(dev) != (uint64_t)r + 1) {
             }
-            const uint64_t seen = now_ns();
-            while (stored_at == 0) {
-            }
-            sum += seen - stored_at;
+            sum += since_stored(stored_at);
         }
         keep += __shfl_sync(0xffffffffu, a, 0) + acc;
         __syncthreads();
-        uint64_t t;
-        const uint64_t t1 = now_ns();
-        do t = now_ns(); while (t - t1 < 3000);
+        settle();
     }
-    if (threadIdx.x == (mode >= 3 ? 32 : 0)) {
-        out[0] = sum / reps;
-        out[1] = keep;
-    }
+    report(out, sum, keep, reps, (mode >= 3 ? 32 : 0));
 }
 
 /* Part 5, the scope of a load or store of device memory. Mode 0: a
@@ -196,20 +200,12 @@ __global__ void device_scopes(uint64_t *dev, uint64_t *out, int mode, int reps) 
         } else if (mode >= 3 && warp == 1) {
             while ((mode == 3 ? load_gpu(dev + 64) : load_sys(dev + 64)) != (uint64_t)r + 1) {
             }
-            const uint64_t seen = now_ns();
-            while (stored_at == 0) {
-            }
-            sum += seen - stored_at;
+            sum += since_stored(stored_at);
         }
         __syncthreads();
-        uint64_t t;
-        const uint64_t t1 = now_ns();
-        do t = now_ns(); while (t - t1 < 3000);
+        settle();
     }
-    if (threadIdx.x == (mode >= 3 ? 32 : 0)) {
-        out[0] = sum / reps;
-        out[1] = keep;
-    }
+    report(out, sum, keep, reps, (mode >= 3 ? 32 : 0));
 }
 
 #define CHECK(call)                                                                            \
