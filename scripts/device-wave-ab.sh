@@ -22,8 +22,10 @@
 #
 # Environment: ROUNDS (default 3), SEED_ARGS (extra seed-table options),
 # HEAT=0 (no heat3d), HEAT_VARIANTS=1 (heat3d under each variant too), TESTS=0 (no tests), SAN=1 (sanitizers), OUT,
-# TAR=FILE (everything in $OUT also packed into FILE: the device tool brings back only a few loose files,
-# so give it $OUT_OF_THE_TOOL/r.tgz and keep OUT elsewhere, e.g. /tmp/r).
+# TAR=FILE (everything in $OUT also packed into FILE after every stage: the device tool brings back only
+# a few loose files, so give it $OUT_OF_THE_TOOL/r.tgz and keep OUT elsewhere, e.g. /tmp/r; a run cut off
+# by the tool's time limit still returns the stages it finished), TEST_DEFINES (RK_SIM_DEFINES for the
+# tests and the sanitizers: the tuning macros a change of defaults would set).
 set -u
 base=${1:?usage: device-wave-ab.sh BASE_BUILD NEW_BUILD [VARIANT ...]}
 new=${2:?usage: device-wave-ab.sh BASE_BUILD NEW_BUILD [VARIANT ...]}
@@ -31,6 +33,7 @@ shift 2
 out=${OUT:-$PWD/wave-ab-out}
 mkdir -p "$out"
 export RK_CACHE_DIR=${RK_CACHE_DIR:-/tmp/rk-wave-ab-cache} CUDA_MODULE_LOADING=EAGER
+pack() { [ -z "${TAR:-}" ] || tar czf "$TAR" -C "$out" .; }
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee "$out/device.txt"
 
 seed() { # seed NAME BUILD DEFINES ROUND
@@ -68,6 +71,7 @@ for round in $(seq 1 "${ROUNDS:-3}"); do
             done
         fi
     fi
+    pack
 done
 
 if [ "${TESTS:-1}" = 1 ]; then
@@ -75,8 +79,9 @@ if [ "${TESTS:-1}" = 1 ]; then
              tests/sim/test_sim_together_cuda tests/sim/test_sim_errors_cuda tests/showcase/test_showcase_wave_cuda; do
         [ -x "$new/$t" ] || { echo "$t: not built"; continue; }
         start=$(date +%s%N)
-        LD_LIBRARY_PATH="$new" timeout 120 "$new/$t" cuda >> "$out/tests.log" 2>&1
-        echo "$t cuda: exit $? in $(( ($(date +%s%N) - start) / 1000000 )) ms"
+        RK_SIM_DEFINES="${TEST_DEFINES:-}" LD_LIBRARY_PATH="$new" timeout 120 "$new/$t" cuda >> "$out/tests.log" 2>&1
+        echo "$t cuda: exit $? in $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$out/tests-summary.txt"
+        pack
     done
 fi
 if [ "${SAN:-0}" = 1 ]; then
@@ -85,14 +90,13 @@ if [ "${SAN:-0}" = 1 ]; then
     san() { # san TOOL NAME COMMAND...
         local tool=$1 name=$2
         shift 2
-        LD_LIBRARY_PATH="$new" timeout 240 compute-sanitizer --tool "$tool" "$@" > "$out/san-$tool-$name.log" 2>&1
-        echo "$tool $name: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san-$tool-$name.log" | tail -1))"
+        RK_SIM_DEFINES="${TEST_DEFINES:-}" LD_LIBRARY_PATH="$new" timeout 240 compute-sanitizer --tool "$tool" "$@" > "$out/san-$tool-$name.log" 2>&1
+        echo "$tool $name: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san-$tool-$name.log" | tail -1))" | tee -a "$out/san-summary.txt"
+        pack
     }
     san racecheck seed-table "$new/tools/rk/rk" bench seed-table --backend cuda --quick
     san racecheck heat3d "$new/examples/heat3d/heat3d_bench" cuda 16 20 persistent
     san memcheck showcase-wave "$new/tests/showcase/test_showcase_wave_cuda" cuda
     san memcheck sim-ordering "$new/tests/sim/test_sim_ordering_cuda" cuda
 fi
-if [ -n "${TAR:-}" ]; then
-    tar czf "$TAR" -C "$out" .
-fi
+pack
