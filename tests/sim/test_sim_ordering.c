@@ -16,8 +16,9 @@ enum { ADD = 1, SUM = 2, FLIP = 3 };
 
 /* Level (step & 1) of field a is current. A step: each cell becomes
  * cell * mul + (the cells above and below, edges clamped) + add, in
- * wrapping uint32. ADD adds v + row + add to column col of its rows (add: the scalar a FLIP may have changed) and answers
- * how many rows it touched (a sum over bands); SUM answers the sum of
+ * wrapping uint32. ADD adds v + row + add (the scalar a FLIP changes) to
+ * column col of its rows and answers how many rows it touched (a sum over
+ * bands); SUM answers the sum of
  * column col over its rows (thread 0 of each band adds its share in 64
  * bits); FLIP (global) xors every cell with v, bumps add and answers cell 0. */
 static const char source[] =
