@@ -18,9 +18,9 @@ enum { ADD = 1, SUM = 2, FLIP = 3 };
  * cell * mul + (the cells above and below, edges clamped) + add, in
  * wrapping uint32. ADD adds v + row + add (the scalar a FLIP changes) to
  * column col of its rows and answers how many rows it touched (a sum over
- * bands); SUM answers the sum of
- * column col over its rows (thread 0 of each band adds its share in 64
- * bits); FLIP (global) xors every cell with v, bumps add and answers cell 0. */
+ * bands); SUM answers the sum of column col over its rows (thread 0 of each
+ * band adds its share in 64 bits); FLIP (global) xors every cell with v,
+ * bumps add and answers cell 0. */
 static const char source[] =
     /* col past the first 16 bytes of payload: a command's last eight words
      * carry data too, in the host's ring, the relay's copy and the log. */
