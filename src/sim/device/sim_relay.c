@@ -214,7 +214,8 @@ RK_DEVICE int rk_sim_apply_tid_(void) {
         if (t >= 64) return t - 63;
         return t > 32 ? threads - 64 + (t - 32) : threads - 32 + t;
     }
-    return (t + threads - rk_sim_apply_first_()) % threads;
+    const int first = rk_sim_apply_first_();
+    return t >= first ? t - first : t + threads - first; /* no division on the answer's way */
 }
 
 /* The relay block's threads, together: a region command applied band by
