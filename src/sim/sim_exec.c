@@ -227,6 +227,20 @@ static rk_status launch_traditional(rk_sim *sim, uint32_t op, uint32_t begin, ui
     return launch(sim, sim->command_fn, (uint32_t)count, args, n, false);
 }
 
+/* Whether the relay block's applier (device/sim_applier.c) applies a
+ * command, marked so in its OP word: a writer of a few rows -- a region
+ * command within one band, a row-wise one reaching at most
+ * RK_SIM_APPLIER_ROWWISE bands -- where the simulation has an applier.
+ * Decided here, where it costs nothing, rather than by the relay's warp on
+ * the way of every command. A query stays the bands' (answered ahead of
+ * the barrier, behind a step). */
+#define RK_SIM_APPLIER_ROWWISE 4
+static bool applier_takes(const rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg) {
+    if (!sim->applier || op >= RK_SIM_OP_STEP || end == 0u || (arg & RK_SIM_ARG_QUERY)) return false;
+    const int lo = RK_SIM_BAND_OF_ROW(begin, sim->blocks, sim->rows), hi = RK_SIM_BAND_OF_ROW(end - 1u, sim->blocks, sim->rows);
+    return hi - lo < ((arg & RK_SIM_ARG_ROWWISE) ? RK_SIM_APPLIER_ROWWISE : 1);
+}
+
 rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg, const void *payload,
                          size_t size, rk_sim_ticket *ticket) {
     if (sim->wg) return rk__sim_wg_submit(sim, op, begin, end, arg, payload, size, ticket); /* sim_webgpu.c */
@@ -240,7 +254,7 @@ rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end,
         if (s != RK_OK) return s;
     }
     uint32_t fields[RK_SIM_CMD_WORDS] = {0};
-    fields[RK_SIM_W_OP] = op;
+    fields[RK_SIM_W_OP] = op | (applier_takes(sim, op, begin, end, arg) ? RK_SIM_OP_RELAYED : 0u);
     fields[RK_SIM_W_BEGIN] = begin;
     fields[RK_SIM_W_END] = end;
     fields[RK_SIM_W_ARG] = arg;

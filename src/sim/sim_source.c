@@ -14,6 +14,7 @@
 extern const char rk__sim_protocol_source[];
 extern const char rk__sim_device_source[];
 extern const char rk__sim_relay_source[];
+extern const char rk__sim_applier_source[];
 extern const char rk__sim_bands_source[];
 
 static const char *type_name(rk_sim_type type) {
@@ -193,8 +194,8 @@ rk_status rk__sim_source(const rk_sim_desc *d, char **out) {
     declarations(&t, d);
     add(&t, "#line 1 \"%s\"\n%s\n#line 1 \"rk_sim_dispatch.c\"\n", d->source_name ? d->source_name : "sim.c", d->source);
     dispatch(&t, d);
-    add(&t, "#line 1 \"sim_device.c\"\n%s\n#line 1 \"sim_relay.c\"\n%s\n#line 1 \"sim_bands.c\"\n%s\n", rk__sim_device_source,
-        rk__sim_relay_source, rk__sim_bands_source);
+    add(&t, "#line 1 \"sim_device.c\"\n%s\n#line 1 \"sim_relay.c\"\n%s\n", rk__sim_device_source, rk__sim_relay_source);
+    add(&t, "#line 1 \"sim_applier.c\"\n%s\n#line 1 \"sim_bands.c\"\n%s\n", rk__sim_applier_source, rk__sim_bands_source);
     add(&t, "#line 1 \"rk_sim_kernels.c\"\n");
     kernels(&t, d);
     if (t.failed) {

@@ -223,10 +223,11 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             int b = (int)words[RK_SIM_W_BEGIN], e = (int)words[RK_SIM_W_END];
             if (!(words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY)) rk_sim_reach_rows_(b, e, halo, s->rows, &b, &e);
             if (b < re && e > rb) {
-                /* RK_SIM_TAKE_LONE: the block may be waiting for this band
+                /* The relay block's applier (RK_SIM_APPLIER) or, with
+                 * RK_SIM_TAKE_LONE, the block may be waiting for this band
                  * to say it finished what came before (any band that
                  * waits has said everything it finished). */
-                if (RK_SIM_TAKE_LONE) {
+                if (RK_SIM_APPLIER || RK_SIM_TAKE_LONE) {
                     sync_threads();
                     if (tid == finisher) rk_sim_say_done_(board, band, tick - 1u, &said);
                 }
@@ -346,6 +347,8 @@ RK_DEVICE void rk_sim_persistent_body_(const rk_sim_state *s, rk_sim_mailbox *mb
     const int bands = grid_dim_x() - (relay ? 1 : 0);
     if (block_idx_x() < bands) {
         rk_sim_band_loop_(s, mb, board, seq, tick, steps, bands, relay, halo);
+    } else if (RK_SIM_APPLIER) {
+        rk_sim_applier_block_(s, mb, board, seq, tick, steps, bands, halo);
     } else {
         rk_sim_relay_block_(s, mb, board, seq, tick, steps, bands, halo);
     }

@@ -57,7 +57,7 @@ enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD
 #define RK_SIM_OP_STOP 0x10002u       /* the persistent kernel returns */
 #define RK_SIM_OP_GET_SCALAR 0x10003u /* ARG = index; the answer is its bits */
 #define RK_SIM_OP_SET_SCALAR 0x10004u /* ARG = index, payload word 0 = bits */
-#define RK_SIM_OP_RELAYED 0x40000000u /* in the log's copy of OP: the relay has applied it (sim_relay.c) */
+#define RK_SIM_OP_RELAYED 0x40000000u /* in OP: the relay's block applies it (the host marks it, sim_applier.c; or the relay in the log's copy, sim_relay.c) */
 #define RK_SIM_ARG_QUERY 1u   /* ARG of a user command: its scope is RK_SIM_QUERY (it only reads) */
 #define RK_SIM_ARG_ROWWISE 2u /* ARG of a user command: its scope is RK_SIM_ROWWISE */
 #define RK_SIM_ARG_NEXT 4u    /* with RK_SIM_ARG_QUERY: its scope is RK_SIM_QUERY_NEXT */
@@ -113,7 +113,7 @@ enum {
 };
 typedef struct rk_sim_board {
     uint64_t log[RK_SIM_SLOTS][RK_SIM_CMD_WORDS];
-    uint64_t band_words[2 * RK_SIM_MAX_BANDS]; /* band_done and band_taken of each band (sim_device.c, RK_SIM_DONE) */
+    uint64_t band_words[2 * RK_SIM_MAX_BANDS + 2]; /* band_done and band_taken of each band and the relay block's (sim_device.c, RK_SIM_DONE) */
     uint64_t answered[RK_SIM_SLOTS];
     uint64_t acc[RK_SIM_SLOTS];
     int arrived[RK_SIM_SLOTS];

@@ -1,0 +1,216 @@
+/* The relay block as the wave showcase built it (RK_SIM_APPLIER, on): two
+ * warps, two jobs, so that neither waits for the other.
+ *   warp 0 relays: it reads the host's ring over the bus, copies what it
+ *          finds to the log at once (it decides nothing: the host has
+ *          marked the commands warp 1 applies) and waits for the last
+ *          command's answer before it reads again;
+ *   warp 1 applies: it reads the log as a band does and applies the
+ *          commands the host marked RK_SIM_OP_RELAYED (small region and
+ *          row-wise writers: sim_exec.c, rk__sim_applier_takes), once the
+ *          bands within halo of their rows have finished every command
+ *          before them; it answers them, and releases their mark, which the
+ *          bands near them wait for.
+ * The other design (RK_SIM_APPLIER 0, sim_relay.c) has warp 0 decide for
+ * each command whether its block applies it and hand it over; on the H100
+ * that bookkeeping sat on the way of every command (docs/simulations.md,
+ * session 21). Compiled after sim_relay.c (whose reads of the ring and the
+ * log's stores both use) and before sim_bands.c, in the DSL. */
+#ifndef RK_SIM_APPLIER
+#define RK_SIM_APPLIER 1
+#endif
+
+/* Warp 0: copies commands seq, seq + 1, ... from the host's ring to the log
+ * until the STOP command. When it reads is rk_sim_relay_'s rule: after a
+ * step once at once, otherwise once the last command copied is answered
+ * (rk_sim_await_answer_; its look at the bands is off: nothing here uses
+ * it), with the staggered and follow-up reads of sim_relay.c. A log slot is
+ * written again once every band and warp 1 (`readers`: its word after the
+ * bands') have read the command it held. */
+RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int bands, int readers) {
+    const int lane = lane_id(), part = lane / RK_SIM_WORDS, word = lane % RK_SIM_WORDS;
+    uint32_t known = seq - 1u;  /* every reader has read the commands before it; asked again only when needed */
+    uint32_t awaited = 0;       /* the last command copied; 0: none yet */
+    int read_again = 1;         /* read once more at once before waiting for the last command's answer */
+    int last_step = 0;          /* the last command copied is a step */
+    int pending = 0;            /* newer0/1: a read still in flight, of commands from pending_from on */
+    uint64_t newer0 = 0, newer1 = 0, newer_issued = 0, no_look = 0;
+    uint32_t pending_from = 0;
+    uint64_t look[RK_SIM_LOADS_AHEAD];
+    for (;;) {
+        uint64_t w0 = 0, w1 = 0, issued = 0;
+        int n = 0;
+        if (pending) {
+            pending = 0;
+            n = rk_sim_pending_commands_(newer0, newer1, pending_from, seq, part, word, &w0, &w1);
+            issued = newer_issued;
+            if (RK_SIM_STEP_READ_ONCE && n == 0) read_again = 0; /* that was the read at once after a step */
+        }
+        if (n == 0 && awaited != 0u && !read_again) rk_sim_await_answer_(board, awaited, last_step, bands, 0u, &no_look, look);
+        while (n == 0) {
+            if (RK_SIM_TRACE) issued = rk_sim_now_();
+            w0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+            w1 = RK_SIM_SECOND ? load_relaxed_u64(&mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
+            n = rk_sim_whole_commands_(w0, w1, part, seq);
+            if (n) break;
+            if (read_again && awaited != 0u) {
+                rk_sim_await_answer_(board, awaited, last_step, bands, 0u, &no_look, look); /* the read at once found nothing */
+                read_again = 0;
+            } else if (RK_SIM_READ_STAGGER_NS > 0u) {
+                n = rk_sim_read_staggered_(mb, seq, part, word, &w0, &w1, &issued, &newer0, &newer1, &newer_issued);
+                pending = RK_SIM_KEEP_NEWER_READ;
+                pending_from = seq;
+                break;
+            } else {
+                rk_sim_pause_();
+            }
+        }
+        const uint64_t found = RK_SIM_TRACE ? rk_sim_now_() : 0u;
+        const uint32_t last = seq + (uint32_t)n - 1u;
+        if ((int32_t)(known - (last - RK_SIM_SLOTS)) < 0) known = rk_sim_slowest_band_(board, readers, last - RK_SIM_SLOTS);
+        /* Nothing follows a stop: the commands up to it, a ballot a load. */
+        const unsigned stop0 = warp_ballot(word == RK_SIM_W_OP && (uint32_t)w0 == RK_SIM_OP_STOP);
+        const unsigned stop1 = RK_SIM_SECOND ? warp_ballot(word == RK_SIM_W_OP && (uint32_t)w1 == RK_SIM_OP_STOP) : 0u;
+        int m = n;
+        for (int i = n - 1; i >= 0; i--)
+            if ((((RK_SIM_LOAD_OF(i) ? stop1 : stop0) >> (RK_SIM_PART_OF(i) * RK_SIM_WORDS + RK_SIM_W_OP)) & 1u) != 0u) m = i + 1;
+        rk_sim_log_store_(board, seq, m, 0u, part, word, w0, w1);
+        if (RK_SIM_TRACE && word == RK_SIM_W_OP) {
+            const uint64_t logged = rk_sim_now_();
+            for (int i = 0; i < m; i++) {
+                if (part != RK_SIM_PART_OF(i)) continue;
+                const uint32_t at = seq + (uint32_t)i;
+                rk_sim_stamp_(board, at, RK_SIM_T_SEQ, at);
+                rk_sim_stamp_(board, at, RK_SIM_T_OP, (uint32_t)(RK_SIM_LOAD_OF(i) ? w1 : w0));
+                rk_sim_stamp_(board, at, RK_SIM_T_ISSUE, issued);
+                rk_sim_stamp_(board, at, RK_SIM_T_FOUND, found);
+                rk_sim_stamp_(board, at, RK_SIM_T_LOGGED, logged);
+            }
+        }
+        const uint64_t x = RK_SIM_LOAD_OF(m - 1) ? w1 : w0;
+        const uint32_t op = (uint32_t)shfl_i32((int)(uint32_t)x, RK_SIM_PART_OF(m - 1) * RK_SIM_WORDS + RK_SIM_W_OP);
+        if (op == RK_SIM_OP_STOP) return;
+        last_step = op == RK_SIM_OP_STEP;
+        read_again = last_step; /* a step's answer is more than a bus round trip off */
+        /* The follow-up read (rk_sim_relay_'s comment), but not when warp 1
+         * answers the last command: a read in flight holds up the loads
+         * that watch for its answer's mark. */
+        if (RK_SIM_KEEP_NEWER_READ && !pending &&
+            (RK_SIM_FOLLOW_UP_READ == 1 || (RK_SIM_FOLLOW_UP_READ == 2 && !(op & RK_SIM_OP_RELAYED)) ||
+             (RK_SIM_FOLLOW_UP_READ == 3 && last_step))) {
+            newer_issued = RK_SIM_TRACE ? rk_sim_now_() : 0u;
+            newer0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+            newer1 = RK_SIM_SECOND ? load_relaxed_u64(&mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
+            pending = 1;
+            pending_from = seq;
+        }
+        awaited = seq + (uint32_t)m - 1u;
+        seq = awaited + 1u;
+    }
+}
+
+/* Warp 1: command seq (words in shared memory, marked RK_SIM_OP_RELAYED),
+ * after `steps` steps: once the bands within halo of its rows have finished
+ * tick `busy` (the last command before it that the bands apply; *seen:
+ * every band was seen past this tick, with an acquire then), and with a
+ * fresh copy of the scalars after a global command (*refresh), its handler
+ * by this warp alone (r->threads 32), band by band for a region command
+ * (each band's share clipped as the bands clip it: the same calls, the same
+ * bits), in one call for a row-wise one; the answer the sum of lane 0's
+ * values. The answer first, then the mark, released after every lane's
+ * writes: the bands near it wait for that. */
+RK_DEVICE void rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_state *s, rk_sim_mailbox *mb,
+                                     rk_sim_board *board, const uint32_t *words, uint32_t seq, uint64_t steps,
+                                     uint64_t busy, uint64_t *seen, int *refresh, int bands, int halo) {
+    const int lane = lane_id();
+    const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
+    const int whole = (words[RK_SIM_W_ARG] & RK_SIM_ARG_ROWWISE) != 0u;
+    if (*seen < busy) {
+        int lo = 0, hi = 0, past = 0;
+        rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
+        while (!((past = rk_sim_bands_past_(board, bands, lo, hi, busy)) & 2)) rk_sim_band_pause_();
+        if (past & 1) *seen = busy;
+    }
+    if (*refresh) {
+        /* The global command is applied: every band past it waited for band 0's. */
+        const int count = (int)(sizeof(rk_sim_scalars) / sizeof(uint32_t));
+        for (int i = lane; i < count; i += 32)
+            ((uint32_t *)local->scalars)[i] = load_acquire_u32((const uint32_t *)s->scalars + i);
+        sync_warp();
+        *refresh = 0;
+    }
+    if (lane == 0) RK_SIM_STAMP(board, seq, RK_SIM_T_BAND, rk_sim_now_()); /* warp 1 starts it */
+    const uint32_t op = words[RK_SIM_W_OP] & ~RK_SIM_OP_RELAYED;
+    const int b0 = whole ? 0 : rk_sim_band_of_row_(begin, bands, s->rows);
+    const int b1 = whole ? 0 : rk_sim_band_of_row_(end - 1, bands, s->rows);
+    uint64_t sum = 0;
+    for (int band = b0; band <= b1; band++) {
+        rk_sim_region r = rk_sim_clip_(begin, end, whole ? begin : rk_sim_band_first_(band, bands, s->rows),
+                                       whole ? end : rk_sim_band_first_(band + 1, bands, s->rows), steps);
+        r.tid = lane;
+        r.threads = 32;
+        sum += rk_sim_dispatch_(local, &r, op, &words[RK_SIM_W_PAYLOAD]);
+    }
+    sync_warp(); /* every lane's writes, before the release below */
+    if (lane == 0) {
+        RK_SIM_STAMP(board, seq, RK_SIM_T_ANSWER, rk_sim_now_());
+        rk_sim_answer_host_(mb, seq, sum, 0);
+        store_release_gpu_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
+    }
+}
+
+/* Warp 1: reads every command from the log, in order, from seq on (up to
+ * four a read, as a band does), counting ticks as the bands do, and
+ * applies those marked for it; returns at the STOP command. */
+RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, const rk_sim_state *local,
+                               const rk_sim_state *s, uint32_t seq, uint64_t tick, uint64_t steps, int bands,
+                               int halo) {
+    RK_SHARED uint64_t buffer[4][RK_SIM_CMD_WORDS / 2]; /* 8-byte aligned: a payload is a user's struct */
+    const int lane = lane_id(), part = lane / RK_SIM_WORDS, word = lane % RK_SIM_WORDS;
+    uint64_t busy = tick; /* the ticks up to the last command the bands apply */
+    uint64_t seen = 0;    /* every band was seen past this tick */
+    int refresh = 0;      /* a global command came since the copy of the scalars */
+    for (;;) {
+        uint64_t w0 = 0, w1 = 0;
+        int n = 0;
+        for (;;) {
+            w0 = load_relaxed_u64(&board->log[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+            w1 = RK_SIM_SECOND ? load_relaxed_u64(&board->log[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
+            n = rk_sim_whole_commands_(w0, w1, part, seq);
+            if (n) break;
+            rk_sim_band_pause_();
+        }
+        if (part < n) ((uint32_t *)buffer[part])[word] = (uint32_t)w0;
+        if (RK_SIM_SECOND && RK_SIM_PARTS + part < n) ((uint32_t *)buffer[RK_SIM_PARTS + part])[word] = (uint32_t)w1;
+        if (lane == 0) store_relaxed_u64(&RK_SIM_TAKEN(board, bands), (uint64_t)(seq + (uint32_t)n - 1u));
+        sync_warp();
+        for (int i = 0; i < n; i++, seq++) {
+            const uint32_t *words = (const uint32_t *)buffer[i];
+            const uint32_t op = words[RK_SIM_W_OP], arg = words[RK_SIM_W_ARG];
+            if (op & RK_SIM_OP_RELAYED) {
+                rk_sim_applier_apply_(local, s, mb, board, words, seq, steps, busy, &seen, &refresh, bands, halo);
+                tick++;
+                continue;
+            }
+            if (op == RK_SIM_OP_STOP) return;
+            tick += op == RK_SIM_OP_STEP && arg > 0u ? arg : 1u;
+            if (op == RK_SIM_OP_STEP) steps += arg;
+            else if (rk_sim_is_global_(words)) refresh = 1;
+            busy = tick; /* a query too: it must have read the rows before they change */
+        }
+        sync_warp(); /* every lane is done with the buffer before the next read fills it */
+    }
+}
+
+/* The relay block in this design: warp 0 relays, warp 1 (where the block
+ * has one: the host marks commands for it only then) applies, any other
+ * warp has nothing to do. */
+RK_DEVICE void rk_sim_applier_block_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
+                                     uint64_t tick, uint64_t steps, int bands, int halo) {
+    RK_SHARED rk_sim_scalars scalars;
+    rk_sim_state local = *s;
+    local.scalars = &scalars;
+    rk_sim_copy_scalars_(&scalars, s->scalars, thread_idx_x());
+    const int warp = thread_idx_x() / 32, applier = block_dim_x() > 32;
+    if (warp == 0) rk_sim_relay_lean_(mb, board, seq, bands, applier ? bands + 1 : bands);
+    else if (warp == 1) rk_sim_applier_(mb, board, &local, s, seq, tick, steps, bands, halo);
+}
