@@ -6,10 +6,10 @@
  *          command's answer before it reads again;
  *   warp 1 applies: it reads the log as a band does and applies the
  *          commands the host marked RK_SIM_OP_RELAYED (small region and
- *          row-wise writers: sim_exec.c, rk__sim_applier_takes), once the
+ *          row-wise writers: sim_exec.c, applier_takes), once the
  *          bands within halo of their rows have finished every command
- *          before them; it answers them, and releases their mark, which the
- *          bands near them wait for.
+ *          before them; it answers them, then releases their writes
+ *          (board->released), which the bands near them wait for.
  * The other design (RK_SIM_APPLIER 0, sim_relay.c) has warp 0 decide for
  * each command whether its block applies it and hand it over; on the H100
  * that bookkeeping sat on the way of every command (docs/simulations.md,
@@ -17,6 +17,12 @@
  * log's stores both use) and before sim_bands.c, in the DSL. */
 #ifndef RK_SIM_APPLIER
 #define RK_SIM_APPLIER 1
+#endif
+/* Warp 1's pause between two reads of the log: 0 a spin on the timer
+ * (rk_sim_pause_), 1 the bands' sleep (rk_sim_band_pause_, which may end
+ * microseconds late: H100, session 21, the wave's inject 3.3 us). */
+#ifndef RK_SIM_APPLIER_SLEEP
+#define RK_SIM_APPLIER_SLEEP 0
 #endif
 
 /* Warp 0: copies commands seq, seq + 1, ... from the host's ring to the log
@@ -152,9 +158,11 @@ RK_DEVICE void rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_sta
     }
     sync_warp(); /* every lane's writes, before the release below */
     if (lane == 0) {
-        RK_SIM_STAMP(board, seq, RK_SIM_T_ANSWER, rk_sim_now_());
-        rk_sim_answer_host_(mb, seq, sum, 0);
-        store_release_gpu_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
+        /* The answer and its mark for the relay first (rk_sim_answer_), then
+         * the release the bands near it wait for: its fence then holds up
+         * neither the answer nor the relay's next read. */
+        rk_sim_answer_(mb, board, seq, sum, 0);
+        store_release_gpu_u64(&board->released[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
     }
 }
 
@@ -177,7 +185,8 @@ RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, const rk
             w1 = RK_SIM_SECOND ? load_relaxed_u64(&board->log[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
             n = rk_sim_whole_commands_(w0, w1, part, seq);
             if (n) break;
-            rk_sim_band_pause_();
+            if (RK_SIM_APPLIER_SLEEP) rk_sim_band_pause_();
+            else rk_sim_pause_();
         }
         if (part < n) ((uint32_t *)buffer[part])[word] = (uint32_t)w0;
         if (RK_SIM_SECOND && RK_SIM_PARTS + part < n) ((uint32_t *)buffer[RK_SIM_PARTS + part])[word] = (uint32_t)w1;
@@ -202,15 +211,16 @@ RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, const rk
 }
 
 /* The relay block in this design: warp 0 relays, warp 1 (where the block
- * has one: the host marks commands for it only then) applies, any other
- * warp has nothing to do. */
+ * has one and the bands are fewer than RK_SIM_MAX_BANDS: the host marks
+ * commands for it only then) applies, any other warp has nothing to do. */
 RK_DEVICE void rk_sim_applier_block_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
                                      uint64_t tick, uint64_t steps, int bands, int halo) {
     RK_SHARED rk_sim_scalars scalars;
     rk_sim_state local = *s;
     local.scalars = &scalars;
     rk_sim_copy_scalars_(&scalars, s->scalars, thread_idx_x());
-    const int warp = thread_idx_x() / 32, applier = block_dim_x() > 32;
+    /* Its word of band_taken is the one a band `bands` would have. */
+    const int warp = thread_idx_x() / 32, applier = block_dim_x() > 32 && bands < RK_SIM_MAX_BANDS;
     if (warp == 0) rk_sim_relay_lean_(mb, board, seq, bands, applier ? bands + 1 : bands);
-    else if (warp == 1) rk_sim_applier_(mb, board, &local, s, seq, tick, steps, bands, halo);
+    else if (warp == 1 && applier) rk_sim_applier_(mb, board, &local, s, seq, tick, steps, bands, halo);
 }

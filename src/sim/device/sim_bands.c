@@ -236,7 +236,8 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                  * relay applied one in the same slot while this band lagged
                  * (its writes are released after seq's, by the same thread). */
                 if (tid == 0) {
-                    const uint64_t *mark = &board->answered[seq & (RK_SIM_SLOTS - 1u)];
+                    const uint64_t *mark = RK_SIM_APPLIER ? &board->released[seq & (RK_SIM_SLOTS - 1u)]
+                                                          : &board->answered[seq & (RK_SIM_SLOTS - 1u)];
                     while ((int32_t)((uint32_t)load_relaxed_u64(mark) - seq) < 0) rk_sim_pause_();
                     rk_sim_fence_();
                 }

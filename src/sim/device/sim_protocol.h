@@ -113,12 +113,13 @@ enum {
 };
 typedef struct rk_sim_board {
     uint64_t log[RK_SIM_SLOTS][RK_SIM_CMD_WORDS];
-    uint64_t band_words[2 * RK_SIM_MAX_BANDS + 2]; /* band_done and band_taken of each band and the relay block's (sim_device.c, RK_SIM_DONE) */
+    uint64_t band_words[2 * RK_SIM_MAX_BANDS]; /* band_done and band_taken of each band, and of the relay block's applier (sim_device.c, RK_SIM_DONE) */
     uint64_t answered[RK_SIM_SLOTS];
     uint64_t acc[RK_SIM_SLOTS];
     int arrived[RK_SIM_SLOTS];
     int readers[RK_SIM_SLOTS];
     uint64_t trace[RK_SIM_TRACE_SLOTS][RK_SIM_T_WORDS];
+    uint64_t released[RK_SIM_SLOTS]; /* seq once the relay block's applier has released command seq's writes (sim_applier.c) */
 } rk_sim_board;
 
 /* Band b of `bands` owns rows RK_SIM_BAND_FIRST(b) up to the next band's
