@@ -28,14 +28,24 @@ RK_DEVICE float heat_cell_next(const rk_sim_state *s, int cur, int i, int nx, in
     return here + alpha * ((ew + ns + ud) - 6.0f * here);
 }
 
-/* One step of the planes r->row_begin .. r->row_end - 1. */
+/* One step of the planes r->row_begin .. r->row_end - 1, HEAT_CELLS_AHEAD
+ * cells a thread at a time: every load of the group before any store (the
+ * compiler cannot reorder them itself: the stores go to the array the loads
+ * read), so a thread waits for memory once per group, not once per cell. */
+#define HEAT_CELLS_AHEAD 4
 RK_DEVICE void heat_step(const rk_sim_state *s, const rk_sim_region *r) {
     const int nx = s->scalars->nx, ny = s->scalars->ny, nz = s->rows;
     const float alpha = s->scalars->alpha;
     const int cur = heat_level(s, r->step), next = heat_level(s, r->step + 1);
-    const int end = r->row_end * nx * ny;
-    for (int i = r->row_begin * nx * ny + r->tid; i < end; i += r->threads)
-        s->t[next + i] = heat_cell_next(s, cur, i, nx, ny, nz, alpha);
+    const int end = r->row_end * nx * ny, stride = r->threads;
+    for (int base = r->row_begin * nx * ny + r->tid; base < end; base += HEAT_CELLS_AHEAD * stride) {
+        float v[HEAT_CELLS_AHEAD];
+        for (int k = 0; k < HEAT_CELLS_AHEAD; k++) {
+            const int i = base + k * stride;
+            v[k] = heat_cell_next(s, cur, i < end ? i : base, nx, ny, nz, alpha); /* past the end: not stored */
+        }
+        for (int k = 0; k < HEAT_CELLS_AHEAD && base + k * stride < end; k++) s->t[next + base + k * stride] = v[k];
+    }
 }
 
 /* Where cell (x, y, z) of the level of `step` is in t. */

@@ -93,18 +93,34 @@ RK_DEVICE int wave_bump_at(int nx, int row_begin, int row_end, int x0, int y0, f
 }
 
 /* WAVE_INJECT (row-wise, over the bump's rows): the bump added to both
- * time levels (displaced, at rest), a thread per cell of it. Both loads
- * before either store: the compiler may not move the second load above
- * the first store (they may alias), and each wait is a trip to memory. */
+ * time levels (displaced, at rest), a thread per cell of it -- two cells a
+ * thread where the call has fewer threads than the bump has cells (one
+ * warp: the relay block's applier). Every load before any store: the
+ * compiler may not move a load above a store (they may alias), and each
+ * wait is a trip to memory. */
 RK_DEVICE uint64_t wave_apply_impulse(const rk_sim_state *s, const rk_sim_region *r, const wave_cell_args *a) {
-    const int nx = s->scalars->nx, other = nx * s->rows;
-    for (int k = r->tid; k < WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH; k += r->threads) {
-        float v = 0.0f;
-        int i = wave_bump_at(nx, r->row_begin, r->row_end, a->x, a->y, a->amplitude, k, &v);
-        if (i < 0) continue;
-        const float now = s->u[i], then = s->u[other + i];
-        s->u[i] = now + v;
-        s->u[other + i] = then + v;
+    const int nx = s->scalars->nx, other = nx * s->rows, cells = WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH;
+    for (int k = r->tid; k < cells; k += 2 * r->threads) {
+        const int k2 = k + r->threads;
+        float v = 0.0f, v2 = 0.0f, now = 0.0f, then = 0.0f, now2 = 0.0f, then2 = 0.0f;
+        const int i = wave_bump_at(nx, r->row_begin, r->row_end, a->x, a->y, a->amplitude, k, &v);
+        const int i2 = k2 < cells ? wave_bump_at(nx, r->row_begin, r->row_end, a->x, a->y, a->amplitude, k2, &v2) : -1;
+        if (i >= 0) {
+            now = s->u[i];
+            then = s->u[other + i];
+        }
+        if (i2 >= 0) {
+            now2 = s->u[i2];
+            then2 = s->u[other + i2];
+        }
+        if (i >= 0) {
+            s->u[i] = now + v;
+            s->u[other + i] = then + v;
+        }
+        if (i2 >= 0) {
+            s->u[i2] = now2 + v2;
+            s->u[other + i2] = then2 + v2;
+        }
     }
     return 0;
 }

@@ -135,8 +135,10 @@ typedef struct rk_sim_scalar {
  *                   depend on the other rows of the call, it uses no block
  *                   barrier or shared memory, and its answers add up (a
  *                   count, or 0). It may be called on any split of its rows
- *                   -- per band, or (a small one) in one call by the relay's
- *                   block as soon as it is read, as an impulse is.
+ *                   -- per band, or (one reaching at most four bands) in
+ *                   one call by a warp of the relay's block alone
+ *                   (r->threads 32) as soon as the bands near its rows are
+ *                   past the commands before it, as an impulse is.
  *   RK_SIM_QUERY_NEXT  an RK_SIM_QUERY whose handler can also give the
  *                   answer the rows will have after one more step: called
  *                   with r->ahead = 1 and r->step = the steps its answer

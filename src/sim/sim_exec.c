@@ -228,17 +228,16 @@ static rk_status launch_traditional(rk_sim *sim, uint32_t op, uint32_t begin, ui
 }
 
 /* Whether the relay block's applier (device/sim_applier.c) applies a
- * command, marked so in its OP word: a writer of a few rows -- a region
- * command within one band, a row-wise one reaching at most
- * RK_SIM_APPLIER_ROWWISE bands -- where the simulation has an applier.
- * Decided here, where it costs nothing, rather than by the relay's warp on
- * the way of every command. A query stays the bands' (answered ahead of
- * the barrier, behind a step). */
+ * command, marked so in its OP word: a row-wise one reaching at most
+ * RK_SIM_APPLIER_ROWWISE bands (an impulse), where the simulation has an
+ * applier. Only row-wise: its handler may run on one warp (sim.h), where a
+ * region command's may use block barriers. Decided here, where it costs
+ * nothing, rather than by the relay's warp on the way of every command. */
 #define RK_SIM_APPLIER_ROWWISE 4
 static bool applier_takes(const rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg) {
-    if (!sim->applier || op >= RK_SIM_OP_STEP || end == 0u || (arg & RK_SIM_ARG_QUERY)) return false;
+    if (!sim->applier || op >= RK_SIM_OP_STEP || end == 0u || !(arg & RK_SIM_ARG_ROWWISE)) return false;
     const int lo = RK_SIM_BAND_OF_ROW(begin, sim->blocks, sim->rows), hi = RK_SIM_BAND_OF_ROW(end - 1u, sim->blocks, sim->rows);
-    return hi - lo < ((arg & RK_SIM_ARG_ROWWISE) ? RK_SIM_APPLIER_ROWWISE : 1);
+    return hi - lo < RK_SIM_APPLIER_ROWWISE;
 }
 
 rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg, const void *payload,

@@ -159,9 +159,10 @@ static void kernels(text *t, const rk_sim_desc *d) {
      * registers rather than 95 and its step ran 12.3 -> 14.5 us on the
      * H100 (session 12). */
     const unsigned threads = d->threads ? d->threads : 256u;
-    add(t, "#if %d || (defined(RK_SIM_TRACE) && RK_SIM_TRACE)\n#define RK_SIM_BOUNDS_ RK_BLOCK_SIZE(%u, 1, 1)\n#else\n"
+    add(t, "#if defined(__CUDACC_RTC__) && defined(RK_SIM_MIN_BLOCKS)\n#define RK_SIM_BOUNDS_ __launch_bounds__(%u, RK_SIM_MIN_BLOCKS)\n"
+           "#elif %d || (defined(RK_SIM_TRACE) && RK_SIM_TRACE)\n#define RK_SIM_BOUNDS_ RK_BLOCK_SIZE(%u, 1, 1)\n#else\n"
            "#define RK_SIM_BOUNDS_\n#endif\nRK_KERNEL RK_SIM_BOUNDS_ void rk_sim_persistent(",
-        threads > 256u ? 1 : 0, threads);
+        threads, threads > 256u ? 1 : 0, threads);
     state_params(t, d);
     add(t, ", uint32_t seq, uint64_t tick, uint64_t steps, int relay, int halo) {\n");
     state_unpack(t, d);

@@ -24,15 +24,36 @@
 #ifndef RK_SIM_APPLIER_SLEEP
 #define RK_SIM_APPLIER_SLEEP 0
 #endif
+/* RK_SIM_APPLIER_WARP 0: no applier (the host marks nothing, sim.c): warp
+ * 0 relays alone, every command is the bands' (a measuring aid). */
+#ifndef RK_SIM_APPLIER_WARP
+#define RK_SIM_APPLIER_WARP 1
+#endif
+
+/* What the relay block's warps share. The mirror: warp 0 stores each
+ * command it copies to the log here too, where warp 1 polls for it -- a
+ * load of shared memory, not a trip to the L2 and back (a slot is written
+ * again when the log's is: warp 1's word of band_taken says what it has
+ * read). want and past: warp 2, where the block has one, watches the bands
+ * for warp 1 while it waits for its next command, so that one sent after
+ * a step finds them seen past it. */
+typedef struct rk_sim_applier_shared {
+    uint64_t mirror[RK_SIM_SLOTS][RK_SIM_WORDS];
+    uint64_t want; /* warp 1: every band should be past this tick before its next command; ~0: stop */
+    uint64_t past; /* warp 2: every band was seen past this tick (with an acquire after) */
+} rk_sim_applier_shared;
+#define RK_SIM_WATCH_STOP (~(uint64_t)0)
 
 /* Warp 0: copies commands seq, seq + 1, ... from the host's ring to the log
  * until the STOP command. When it reads is rk_sim_relay_'s rule: after a
  * step once at once, otherwise once the last command copied is answered
  * (rk_sim_await_answer_; its look at the bands is off: nothing here uses
- * it), with the staggered and follow-up reads of sim_relay.c. A log slot is
- * written again once every band and warp 1 (`readers`: its word after the
- * bands') have read the command it held. */
-RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, int bands, int readers) {
+ * it), with the staggered and follow-up reads of sim_relay.c; with an
+ * applier (sh), to its mirror too. A log slot is written again once every
+ * band and warp 1 (`readers`: its word after the bands') have read the
+ * command it held. */
+RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_applier_shared *sh, uint32_t seq,
+                                  int bands, int readers) {
     const int lane = lane_id(), part = lane / RK_SIM_WORDS, word = lane % RK_SIM_WORDS;
     uint32_t known = seq - 1u;  /* every reader has read the commands before it; asked again only when needed */
     uint32_t awaited = 0;       /* the last command copied; 0: none yet */
@@ -79,6 +100,11 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, uint3
         int m = n;
         for (int i = n - 1; i >= 0; i--)
             if ((((RK_SIM_LOAD_OF(i) ? stop1 : stop0) >> (RK_SIM_PART_OF(i) * RK_SIM_WORDS + RK_SIM_W_OP)) & 1u) != 0u) m = i + 1;
+        if (sh) { /* warp 1's copy first: a store to shared memory waits for nothing */
+            if (RK_SIM_SECOND && RK_SIM_PARTS + part < m)
+                store_relaxed_u64(&sh->mirror[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w1);
+            if (part < m) store_relaxed_u64(&sh->mirror[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w0);
+        }
         rk_sim_log_store_(board, seq, m, 0u, part, word, w0, w1);
         if (RK_SIM_TRACE && word == RK_SIM_W_OP) {
             const uint64_t logged = rk_sim_now_();
@@ -114,26 +140,30 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, uint3
     }
 }
 
-/* Warp 1: command seq (words in shared memory, marked RK_SIM_OP_RELAYED),
- * after `steps` steps: once the bands within halo of its rows have finished
- * tick `busy` (the last command before it that the bands apply; *seen:
- * every band was seen past this tick, with an acquire then), and with a
- * fresh copy of the scalars after a global command (*refresh), its handler
- * by this warp alone (r->threads 32), band by band for a region command
- * (each band's share clipped as the bands clip it: the same calls, the same
- * bits), in one call for a row-wise one; the answer the sum of lane 0's
- * values. The answer first, then the mark, released after every lane's
- * writes: the bands near it wait for that. */
+/* Warp 1: command seq (words in shared memory, a row-wise command marked
+ * RK_SIM_OP_RELAYED) after `steps` steps: once the bands within halo of
+ * its rows have finished tick `busy` (the last command before it that the
+ * bands apply; *seen: every band was seen past this tick, with an acquire
+ * then), and with a fresh copy of the scalars after a global command
+ * (*refresh), its handler in one call over all its rows by this warp alone
+ * (r->threads 32), as sim.h allows a row-wise one; the answer lane 0's
+ * value. The answer first, then the release of every lane's writes that
+ * the bands near it wait for. */
 RK_DEVICE void rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_state *s, rk_sim_mailbox *mb,
-                                     rk_sim_board *board, const uint32_t *words, uint32_t seq, uint64_t steps,
-                                     uint64_t busy, uint64_t *seen, int *refresh, int bands, int halo) {
+                                     rk_sim_board *board, rk_sim_applier_shared *sh, const uint32_t *words,
+                                     uint32_t seq, uint64_t steps, uint64_t busy, uint64_t *seen, int *refresh,
+                                     int bands, int halo) {
     const int lane = lane_id();
     const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
-    const int whole = (words[RK_SIM_W_ARG] & RK_SIM_ARG_ROWWISE) != 0u;
+    if (RK_SIM_TRACE && lane == 0) rk_sim_stamp_(board, seq, RK_SIM_T_DECIDING, rk_sim_now_()); /* warp 1 has it */
+    if (*seen < busy && warp_all(load_relaxed_u64(&sh->past) >= busy)) {
+        rk_sim_fence_(); /* warp 2 saw them, with an acquire: this one orders the cells after it */
+        *seen = busy;
+    }
     if (*seen < busy) {
         int lo = 0, hi = 0, past = 0;
         rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
-        while (!((past = rk_sim_bands_past_(board, bands, lo, hi, busy)) & 2)) rk_sim_band_pause_();
+        while (!((past = rk_sim_bands_past_(board, bands, lo, hi, busy)) & 2)) rk_sim_pause_();
         if (past & 1) *seen = busy;
     }
     if (*refresh) {
@@ -145,33 +175,26 @@ RK_DEVICE void rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_sta
         *refresh = 0;
     }
     if (lane == 0) RK_SIM_STAMP(board, seq, RK_SIM_T_BAND, rk_sim_now_()); /* warp 1 starts it */
-    const uint32_t op = words[RK_SIM_W_OP] & ~RK_SIM_OP_RELAYED;
-    const int b0 = whole ? 0 : rk_sim_band_of_row_(begin, bands, s->rows);
-    const int b1 = whole ? 0 : rk_sim_band_of_row_(end - 1, bands, s->rows);
-    uint64_t sum = 0;
-    for (int band = b0; band <= b1; band++) {
-        rk_sim_region r = rk_sim_clip_(begin, end, whole ? begin : rk_sim_band_first_(band, bands, s->rows),
-                                       whole ? end : rk_sim_band_first_(band + 1, bands, s->rows), steps);
-        r.tid = lane;
-        r.threads = 32;
-        sum += rk_sim_dispatch_(local, &r, op, &words[RK_SIM_W_PAYLOAD]);
-    }
+    rk_sim_region r = rk_sim_clip_(begin, end, begin, end, steps);
+    r.tid = lane;
+    r.threads = 32;
+    const uint64_t answer = rk_sim_dispatch_(local, &r, words[RK_SIM_W_OP] & ~RK_SIM_OP_RELAYED, &words[RK_SIM_W_PAYLOAD]);
     sync_warp(); /* every lane's writes, before the release below */
     if (lane == 0) {
         /* The answer and its mark for the relay first (rk_sim_answer_), then
          * the release the bands near it wait for: its fence then holds up
          * neither the answer nor the relay's next read. */
-        rk_sim_answer_(mb, board, seq, sum, 0);
+        rk_sim_answer_(mb, board, seq, answer, 0);
         store_release_gpu_u64(&board->released[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
     }
 }
 
-/* Warp 1: reads every command from the log, in order, from seq on (up to
- * four a read, as a band does), counting ticks as the bands do, and
- * applies those marked for it; returns at the STOP command. */
-RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, const rk_sim_state *local,
-                               const rk_sim_state *s, uint32_t seq, uint64_t tick, uint64_t steps, int bands,
-                               int halo) {
+/* Warp 1: reads every command from the mirror of the log, in order, from
+ * seq on (up to four a read, as a band does), counting ticks as the bands
+ * do, and applies those marked for it; returns at the STOP command. */
+RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_applier_shared *sh,
+                               const rk_sim_state *local, const rk_sim_state *s, uint32_t seq, uint64_t tick,
+                               uint64_t steps, int bands, int halo) {
     RK_SHARED uint64_t buffer[4][RK_SIM_CMD_WORDS / 2]; /* 8-byte aligned: a payload is a user's struct */
     const int lane = lane_id(), part = lane / RK_SIM_WORDS, word = lane % RK_SIM_WORDS;
     uint64_t busy = tick; /* the ticks up to the last command the bands apply */
@@ -181,8 +204,8 @@ RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, const rk
         uint64_t w0 = 0, w1 = 0;
         int n = 0;
         for (;;) {
-            w0 = load_relaxed_u64(&board->log[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
-            w1 = RK_SIM_SECOND ? load_relaxed_u64(&board->log[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
+            w0 = load_relaxed_u64(&sh->mirror[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+            w1 = RK_SIM_SECOND ? load_relaxed_u64(&sh->mirror[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
             n = rk_sim_whole_commands_(w0, w1, part, seq);
             if (n) break;
             if (RK_SIM_APPLIER_SLEEP) rk_sim_band_pause_();
@@ -196,17 +219,47 @@ RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, const rk
             const uint32_t *words = (const uint32_t *)buffer[i];
             const uint32_t op = words[RK_SIM_W_OP], arg = words[RK_SIM_W_ARG];
             if (op & RK_SIM_OP_RELAYED) {
-                rk_sim_applier_apply_(local, s, mb, board, words, seq, steps, busy, &seen, &refresh, bands, halo);
+                rk_sim_applier_apply_(local, s, mb, board, sh, words, seq, steps, busy, &seen, &refresh, bands, halo);
                 tick++;
                 continue;
             }
-            if (op == RK_SIM_OP_STOP) return;
+            if (op == RK_SIM_OP_STOP) {
+                if (lane == 0) store_relaxed_u64(&sh->want, RK_SIM_WATCH_STOP);
+                return;
+            }
             tick += op == RK_SIM_OP_STEP && arg > 0u ? arg : 1u;
             if (op == RK_SIM_OP_STEP) steps += arg;
             else if (rk_sim_is_global_(words)) refresh = 1;
             busy = tick; /* a query too: it must have read the rows before they change */
         }
+        if (lane == 0) store_relaxed_u64(&sh->want, busy); /* for warp 2 */
         sync_warp(); /* every lane is done with the buffer before the next read fills it */
+    }
+}
+
+/* Warp 2: while warp 1 waits for its next command, whether every band is
+ * past the tick it wants (sh->want), a lane per band, loads in flight
+ * together; if so, an acquire, then sh->past. Returns at the stop. */
+RK_DEVICE void rk_sim_watcher_(const rk_sim_board *board, rk_sim_applier_shared *sh, int bands) {
+    for (;;) {
+        /* Warp-uniform: warp 1 may write it between two lanes' loads. */
+        const uint64_t mine = load_relaxed_u64(&sh->want);
+        const uint64_t want = (uint64_t)(uint32_t)shfl_i32((int)(uint32_t)mine, 0) |
+                              (uint64_t)(uint32_t)shfl_i32((int)(uint32_t)(mine >> 32), 0) << 32;
+        if (want == RK_SIM_WATCH_STOP) return;
+        if (!warp_all(load_relaxed_u64(&sh->past) >= want)) {
+            int all = 1;
+            for (int base = 0; base < bands; base += 32 * RK_SIM_LOADS_AHEAD) {
+                uint64_t v[RK_SIM_LOADS_AHEAD];
+                rk_sim_band_loads_(board, 0, base, bands - 1, v);
+                for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) all &= v[k] >= want;
+            }
+            if (warp_all(all)) {
+                rk_sim_fence_();
+                if (lane_id() == 0) store_relaxed_u64(&sh->past, want);
+            }
+        }
+        rk_sim_pause_();
     }
 }
 
@@ -216,11 +269,22 @@ RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, const rk
 RK_DEVICE void rk_sim_applier_block_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
                                      uint64_t tick, uint64_t steps, int bands, int halo) {
     RK_SHARED rk_sim_scalars scalars;
+    RK_SHARED rk_sim_applier_shared sh;
     rk_sim_state local = *s;
     local.scalars = &scalars;
+    /* Tags of no command to come in the mirror (shared memory may hold an
+     * earlier launch's on the CPU), before the copy's barrier. */
+    for (int i = thread_idx_x(); i < (int)(RK_SIM_SLOTS * RK_SIM_WORDS); i += block_dim_x())
+        sh.mirror[i / RK_SIM_WORDS][i % RK_SIM_WORDS] = (uint64_t)(seq - 1u) << 32;
+    if (thread_idx_x() == 0) {
+        sh.want = tick;
+        sh.past = 0;
+    }
     rk_sim_copy_scalars_(&scalars, s->scalars, thread_idx_x());
     /* Its word of band_taken is the one a band `bands` would have. */
-    const int warp = thread_idx_x() / 32, applier = block_dim_x() > 32 && bands < RK_SIM_MAX_BANDS;
-    if (warp == 0) rk_sim_relay_lean_(mb, board, seq, bands, applier ? bands + 1 : bands);
-    else if (warp == 1 && applier) rk_sim_applier_(mb, board, &local, s, seq, tick, steps, bands, halo);
+    const int warp = thread_idx_x() / 32;
+    const int applier = RK_SIM_APPLIER_WARP && block_dim_x() > 32 && bands < RK_SIM_MAX_BANDS;
+    if (warp == 0) rk_sim_relay_lean_(mb, board, applier ? &sh : 0, seq, bands, applier ? bands + 1 : bands);
+    else if (warp == 1 && applier) rk_sim_applier_(mb, board, &sh, &local, s, seq, tick, steps, bands, halo);
+    else if (warp == 2 && applier) rk_sim_watcher_(board, &sh, bands);
 }
