@@ -69,6 +69,7 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
         if (pending) {
             pending = 0;
             n = rk_sim_pending_commands_(newer0, newer1, pending_from, seq, part, word, &w0, &w1);
+            if (RK_SIM_TRACE && lane == 0 && awaited != 0u) rk_sim_stamp_(board, awaited, RK_SIM_T_READ_BACK, rk_sim_now_());
             issued = newer_issued;
             if (RK_SIM_STEP_READ_ONCE && n == 0) read_again = 0; /* that was the read at once after a step */
         }

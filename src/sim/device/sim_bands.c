@@ -41,9 +41,16 @@ RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batc
             while (n < RK_SIM_BATCH &&
                    warp_all(part != RK_SIM_PART_OF(n) || (uint32_t)((RK_SIM_LOAD_OF(n) ? w1 : w0) >> 32) == seq + (uint32_t)n))
                 n++;
-            if (n) {
-                if (part < n) ((uint32_t *)b->buffer[part])[word] = (uint32_t)w0;
-                if (RK_SIM_SECOND && RK_SIM_PARTS + part < n) ((uint32_t *)b->buffer[RK_SIM_PARTS + part])[word] = (uint32_t)w1;
+            /* The last whole command says more of its read follow: they are
+             * in flight to the L2, and a step read without the query behind
+             * it would answer that only after the whole step. */
+            const uint64_t last = n > 0 && n < RK_SIM_BATCH ? (RK_SIM_LOAD_OF(n - 1) ? w1 : w0) : 0u;
+            const uint32_t more = (uint32_t)shfl_i32((int)(uint32_t)last, n > 0 ? RK_SIM_PART_OF(n - 1) * RK_SIM_WORDS + RK_SIM_W_OP : 0) &
+                                  RK_SIM_OP_MORE;
+            if (n && !more) {
+                const uint32_t mask = word == RK_SIM_W_OP ? ~RK_SIM_OP_MORE : ~0u;
+                if (part < n) ((uint32_t *)b->buffer[part])[word] = (uint32_t)w0 & mask;
+                if (RK_SIM_SECOND && RK_SIM_PARTS + part < n) ((uint32_t *)b->buffer[RK_SIM_PARTS + part])[word] = (uint32_t)w1 & mask;
                 /* Not the least of them (five rounds of shuffles, on the way of
                  * every command) but the larger of the two ticks the band
                  * compares it with that they are all past (need >=
@@ -94,7 +101,8 @@ RK_DEVICE void rk_sim_answer_early_(const rk_sim_state *s, rk_sim_mailbox *mb, r
     /* Volatile: NVVM hoisted this load above the caller's tid < 32 test, so
      * every warp read the word thread 0 was about to write (a discarded
      * value, but a shared-memory hazard to compute-sanitizer's racecheck). */
-    if (*(volatile const uint64_t *)&b->near < need) return;
+    const uint64_t near = *(volatile const uint64_t *)&b->near;
+    if (!RK_SIM_TRACE && near < need) return;
     for (int i = 0; i + 1 < b->n; i++) {
         const uint32_t *h = (const uint32_t *)b->buffer[i];
         const uint32_t op = h[RK_SIM_W_OP];
@@ -103,6 +111,10 @@ RK_DEVICE void rk_sim_answer_early_(const rk_sim_state *s, rk_sim_mailbox *mb, r
             const uint32_t *q = (const uint32_t *)b->buffer[i + 1];
             if (h[RK_SIM_W_ARG] != 1u || !rk_sim_query_behind_(q, rb, re, &qb, &qe) || !(q[RK_SIM_W_ARG] & RK_SIM_ARG_NEXT))
                 return;
+            /* Traced: what the band knew of its neighbours (their least tick above, the one it needs below). */
+            if (RK_SIM_TRACE && lane_id() == 0)
+                rk_sim_stamp_(board, seq + (uint32_t)i + 1u, RK_SIM_T_DECIDING, near << 32 | (need & 0xffffffffu));
+            if (near < need) return;
             rk_sim_region r = rk_sim_clip_(qb, qe, rb, re, steps + 1u);
             r.threads = 32;
             r.ahead = 1;
