@@ -24,6 +24,9 @@ typedef struct rk_sim_batch {
  * each, at most 32 of them) into b; after a block barrier (the caller's)
  * the whole block has the batch. The band says it has read them (its
  * words are in shared memory now). */
+#ifndef RK_SIM_LOG_MORE
+#define RK_SIM_LOG_MORE 1 /* 0: a band takes what it finds whole (RK_SIM_OP_MORE unheeded) */
+#endif
 RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batch *b, int band, int lo, int hi,
                                   uint64_t need, uint64_t shared_tick) {
     const int tid = thread_idx_x();
@@ -44,7 +47,7 @@ RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batc
             /* The last whole command says more of its read follow: they are
              * in flight to the L2, and a step read without the query behind
              * it would answer that only after the whole step. */
-            const uint64_t last = n > 0 && n < RK_SIM_BATCH ? (RK_SIM_LOAD_OF(n - 1) ? w1 : w0) : 0u;
+            const uint64_t last = RK_SIM_LOG_MORE && n > 0 && n < RK_SIM_BATCH ? (RK_SIM_LOAD_OF(n - 1) ? w1 : w0) : 0u;
             const uint32_t more = (uint32_t)shfl_i32((int)(uint32_t)last, n > 0 ? RK_SIM_PART_OF(n - 1) * RK_SIM_WORDS + RK_SIM_W_OP : 0) &
                                   RK_SIM_OP_MORE;
             if (n && !more) {
