@@ -24,6 +24,11 @@
 #ifndef RK_SIM_APPLIER_SLEEP
 #define RK_SIM_APPLIER_SLEEP 0
 #endif
+/* RK_SIM_APPLIER_NEAR 1: warp 1 waits for the bands near a command's rows
+ * alone (rk_sim_applier_apply_); 0: with a look at every band. */
+#ifndef RK_SIM_APPLIER_NEAR
+#define RK_SIM_APPLIER_NEAR 1
+#endif
 /* RK_SIM_APPLIER_WARP 0: no applier (the host marks nothing, sim.c): warp
  * 0 relays alone, every command is the bands' (a measuring aid). */
 #ifndef RK_SIM_APPLIER_WARP
@@ -164,8 +169,17 @@ RK_DEVICE void rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_sta
     if (*seen < busy) {
         int lo = 0, hi = 0, past = 0;
         rk_sim_reach_(begin, end, halo, bands, s->rows, &lo, &hi);
-        while (!((past = rk_sim_bands_past_(board, bands, lo, hi, busy)) & 2)) rk_sim_pause_();
-        if (past & 1) *seen = busy;
+        if (RK_SIM_APPLIER_NEAR && hi - lo < 32) {
+            /* Only the bands near its rows, an acquire load a lane, no
+             * fence after: it waits for the step before it (the wave's
+             * mixed workload, where the next impulse comes as the bands
+             * finish it), and each look is a trip to the L2. */
+            const int b = lo + lane;
+            while (!warp_all(b > hi || load_acquire_gpu_u64(&RK_SIM_DONE(board, b)) >= busy)) rk_sim_pause_();
+        } else {
+            while (!((past = rk_sim_bands_past_(board, bands, lo, hi, busy)) & 2)) rk_sim_pause_();
+            if (past & 1) *seen = busy;
+        }
     }
     if (*refresh) {
         /* The global command is applied: every band past it waited for band 0's. */
