@@ -176,6 +176,7 @@ RK_DEVICE void rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_sta
              * finish it), and each look is a trip to the L2. */
             const int b = lo + lane;
             while (!warp_all(b > hi || load_acquire_gpu_u64(&RK_SIM_DONE(board, b)) >= busy)) rk_sim_pause_();
+            sync_warp(); /* what each lane acquired, for every lane's cells */
         } else {
             while (!((past = rk_sim_bands_past_(board, bands, lo, hi, busy)) & 2)) rk_sim_pause_();
             if (past & 1) *seen = busy;
