@@ -152,14 +152,19 @@ static void dispatch(text *t, const rk_sim_desc *d) {
 static void kernels(text *t, const rk_sim_desc *d) {
     /* The block size every launch on a GPU uses (sim.c: 256 unless the
      * description says), where a kernel compiled without it could need
-     * more registers than a block of that size may have: over 256 threads
-     * (the wave's 512: its kernel took 146 registers unbounded, 110
-     * bounded, against the 128 allowed), or with RK_SIM_TRACE. Not at or
-     * under 256, where any count fits: bounded, heat3d's kernel took 106
-     * registers rather than 95 and its step ran 12.3 -> 14.5 us on the
-     * H100 (session 12). */
+     * more registers than a block of that size may have. On CUDA with one
+     * block a multiprocessor (RK_SIM_MIN_BLOCKS 1, the persistent grid's
+     * shape): with the size alone ptxas chose 64 registers and spilt for
+     * the wave's 512 threads once its impulse loaded two cells (128
+     * allowed), and the minimum measured faster for both examples (H100,
+     * session 21: the wave's step 4.75 -> 4.51 us, heat3d's 7.5 -> 7.2
+     * us). 0: the size alone over 256 threads or with RK_SIM_TRACE, else
+     * unbounded (heat3d's kernel bounded took 106 registers rather than 95
+     * and its step ran 12.3 -> 14.5 us, session 12, before its step loaded
+     * four cells a group). */
     const unsigned threads = d->threads ? d->threads : 256u;
-    add(t, "#if defined(__CUDACC_RTC__) && defined(RK_SIM_MIN_BLOCKS)\n#define RK_SIM_BOUNDS_ __launch_bounds__(%u, RK_SIM_MIN_BLOCKS)\n"
+    add(t, "#ifndef RK_SIM_MIN_BLOCKS\n#define RK_SIM_MIN_BLOCKS 1\n#endif\n"
+           "#if defined(__CUDACC_RTC__) && RK_SIM_MIN_BLOCKS > 0\n#define RK_SIM_BOUNDS_ __launch_bounds__(%u, RK_SIM_MIN_BLOCKS)\n"
            "#elif %d || (defined(RK_SIM_TRACE) && RK_SIM_TRACE)\n#define RK_SIM_BOUNDS_ RK_BLOCK_SIZE(%u, 1, 1)\n#else\n"
            "#define RK_SIM_BOUNDS_\n#endif\nRK_KERNEL RK_SIM_BOUNDS_ void rk_sim_persistent(",
         threads, threads > 256u ? 1 : 0, threads);

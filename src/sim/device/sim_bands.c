@@ -25,7 +25,7 @@ typedef struct rk_sim_batch {
  * the whole block has the batch. The band says it has read them (its
  * words are in shared memory now). */
 #ifndef RK_SIM_LOG_MORE
-#define RK_SIM_LOG_MORE 1 /* 0: a band takes what it finds whole (RK_SIM_OP_MORE unheeded) */
+#define RK_SIM_LOG_MORE 0 /* 1: a band waits for the rest of the relay's read (RK_SIM_OP_MORE): measured no better (H100, session 21) */
 #endif
 RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batch *b, int band, int lo, int hi,
                                   uint64_t need, uint64_t shared_tick) {
