@@ -29,6 +29,16 @@
 #ifndef RK_SIM_APPLIER_NEAR
 #define RK_SIM_APPLIER_NEAR 1
 #endif
+/* RK_SIM_APPLIER_DELEGATE: what warp 1 does with a command whose bands it
+ * has not seen past the commands before it (the step before it, still
+ * running: the wave's mixed workload sends the next impulse as the bands
+ * finish it). 1: leaves it to the bands (board->released says so), which
+ * apply it as any region command when they come to it, with no trip
+ * through warp 1 on their way; 0: waits for them and applies it; 2:
+ * leaves every command to the bands (a test of that path). */
+#ifndef RK_SIM_APPLIER_DELEGATE
+#define RK_SIM_APPLIER_DELEGATE 1
+#endif
 /* RK_SIM_APPLIER_WARP 0: no applier (the host marks nothing, sim.c): warp
  * 0 relays alone, every command is the bands' (a measuring aid). */
 #ifndef RK_SIM_APPLIER_WARP
@@ -154,8 +164,9 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
  * (*refresh), its handler in one call over all its rows by this warp alone
  * (r->threads 32), as sim.h allows a row-wise one; the answer lane 0's
  * value. The answer first, then the release of every lane's writes that
- * the bands near it wait for. */
-RK_DEVICE void rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_state *s, rk_sim_mailbox *mb,
+ * the bands near it wait for. Returns 1; 0 if it left the command to the
+ * bands instead (RK_SIM_APPLIER_DELEGATE). */
+RK_DEVICE int rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_state *s, rk_sim_mailbox *mb,
                                      rk_sim_board *board, rk_sim_applier_shared *sh, const uint32_t *words,
                                      uint32_t seq, uint64_t steps, uint64_t busy, uint64_t *seen, int *refresh,
                                      int bands, int halo) {
@@ -165,6 +176,10 @@ RK_DEVICE void rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_sta
     if (*seen < busy && warp_all(load_relaxed_u64(&sh->past) >= busy)) {
         rk_sim_fence_(); /* warp 2 saw them, with an acquire: this one orders the cells after it */
         *seen = busy;
+    }
+    if (RK_SIM_APPLIER_DELEGATE == 2 || (RK_SIM_APPLIER_DELEGATE == 1 && *seen < busy)) {
+        if (lane == 0) store_relaxed_u64(&board->released[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)RK_SIM_DELEGATED << 32 | seq);
+        return 0;
     }
     if (*seen < busy) {
         int lo = 0, hi = 0, past = 0;
@@ -203,6 +218,7 @@ RK_DEVICE void rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_sta
         rk_sim_answer_(mb, board, seq, answer, 0);
         store_release_gpu_u64(&board->released[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
     }
+    return 1;
 }
 
 /* Warp 1: reads every command from the mirror of the log, in order, from
@@ -235,8 +251,10 @@ RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_a
             const uint32_t *words = (const uint32_t *)buffer[i];
             const uint32_t op = words[RK_SIM_W_OP], arg = words[RK_SIM_W_ARG];
             if (op & RK_SIM_OP_RELAYED) {
-                rk_sim_applier_apply_(local, s, mb, board, sh, words, seq, steps, busy, &seen, &refresh, bands, halo);
+                const int applied = rk_sim_applier_apply_(local, s, mb, board, sh, words, seq, steps, busy, &seen,
+                                                          &refresh, bands, halo);
                 tick++;
+                if (!applied) busy = tick; /* the bands apply it */
                 continue;
             }
             if (op == RK_SIM_OP_STOP) {

@@ -16,6 +16,7 @@ typedef struct rk_sim_batch {
     uint64_t near; /* a lower bound of the bands near this one's band_done, seen with the read (rk_sim_read_batch_); 0: not watched */
     int n;         /* commands read, 1 .. RK_SIM_BATCH */
     int early;     /* the place + 1 of a step whose query behind warp 0 answered at the read (rk_sim_answer_early_); 0: none */
+    int delegated; /* the relay block's applier left the command to the bands (sim_applier.c) */
 } rk_sim_batch;
 
 /* Warp 0 reads commands seq, seq + 1, ... from the log (lanes 0-15 the words
@@ -221,22 +222,25 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
         const uint32_t *words = (const uint32_t *)batch.buffer[at];
         const uint32_t *after = at + 1 < n ? (const uint32_t *)batch.buffer[at + 1] : 0;
         at++;
-        const uint32_t op = words[RK_SIM_W_OP];
+        uint32_t op = words[RK_SIM_W_OP];
         if (RK_SIM_TRACE && relay && tid == 0 && !(op & RK_SIM_OP_RELAYED)) {
             /* The band that answers it, or band 0 for a step or global command. */
             const int global = op >= RK_SIM_OP_STEP || words[RK_SIM_W_END] == 0u;
             if (band == (global ? 0 : rk_sim_band_of_row_((int)words[RK_SIM_W_BEGIN], bands, s->rows)))
                 rk_sim_stamp_(board, seq, RK_SIM_T_BAND, read_at);
         }
+        int relayed = 0; /* applied by the relay's block: nothing more to do here */
         if (op & RK_SIM_OP_RELAYED) {
             /* Applied by the relay's block, maybe after the commands behind
              * it went to the log: a band whose rows are within halo of the
              * command's (a query: whose rows it reads, which the band may
-             * write next) waits for its answer's mark, released after the
-             * block's writes; the others go on at once. */
-            tick++;
+             * write next) waits for its mark, released after the block's
+             * writes; the others go on at once. The applier may leave it
+             * to the bands instead (delegated): then it is applied below as
+             * any region command. */
             int b = (int)words[RK_SIM_W_BEGIN], e = (int)words[RK_SIM_W_END];
             if (!(words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY)) rk_sim_reach_rows_(b, e, halo, s->rows, &b, &e);
+            int delegated = 0;
             if (b < re && e > rb) {
                 /* The relay block's applier (RK_SIM_APPLIER) or, with
                  * RK_SIM_TAKE_LONE, the block may be waiting for this band
@@ -244,20 +248,34 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                  * waits has said everything it finished). */
                 if (RK_SIM_APPLIER || RK_SIM_TAKE_LONE) {
                     sync_threads();
-                    if (tid == finisher) rk_sim_say_done_(board, band, tick - 1u, &said);
+                    if (tid == finisher) rk_sim_say_done_(board, band, tick, &said);
                 }
                 /* The mark says seq or a later command: the host may have
                  * sent a ring's length more once seq was answered, and the
                  * relay applied one in the same slot while this band lagged
-                 * (its writes are released after seq's, by the same thread). */
+                 * (its writes are released after seq's, by the same thread).
+                 * A command left to the bands is not answered before this
+                 * band has applied it: its mark is seq's own. */
                 if (tid == 0) {
                     const uint64_t *mark = RK_SIM_APPLIER ? &board->released[seq & (RK_SIM_SLOTS - 1u)]
                                                           : &board->answered[seq & (RK_SIM_SLOTS - 1u)];
-                    while ((int32_t)((uint32_t)load_relaxed_u64(mark) - seq) < 0) rk_sim_pause_();
+                    uint64_t v = 0;
+                    while ((int32_t)((uint32_t)(v = load_relaxed_u64(mark)) - seq) < 0) rk_sim_pause_();
                     rk_sim_fence_();
+                    batch.delegated = RK_SIM_APPLIER && (uint32_t)v == seq && (v >> 32) == RK_SIM_DELEGATED;
+                    if (batch.delegated) ((uint32_t *)batch.buffer[at - 1])[RK_SIM_W_OP] = op & ~RK_SIM_OP_RELAYED;
                 }
                 sync_threads();
+                delegated = batch.delegated;
             }
+            if (delegated) {
+                op &= ~RK_SIM_OP_RELAYED;
+            } else {
+                tick++;
+                relayed = 1;
+            }
+        }
+        if (relayed) {
         } else if (answered_ahead) {
             answered_ahead = 0; /* a query, answered with the step before it */
             tick++;

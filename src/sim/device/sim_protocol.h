@@ -63,6 +63,7 @@ enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD
  * be taken without the query behind it (sim_bands.c, rk_sim_read_batch_). */
 #define RK_SIM_OP_MORE_SHIFT 28
 #define RK_SIM_OP_MORE (3u << RK_SIM_OP_MORE_SHIFT)
+#define RK_SIM_DELEGATED 1u /* in board->released's upper half: the applier left the command to the bands */
 #define RK_SIM_OP_RELAYED 0x40000000u /* in OP: the relay's block applies it (the host marks it, sim_applier.c; or the relay in the log's copy, sim_relay.c) */
 #define RK_SIM_ARG_QUERY 1u   /* ARG of a user command: its scope is RK_SIM_QUERY (it only reads) */
 #define RK_SIM_ARG_ROWWISE 2u /* ARG of a user command: its scope is RK_SIM_ROWWISE */
@@ -125,7 +126,8 @@ typedef struct rk_sim_board {
     int arrived[RK_SIM_SLOTS];
     int readers[RK_SIM_SLOTS];
     uint64_t trace[RK_SIM_TRACE_SLOTS][RK_SIM_T_WORDS];
-    uint64_t released[RK_SIM_SLOTS]; /* seq once the relay block's applier has released command seq's writes (sim_applier.c) */
+    uint64_t released[RK_SIM_SLOTS]; /* seq once the relay block's applier has released command seq's writes, or
+                                      * RK_SIM_DELEGATED << 32 | seq: it left seq to the bands (sim_applier.c) */
 } rk_sim_board;
 
 /* Band b of `bands` owns rows RK_SIM_BAND_FIRST(b) up to the next band's
