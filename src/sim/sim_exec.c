@@ -59,6 +59,7 @@ rk_status rk__sim_launch_persistent(rk_sim *sim) {
     rk_arg args[RK_SIM_MAX_FIELDS + 8];
     size_t n = 0;
     rk__sim_state_args(sim, args, &n);
+    sim->least_rows = (uint32_t)sim->rows / sim->blocks; /* the grid is settled now (applier_takes) */
     sim->first_seq = (uint32_t)(sim->sent + 1);
     sim->first_tick = sim->ticks;
     args[n++] = RK_ARG_UINT(sim->first_seq);
@@ -233,11 +234,15 @@ static rk_status launch_traditional(rk_sim *sim, uint32_t op, uint32_t begin, ui
  * applier. Only row-wise: its handler may run on one warp (sim.h), where a
  * region command's may use block barriers. Decided here, where it costs
  * nothing, rather than by the relay's warp on the way of every command. */
-#define RK_SIM_APPLIER_ROWWISE 4
+#define RK_SIM_APPLIER_ROWWISE 4u
 static bool applier_takes(const rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg) {
     if (!sim->applier || op >= RK_SIM_OP_STEP || end == 0u || !(arg & RK_SIM_ARG_ROWWISE)) return false;
+    /* With every band at least rows / bands rows high, L rows meet at most
+     * 1 + ceil((L - 1) / least) bands: a short command needs no division
+     * (two of them cost the call about as much as the rest of it). */
+    if (end - begin <= (RK_SIM_APPLIER_ROWWISE - 1u) * sim->least_rows + 1u) return true;
     const int lo = RK_SIM_BAND_OF_ROW(begin, sim->blocks, sim->rows), hi = RK_SIM_BAND_OF_ROW(end - 1u, sim->blocks, sim->rows);
-    return hi - lo < RK_SIM_APPLIER_ROWWISE;
+    return (uint32_t)(hi - lo) < RK_SIM_APPLIER_ROWWISE;
 }
 
 rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg, const void *payload,

@@ -60,6 +60,7 @@ struct rk_sim {
     uint64_t first_tick;     /* persistent: the ticks before first_seq */
     bool relay;              /* persistent: one block relays the host's ring to the others */
     bool applier;            /* persistent with a relay: its block's second warp applies small writers (sim_exec.c) */
+    uint32_t least_rows;     /* rows / blocks: the fewest rows a band has */
     unsigned words;          /* words of a command the host writes (rk__sim_wire_words) */
     int halo;                /* rows beyond its own a step reads; 0 = any */
     uint64_t launches;

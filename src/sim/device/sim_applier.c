@@ -32,12 +32,14 @@
 /* RK_SIM_APPLIER_DELEGATE: what warp 1 does with a command whose bands it
  * has not seen past the commands before it (the step before it, still
  * running: the wave's mixed workload sends the next impulse as the bands
- * finish it). 1: leaves it to the bands (board->released says so), which
- * apply it as any region command when they come to it, with no trip
- * through warp 1 on their way; 0: waits for them and applies it; 2:
+ * finish it). 0: waits for them and applies it; 1: leaves it to the bands
+ * (board->released says so), which apply it as any region command when
+ * they come to it, with no trip through warp 1 on their way -- measured
+ * worse (H100, session 21: the wave's mixed workload with queries waited
+ * 436-489 against 388-391 us, heat3d's 697-707 against 649-662 us); 2:
  * leaves every command to the bands (a test of that path). */
 #ifndef RK_SIM_APPLIER_DELEGATE
-#define RK_SIM_APPLIER_DELEGATE 1
+#define RK_SIM_APPLIER_DELEGATE 0
 #endif
 /* RK_SIM_APPLIER_WARP 0: no applier (the host marks nothing, sim.c): warp
  * 0 relays alone, every command is the bands' (a measuring aid). */
