@@ -25,9 +25,6 @@ typedef struct rk_sim_batch {
  * each, at most 32 of them) into b; after a block barrier (the caller's)
  * the whole block has the batch. The band says it has read them (its
  * words are in shared memory now). */
-#ifndef RK_SIM_LOG_MORE
-#define RK_SIM_LOG_MORE 0 /* 1: a band waits for the rest of the relay's read (RK_SIM_OP_MORE): measured no better (H100, session 21) */
-#endif
 RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batch *b, int band, int lo, int hi,
                                   uint64_t need, uint64_t shared_tick) {
     const int tid = thread_idx_x();
@@ -45,16 +42,9 @@ RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batc
             while (n < RK_SIM_BATCH &&
                    warp_all(part != RK_SIM_PART_OF(n) || (uint32_t)((RK_SIM_LOAD_OF(n) ? w1 : w0) >> 32) == seq + (uint32_t)n))
                 n++;
-            /* The last whole command says more of its read follow: they are
-             * in flight to the L2, and a step read without the query behind
-             * it would answer that only after the whole step. */
-            const uint64_t last = RK_SIM_LOG_MORE && n > 0 && n < RK_SIM_BATCH ? (RK_SIM_LOAD_OF(n - 1) ? w1 : w0) : 0u;
-            const uint32_t more = (uint32_t)shfl_i32((int)(uint32_t)last, n > 0 ? RK_SIM_PART_OF(n - 1) * RK_SIM_WORDS + RK_SIM_W_OP : 0) &
-                                  RK_SIM_OP_MORE;
-            if (n && !more) {
-                const uint32_t mask = word == RK_SIM_W_OP ? ~RK_SIM_OP_MORE : ~0u;
-                if (part < n) ((uint32_t *)b->buffer[part])[word] = (uint32_t)w0 & mask;
-                if (RK_SIM_SECOND && RK_SIM_PARTS + part < n) ((uint32_t *)b->buffer[RK_SIM_PARTS + part])[word] = (uint32_t)w1 & mask;
+            if (n) {
+                if (part < n) ((uint32_t *)b->buffer[part])[word] = (uint32_t)w0;
+                if (RK_SIM_SECOND && RK_SIM_PARTS + part < n) ((uint32_t *)b->buffer[RK_SIM_PARTS + part])[word] = (uint32_t)w1;
                 /* Not the least of them (five rounds of shuffles, on the way of
                  * every command) but the larger of the two ticks the band
                  * compares it with that they are all past (need >=

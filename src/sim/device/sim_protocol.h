@@ -57,12 +57,6 @@ enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD
 #define RK_SIM_OP_STOP 0x10002u       /* the persistent kernel returns */
 #define RK_SIM_OP_GET_SCALAR 0x10003u /* ARG = index; the answer is its bits */
 #define RK_SIM_OP_SET_SCALAR 0x10004u /* ARG = index, payload word 0 = bits */
-/* In the log's copy of OP: how many commands the relay found after this one
- * in the same read (0 .. 3), so that a band that sees it before them (its
- * lines may land in the L2 in any order) waits for them: a step must not
- * be taken without the query behind it (sim_bands.c, rk_sim_read_batch_). */
-#define RK_SIM_OP_MORE_SHIFT 28
-#define RK_SIM_OP_MORE (3u << RK_SIM_OP_MORE_SHIFT)
 #define RK_SIM_DELEGATED 1u /* in board->released's upper half: the applier left the command to the bands */
 #define RK_SIM_OP_RELAYED 0x40000000u /* in OP: the relay's block applies it (the host marks it, sim_applier.c; or the relay in the log's copy, sim_relay.c) */
 #define RK_SIM_ARG_QUERY 1u   /* ARG of a user command: its scope is RK_SIM_QUERY (it only reads) */

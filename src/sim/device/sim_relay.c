@@ -456,15 +456,12 @@ RK_DEVICE int rk_sim_pending_commands_(uint64_t v0, uint64_t v1, uint32_t from, 
 RK_DEVICE void rk_sim_log_store_(rk_sim_board *board, uint32_t seq, int m, uint32_t take, int part, int word, uint64_t w0,
                                  uint64_t w1) {
     const uint64_t relayed = word == RK_SIM_W_OP ? (uint64_t)RK_SIM_OP_RELAYED : 0u;
-    const uint64_t op_word = word == RK_SIM_W_OP ? ~(uint64_t)0 : 0u; /* the lanes of OP words say what follows */
     if (RK_SIM_SECOND && RK_SIM_PARTS + part < m)
         store_relaxed_u64(&board->log[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word],
-                          w1 | (((take >> (RK_SIM_PARTS + part)) & 1u) ? relayed : 0u) |
-                              (op_word & ((uint64_t)(m - 1 - RK_SIM_PARTS - part) << RK_SIM_OP_MORE_SHIFT)));
+                          w1 | (((take >> (RK_SIM_PARTS + part)) & 1u) ? relayed : 0u));
     if (part < m)
         store_relaxed_u64(&board->log[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word],
-                          w0 | (((take >> part) & 1u) ? relayed : 0u) |
-                              (op_word & ((uint64_t)(m - 1 - part) << RK_SIM_OP_MORE_SHIFT)));
+                          w0 | (((take >> part) & 1u) ? relayed : 0u));
 }
 /* The relay's warp: the block applies the commands of `take` (bit i:
  * command seq + i, i < m), one after the other, each after a barrier. */
