@@ -1,10 +1,13 @@
 /* The relay: the last block of a persistent simulation on a GPU. Its
  * first warp reads the host's ring over the bus and copies the commands to
- * the log in device memory, where the bands read them (sim_bands.c); the
- * whole block applies the short commands it may take itself and answers
- * them. When it reads is the delicate part: docs/simulations.md says what
- * each knob below measured. Compiled after sim_device.c (the helpers both
- * share) and before sim_bands.c, in the DSL. */
+ * the log in device memory, where the bands read them (sim_bands.c). This
+ * file holds the reads of the ring and the log's stores, which both relay
+ * designs use, and the design of sessions 18-20 (RK_SIM_APPLIER=0): the
+ * warp decides for each command whether the whole block applies it and
+ * answers it. The default design is sim_applier.c's. When it reads is the
+ * delicate part: docs/simulations.md says what each knob below measured.
+ * Compiled after sim_device.c (the helpers both share) and before
+ * sim_applier.c and sim_bands.c, in the DSL. */
 
 /* The relay's warp: once every band has read command `oldest`, the last
  * command all of them have read (the slowest band's). */
