@@ -18,12 +18,6 @@
 #ifndef RK_SIM_APPLIER
 #define RK_SIM_APPLIER 1
 #endif
-/* Warp 1's pause between two reads of the log: 0 a spin on the timer
- * (rk_sim_pause_), 1 the bands' sleep (rk_sim_band_pause_, which may end
- * microseconds late: H100, session 21, the wave's inject 3.3 us). */
-#ifndef RK_SIM_APPLIER_SLEEP
-#define RK_SIM_APPLIER_SLEEP 0
-#endif
 /* RK_SIM_APPLIER_NEAR 1: warp 1 waits for the bands near a command's rows
  * alone (rk_sim_applier_apply_); 0: with a look at every band. */
 #ifndef RK_SIM_APPLIER_NEAR
@@ -242,8 +236,7 @@ RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_a
             w1 = RK_SIM_SECOND ? load_relaxed_u64(&sh->mirror[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
             n = rk_sim_whole_commands_(w0, w1, part, seq);
             if (n) break;
-            if (RK_SIM_APPLIER_SLEEP) rk_sim_band_pause_();
-            else rk_sim_pause_();
+            rk_sim_pause_(); /* a spin: a sleep may end microseconds late (sim_device.c, rk_sim_nap_) */
         }
         if (part < n) ((uint32_t *)buffer[part])[word] = (uint32_t)w0;
         if (RK_SIM_SECOND && RK_SIM_PARTS + part < n) ((uint32_t *)buffer[RK_SIM_PARTS + part])[word] = (uint32_t)w1;
