@@ -202,6 +202,8 @@ static rk_status create(rk_sim *sim, const rk_sim_desc *d) {
     TRY(choose_grid(sim, d, cpu));
     /* The relay spares the bands the bus to host memory; on the CPU that
      * memory is the device's. RK_SIM_RELAY=0/1 overrides (tests). */
+    const char *after = getenv("RK_SIM_ADVANCE_AFTER_WAIT"); /* the former behaviour, for a measurement */
+    sim->advance_after_wait = after && *after && strcmp(after, "0") != 0;
     const char *relay = getenv("RK_SIM_RELAY");
     sim->relay = relay && *relay ? strcmp(relay, "0") != 0 : !cpu;
     TRY(allocate_state(sim, d));
@@ -285,6 +287,7 @@ rk_status rk_sim_destroy(rk_sim *sim) {
         result = rk_sim_finish(sim);
         if (result != RK_HUNG) rk__sim_join_watcher(sim);
     }
+    if (result == RK_OK && sim->failed != RK_OK && sim->mb) rk__sim_advance(sim); /* waits move it on lazily */
     if (result == RK_OK && sim->failed != RK_OK && sim->seen_done < sim->sent && sim->failure_told < sim->sent)
         /* Accepted, never applied, and no wait said so: destroy does. */
         result = rk__fail(sim->failed, "the simulation failed (%s) with commands accepted and not seen applied, up to "

@@ -128,6 +128,8 @@ static bool advance(rk_sim *sim) {
     return sim->seen_done != before;
 }
 
+void rk__sim_advance(rk_sim *sim) { (void)advance(sim); }
+
 /* The tagged answer words of command t, as last loaded, when both carry t's tag. */
 static bool answer_of(const uint64_t lo, const uint64_t hi, rk_sim_ticket t, uint64_t *answer) {
     if ((uint32_t)(lo >> 32) != (uint32_t)t || (uint32_t)(hi >> 32) != (uint32_t)t) return false;
@@ -154,9 +156,16 @@ static rk_status wait_for(rk_sim *sim, rk_sim_ticket t, bool for_slot, uint64_t 
         const uint64_t hi = early ? __atomic_load_n(&words[1], __ATOMIC_RELAXED) : 0;
         if (for_slot ? slot_free(sim, t) : completed(sim, t)) {
             if (early) *got = answer_of(lo, hi, t, answer);
-            advance(sim);
+            if (for_slot || sim->advance_after_wait) advance(sim);
+            else if (t == sim->seen_done + 1) sim->seen_done = t;
             return RK_OK;
         }
+        /* seen_done moves on while the host waits, a command a look: after
+         * the command has completed, each look at a done word the device
+         * wrote is a cache miss on the way back to the caller (the wave's
+         * mixed workload: two to four a query waited for). */
+        if (!sim->advance_after_wait && sim->seen_done < sim->sent && completed(sim, sim->seen_done + 1))
+            sim->seen_done++;
         if (i < SPIN_BEFORE_YIELD) continue;
         sched_yield(); /* the CPU backend's workers may share this core */
         if ((i & 63) != 0) continue;

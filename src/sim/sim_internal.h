@@ -61,6 +61,7 @@ struct rk_sim {
     bool relay;              /* persistent: one block relays the host's ring to the others */
     bool applier;            /* persistent with a relay: its block's second warp applies small writers (sim_exec.c) */
     uint32_t least_rows;     /* rows / blocks: the fewest rows a band has */
+    bool advance_after_wait; /* $RK_SIM_ADVANCE_AFTER_WAIT=1: seen_done moved on after a wait, not during (sim_exec.c) */
     unsigned words;          /* words of a command the host writes (rk__sim_wire_words) */
     int halo;                /* rows beyond its own a step reads; 0 = any */
     uint64_t launches;
@@ -110,6 +111,8 @@ rk_status rk__sim_wait(rk_sim *sim, rk_sim_ticket t);
 #endif
 unsigned rk__sim_wire_words(const rk_sim_desc *d);
 rk_status rk__sim_read_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer);
+/* Moves seen_done past the commands since completed (each a look at a done word). */
+void rk__sim_advance(rk_sim *sim);
 /* rk__sim_wait, then the answer (rk__sim_read_answer), loaded while waiting where it can be. */
 rk_status rk__sim_wait_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer);
 /* Waits for the watcher thread to return (RK_OK if none runs): its stream's status. */
