@@ -4,8 +4,8 @@
  *          finds to the log at once (it decides nothing: the host has
  *          marked the commands warp 1 applies) and waits for the last
  *          command's answer before it reads again;
- *   warp 1 applies: it reads the log as a band does and applies the
- *          commands the host marked RK_SIM_OP_RELAYED (small region and
+ *   warp 1 applies: it reads the log's mirror in shared memory and
+ *          applies the commands the host marked RK_SIM_OP_RELAYED (short
  *          row-wise writers: sim_exec.c, applier_takes), once the
  *          bands within halo of their rows have finished every command
  *          before them; it answers them, then releases their writes
@@ -87,8 +87,7 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
         if (n == 0 && awaited != 0u && !read_again) rk_sim_await_answer_(board, awaited, last_step, bands, 0u, &no_look, look);
         while (n == 0) {
             if (RK_SIM_TRACE) issued = rk_sim_now_();
-            w0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
-            w1 = RK_SIM_SECOND ? load_relaxed_u64(&mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
+            rk_sim_ring_read_(mb, seq, part, word, &w0, &w1);
             n = rk_sim_whole_commands_(w0, w1, part, seq);
             if (n) break;
             if (read_again && awaited != 0u) {
@@ -106,12 +105,7 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
         const uint64_t found = RK_SIM_TRACE ? rk_sim_now_() : 0u;
         const uint32_t last = seq + (uint32_t)n - 1u;
         if ((int32_t)(known - (last - RK_SIM_SLOTS)) < 0) known = rk_sim_slowest_band_(board, readers, last - RK_SIM_SLOTS);
-        /* Nothing follows a stop: the commands up to it, a ballot a load. */
-        const unsigned stop0 = warp_ballot(word == RK_SIM_W_OP && (uint32_t)w0 == RK_SIM_OP_STOP);
-        const unsigned stop1 = RK_SIM_SECOND ? warp_ballot(word == RK_SIM_W_OP && (uint32_t)w1 == RK_SIM_OP_STOP) : 0u;
-        int m = n;
-        for (int i = n - 1; i >= 0; i--)
-            if ((((RK_SIM_LOAD_OF(i) ? stop1 : stop0) >> (RK_SIM_PART_OF(i) * RK_SIM_WORDS + RK_SIM_W_OP)) & 1u) != 0u) m = i + 1;
+        const int m = rk_sim_upto_stop_(w0, w1, word, n);
         if (sh) { /* warp 1's copy first: a store to shared memory waits for nothing */
             if (RK_SIM_SECOND && RK_SIM_PARTS + part < m)
                 store_relaxed_u64(&sh->mirror[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w1);
@@ -142,8 +136,7 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
             (RK_SIM_FOLLOW_UP_READ == 1 || (RK_SIM_FOLLOW_UP_READ == 2 && !(op & RK_SIM_OP_RELAYED)) ||
              (RK_SIM_FOLLOW_UP_READ == 3 && last_step))) {
             newer_issued = RK_SIM_TRACE ? rk_sim_now_() : 0u;
-            newer0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
-            newer1 = RK_SIM_SECOND ? load_relaxed_u64(&mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
+            rk_sim_ring_read_(mb, seq, part, word, &newer0, &newer1);
             pending = 1;
             pending_from = seq;
         }

@@ -342,6 +342,27 @@ RK_DEVICE int rk_sim_relay_takes_(const rk_sim_board *board, const rk_sim_state 
     return (past & 1) || ((rowwise || (arg & RK_SIM_ARG_QUERY)) && (past & 2));
 }
 
+/* The relay's warp: one read of the host's ring, commands seq + part and
+ * (16 words a command) seq + 2 + part, lane l word l % W (both loads in
+ * flight at once). */
+RK_DEVICE void rk_sim_ring_read_(const rk_sim_mailbox *mb, uint32_t seq, int part, int word, uint64_t *w0, uint64_t *w1) {
+    *w0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+    *w1 = RK_SIM_SECOND ? load_relaxed_u64(&mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
+}
+
+/* The relay's warp: how many of the n commands read (w0, w1 as for
+ * rk_sim_whole_commands_) go up to a stop, nothing following one: a ballot
+ * a load rather than a shuffle a command, on the way of the log's store. */
+RK_DEVICE int rk_sim_upto_stop_(uint64_t w0, uint64_t w1, int word, int n) {
+    const unsigned stop0 = warp_ballot(word == RK_SIM_W_OP && (uint32_t)w0 == RK_SIM_OP_STOP);
+    const unsigned stop1 = RK_SIM_SECOND ? warp_ballot(word == RK_SIM_W_OP && (uint32_t)w1 == RK_SIM_OP_STOP) : 0u;
+    int upto = n;
+    for (int i = n - 1; i >= 0; i--)
+        if ((((RK_SIM_LOAD_OF(i) ? stop1 : stop0) >> (RK_SIM_PART_OF(i) * RK_SIM_WORDS + RK_SIM_W_OP)) & 1u) != 0u)
+            upto = i + 1;
+    return upto;
+}
+
 /* The relay's warp, with lane l holding word l % W of command seq + l / W
  * in w0 and, for W = 16, of seq + 2 + l / 16 in w1 (W = RK_SIM_WORDS,
  * sim_protocol.h): how many commands from seq on are whole (every word
@@ -563,8 +584,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
         while (n == 0) {
             /* Commands seq + part and (16 words a command) seq + 2 + part. */
             if (RK_SIM_TRACE) issued = rk_sim_now_();
-            w0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
-            w1 = RK_SIM_SECOND ? load_relaxed_u64(&mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
+            rk_sim_ring_read_(mb, seq, part, word, &w0, &w1);
             if (looked) idle_due = rk_sim_look_done_(look, busy);
             looked = 0;
             n = rk_sim_whole_commands_(w0, w1, part, seq);
@@ -605,15 +625,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
          * stores what it read first. */
         const int early = RK_SIM_RELAY_INLINE <= 0 || (RK_SIM_RELAY_LOOK == 0 && idle < busy && !(RK_SIM_TAKE_LONE && n == 1));
         if (early) {
-            /* The commands up to a stop: a ballot a load rather than a
-             * shuffle a command, on the way of the store. */
-            const unsigned stop0 = warp_ballot(word == RK_SIM_W_OP && (uint32_t)w0 == RK_SIM_OP_STOP);
-            const unsigned stop1 = RK_SIM_SECOND ? warp_ballot(word == RK_SIM_W_OP && (uint32_t)w1 == RK_SIM_OP_STOP) : 0u;
-            int upto = n;
-            for (int i = n - 1; i >= 0; i--)
-                if ((((RK_SIM_LOAD_OF(i) ? stop1 : stop0) >> (RK_SIM_PART_OF(i) * RK_SIM_WORDS + RK_SIM_W_OP)) & 1u) != 0u)
-                    upto = i + 1;
-            rk_sim_log_store_(board, seq, upto, 0u, part, word, w0, w1);
+            rk_sim_log_store_(board, seq, rk_sim_upto_stop_(w0, w1, word, n), 0u, part, word, w0, w1);
         }
         uint64_t logged = RK_SIM_TRACE && early ? rk_sim_now_() : 0u; /* the stores, not the decisions after */
         if (RK_SIM_TRACE && lane == 0) {
@@ -682,8 +694,7 @@ RK_DEVICE void rk_sim_relay_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_rel
             (RK_SIM_FOLLOW_UP_READ == 1 || (RK_SIM_FOLLOW_UP_READ == 2 && !last_taken) ||
              (RK_SIM_FOLLOW_UP_READ == 3 && last_step))) {
             newer_issued = RK_SIM_TRACE ? rk_sim_now_() : 0u;
-            newer0 = load_relaxed_u64(&mb->cmd[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
-            newer1 = RK_SIM_SECOND ? load_relaxed_u64(&mb->cmd[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
+            rk_sim_ring_read_(mb, seq, part, word, &newer0, &newer1);
             pending = 1;
             pending_from = seq;
         }
