@@ -96,7 +96,7 @@ RK_DEVICE void rk_sim_answer_early_(const rk_sim_state *s, rk_sim_mailbox *mb, r
      * every warp read the word thread 0 was about to write (a discarded
      * value, but a shared-memory hazard to compute-sanitizer's racecheck). */
     const uint64_t near = *(volatile const uint64_t *)&b->near;
-    if (!RK_SIM_TRACE && near < need) return;
+    if (!RK_SIM_TRACE && near < need) return; /* traced, it returns below, after the stamp of what it knew */
     for (int i = 0; i + 1 < b->n; i++) {
         const uint32_t *h = (const uint32_t *)b->buffer[i];
         const uint32_t op = h[RK_SIM_W_OP];
