@@ -19,7 +19,11 @@ import sys
 STAGES = [("bus read", "issue", "found"), ("to deciding", "found", "deciding"), ("to the log", "found", "logged"),
           ("log to band (or the relay's block)", "logged", "band"), ("band to answer", "band", "answer"),
           ("found to answer", "found", "answer"), ("answer to the relay seeing its mark", "answer", "mark_seen"),
-          ("found to the relay's next read back", "found", "read_back")]
+          ("found to the relay's next read back", "found", "read_back"),
+          # a step's way through band RK_SIM_TRACE_BAND (its stamps hold it up: sim_protocol.h)
+          ("log to the traced band's read", "logged", "b_read"), ("band's read to its rows", "b_read", "b_ready"),
+          ("its rows", "b_ready", "b_stepped"), ("its release", "b_stepped", "b_said"),
+          ("stepped to counted in", "b_stepped", "b_gathered")]
 
 
 def kind(op):
@@ -45,10 +49,11 @@ def main(path):
                 current = {}
                 runs.append((line.strip(), current))
                 continue
-            v = [int(x) for x in line.split()] + [0, 0, 0]  # older traces have 7 or 8 columns
+            v = [int(x) for x in line.split()] + [0] * 8  # older traces have 7 to 10 columns
             seq, op, issue, found, logged, band, answer, deciding, mark_seen, read_back = v[:10]
             current[seq] = dict(op=op, issue=issue, found=found, logged=logged, band=band, answer=answer,
                                 deciding=deciding, mark_seen=mark_seen, read_back=read_back)
+            current[seq].update(zip(("b_read", "b_ready", "b_stepped", "b_said", "b_gathered"), v[10:15]))
     for title, cmds in runs:
         print(title, f"({len(cmds)} commands)")
         by_kind = {}

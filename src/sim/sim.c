@@ -261,11 +261,12 @@ static void dump_trace(rk_sim *sim) {
         free(t);
         return;
     }
-    fprintf(f, "# rk_sim trace, %u bands: seq op issue found logged band answer deciding mark_seen read_back (ns)\n", sim->blocks);
+    fprintf(f, "# rk_sim trace, %u bands: seq op issue found logged band answer deciding mark_seen read_back"
+               " b_read b_ready b_stepped b_said b_gathered (ns)\n", sim->blocks);
     for (uint32_t i = 0; i < RK_SIM_TRACE_SLOTS; i++) {
         if (!t[i][RK_SIM_T_SEQ]) continue;
         fprintf(f, "%llu %llu", (unsigned long long)t[i][RK_SIM_T_SEQ], (unsigned long long)t[i][RK_SIM_T_OP]);
-        for (int e = RK_SIM_T_ISSUE; e <= RK_SIM_T_READ_BACK; e++) fprintf(f, " %llu", (unsigned long long)t[i][e]);
+        for (int e = RK_SIM_T_ISSUE; e < RK_SIM_T_WORDS; e++) fprintf(f, " %llu", (unsigned long long)t[i][e]);
         fputc('\n', f);
     }
     fclose(f);

@@ -108,8 +108,8 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
         const int m = rk_sim_upto_stop_(w0, w1, word, n);
         if (sh) { /* warp 1's copy first: a store to shared memory waits for nothing */
             if (RK_SIM_SECOND && RK_SIM_PARTS + part < m)
-                store_relaxed_u64(&sh->mirror[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w1);
-            if (part < m) store_relaxed_u64(&sh->mirror[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w0);
+                rk_sim_shared_store_(&sh->mirror[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w1);
+            if (part < m) rk_sim_shared_store_(&sh->mirror[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w0);
         }
         rk_sim_log_store_(board, seq, m, 0u, part, word, w0, w1);
         if (RK_SIM_TRACE && word == RK_SIM_W_OP) {
@@ -162,7 +162,7 @@ RK_DEVICE int rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_stat
     const int lane = lane_id();
     const int begin = (int)words[RK_SIM_W_BEGIN], end = (int)words[RK_SIM_W_END];
     if (RK_SIM_TRACE && lane == 0) rk_sim_stamp_(board, seq, RK_SIM_T_DECIDING, rk_sim_now_()); /* warp 1 has it */
-    if (*seen < busy && warp_all(load_relaxed_u64(&sh->past) >= busy)) {
+    if (*seen < busy && warp_all(rk_sim_shared_load_(&sh->past) >= busy)) {
         rk_sim_fence_(); /* warp 2 saw them, with an acquire: this one orders the cells after it */
         *seen = busy;
     }
@@ -225,8 +225,8 @@ RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_a
         uint64_t w0 = 0, w1 = 0;
         int n = 0;
         for (;;) {
-            w0 = load_relaxed_u64(&sh->mirror[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
-            w1 = RK_SIM_SECOND ? load_relaxed_u64(&sh->mirror[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
+            w0 = rk_sim_shared_load_(&sh->mirror[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]);
+            w1 = RK_SIM_SECOND ? rk_sim_shared_load_(&sh->mirror[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word]) : 0u;
             n = rk_sim_whole_commands_(w0, w1, part, seq);
             if (n) break;
             rk_sim_pause_(); /* a spin: a sleep may end microseconds late (sim_device.c, rk_sim_nap_) */
@@ -246,7 +246,7 @@ RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_a
                 continue;
             }
             if (op == RK_SIM_OP_STOP) {
-                if (lane == 0) store_relaxed_u64(&sh->want, RK_SIM_WATCH_STOP);
+                if (lane == 0) rk_sim_shared_store_(&sh->want, RK_SIM_WATCH_STOP);
                 return;
             }
             tick += op == RK_SIM_OP_STEP && arg > 0u ? arg : 1u;
@@ -254,7 +254,7 @@ RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_a
             else if (rk_sim_is_global_(words)) refresh = 1;
             busy = tick; /* a query too: it must have read the rows before they change */
         }
-        if (lane == 0) store_relaxed_u64(&sh->want, busy); /* for warp 2 */
+        if (lane == 0) rk_sim_shared_store_(&sh->want, busy); /* for warp 2 */
         sync_warp(); /* every lane is done with the buffer before the next read fills it */
     }
 }
@@ -265,11 +265,11 @@ RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_a
 RK_DEVICE void rk_sim_watcher_(const rk_sim_board *board, rk_sim_applier_shared *sh, int bands) {
     for (;;) {
         /* Warp-uniform: warp 1 may write it between two lanes' loads. */
-        const uint64_t mine = load_relaxed_u64(&sh->want);
+        const uint64_t mine = rk_sim_shared_load_(&sh->want);
         const uint64_t want = (uint64_t)(uint32_t)shfl_i32((int)(uint32_t)mine, 0) |
                               (uint64_t)(uint32_t)shfl_i32((int)(uint32_t)(mine >> 32), 0) << 32;
         if (want == RK_SIM_WATCH_STOP) return;
-        if (!warp_all(load_relaxed_u64(&sh->past) >= want)) {
+        if (!warp_all(rk_sim_shared_load_(&sh->past) >= want)) {
             int all = 1;
             for (int base = 0; base < bands; base += 32 * RK_SIM_LOADS_AHEAD) {
                 uint64_t v[RK_SIM_LOADS_AHEAD];
@@ -278,7 +278,7 @@ RK_DEVICE void rk_sim_watcher_(const rk_sim_board *board, rk_sim_applier_shared 
             }
             if (warp_all(all)) {
                 rk_sim_fence_();
-                if (lane_id() == 0) store_relaxed_u64(&sh->past, want);
+                if (lane_id() == 0) rk_sim_shared_store_(&sh->past, want);
             }
         }
         rk_sim_pause_();

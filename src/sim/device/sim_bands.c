@@ -276,12 +276,14 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                 answered_ahead = 1;
                 next = RK_SIM_QUERY_AHEAD >= 2 && (after[RK_SIM_W_ARG] & RK_SIM_ARG_NEXT) != 0u;
             }
+            if (RK_SIM_TRACE && band == RK_SIM_TRACE_BAND && tid == 0) rk_sim_stamp_(board, seq, RK_SIM_T_B_READ, read_at);
             for (uint32_t k = 0; k < count; k++) {
                 const uint64_t want = k == 0 ? need : tick;
                 if (k > 0 || near < want) {
                     if (tid == finisher) rk_sim_say_done_(board, band, tick, &said); /* before it waits */
                     rk_sim_await_bands_(board, near_lo, near_hi, want, bands, 0, band);
                 }
+                if (k + 1u == count) RK_SIM_BAND_STAMP(board, band, 0, seq, RK_SIM_T_B_READY);
                 if (next) {
                     /* An RK_SIM_QUERY_NEXT: answered now, one step ahead of
                      * the rows (the bands near have finished the step
@@ -309,7 +311,9 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                 steps++;
                 tick++;
                 sync_threads();
+                if (k + 1u == count) RK_SIM_BAND_STAMP(board, band, 0, seq, RK_SIM_T_B_STEPPED);
                 if (tid == finisher) rk_sim_say_done_(board, band, tick, &said);
+                if (k + 1u == count) RK_SIM_BAND_STAMP(board, band, finisher, seq, RK_SIM_T_B_SAID);
             }
             if (count == 0) {
                 tick++;
@@ -318,6 +322,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             shared_tick = tick;
             need = tick;
             if (tid == 0) rk_sim_gather_(mb, board, seq, bands, 0);
+            RK_SIM_BAND_STAMP(board, band, 0, seq, RK_SIM_T_B_GATHERED);
         } else if (rk_sim_is_global_(words)) {
             tick++;
             if (tid == finisher) rk_sim_say_done_(board, band, tick - 1u, &said); /* before it waits */

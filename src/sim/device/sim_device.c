@@ -52,6 +52,16 @@ RK_DEVICE void rk_sim_stamp_(rk_sim_board *board, uint32_t seq, int event, uint6
     if (RK_SIM_TRACE_FROM != 0u && seq - RK_SIM_TRACE_FROM >= RK_SIM_TRACE_SLOTS) return;
     store_relaxed_u64(&board->trace[seq & (RK_SIM_TRACE_SLOTS - 1u)][event], value);
 }
+/* RK_SIM_TRACE_BAND: the band whose way through each step is stamped too
+ * (RK_SIM_T_B_*, by its thread `tid`). */
+#ifndef RK_SIM_TRACE_BAND
+#define RK_SIM_TRACE_BAND 0
+#endif
+#define RK_SIM_BAND_STAMP(board, band, tid, seq, event)                                              \
+    do {                                                                                              \
+        if (RK_SIM_TRACE && (band) == RK_SIM_TRACE_BAND && thread_idx_x() == (tid))                   \
+            rk_sim_stamp_((board), (seq), (event), rk_sim_now_());                                    \
+    } while (0)
 /* Nothing at all without RK_SIM_TRACE: not even the timer's read. */
 #define RK_SIM_STAMP(board, seq, event, value)                        \
     do {                                                              \
@@ -113,6 +123,37 @@ RK_DEVICE void rk_sim_fence_(void) {
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
 #else
     thread_fence();
+#endif
+}
+
+/* A word of shared memory that one warp writes and another polls (the
+ * relay block's mirror and ticks, sim_applier.c): atomics at block scope,
+ * which compute-sanitizer's racecheck takes for what they are; it reports
+ * plain or relaxed loads and stores there as hazards. */
+#ifndef RK_SIM_SHARED_ATOMICS /* 0: relaxed loads and stores instead (a measuring aid) */
+#define RK_SIM_SHARED_ATOMICS 1
+#endif
+RK_DEVICE uint64_t rk_sim_shared_load_(uint64_t *p) {
+#if defined(__CUDACC_RTC__)
+    if (!RK_SIM_SHARED_ATOMICS) return load_relaxed_u64(p);
+    uint64_t v;
+    asm volatile("atom.relaxed.cta.shared.cas.b64 %0, [%1], 0, 0;" : "=l"(v) : "r"((unsigned)__cvta_generic_to_shared(p)) : "memory");
+    return v;
+#else
+    return load_relaxed_u64(p);
+#endif
+}
+RK_DEVICE void rk_sim_shared_store_(uint64_t *p, uint64_t v) {
+#if defined(__CUDACC_RTC__)
+    if (!RK_SIM_SHARED_ATOMICS) {
+        store_relaxed_u64(p, v);
+        return;
+    }
+    uint64_t old;
+    asm volatile("atom.relaxed.cta.shared.exch.b64 %0, [%1], %2;" : "=l"(old) : "r"((unsigned)__cvta_generic_to_shared(p)), "l"(v) : "memory");
+    (void)old;
+#else
+    store_relaxed_u64(p, v);
 #endif
 }
 

@@ -110,7 +110,15 @@ enum {
     RK_SIM_T_DECIDING, /* the relay, with its read's commands, starts deciding who applies them */
     RK_SIM_T_MARK_SEEN, /* the relay, waiting before its next read, saw its answer's mark */
     RK_SIM_T_READ_BACK, /* the read the relay issued after copying it came back */
-    RK_SIM_T_WORDS = 10
+    /* A step's way through band RK_SIM_TRACE_BAND (sim_bands.c); each of its
+     * stamps held the band up 0.1-0.4 us in the wave's mixed workload (H200,
+     * session 22: stores behind its other warps' loads), so the later ones are late: */
+    RK_SIM_T_B_READ,     /* the band has the batch it is in (after the read's barrier) */
+    RK_SIM_T_B_READY,    /* the band starts its rows: what it waited for is done */
+    RK_SIM_T_B_STEPPED,  /* the band's rows are stepped (after the barrier) */
+    RK_SIM_T_B_SAID,     /* its finisher has released that it finished the step */
+    RK_SIM_T_B_GATHERED, /* thread 0 has counted the band in (rk_sim_gather_ returned) */
+    RK_SIM_T_WORDS = 15
 };
 typedef struct rk_sim_board {
     uint64_t log[RK_SIM_SLOTS][RK_SIM_CMD_WORDS];
