@@ -122,10 +122,9 @@ static rk_status compile(rk_sim *sim, const rk_sim_desc *d) {
     }
     rk_compile_options opts = {.defines = defines ? defines : d->defines, .define_count = define_count};
     /* The relay block's applier (device/sim_applier.c) needs a second warp;
-     * RK_SIM_APPLIER=0 among the defines selects the other relay. */
+     * RK_SIM_APPLIER_WARP=0 among the defines turns it off (a measuring aid). */
     bool applier_off = false;
-    for (size_t i = 0; i < define_count; i++)
-        applier_off |= strcmp(opts.defines[i], "RK_SIM_APPLIER=0") == 0 || strcmp(opts.defines[i], "RK_SIM_APPLIER_WARP=0") == 0;
+    for (size_t i = 0; i < define_count; i++) applier_off |= strcmp(opts.defines[i], "RK_SIM_APPLIER_WARP=0") == 0;
     sim->applier = sim->pattern == RK_SIM_PERSISTENT && sim->relay && sim->threads >= 64u &&
                    sim->blocks < RK_SIM_MAX_BANDS && !applier_off; /* as rk_sim_applier_block_ decides */
     /* On CUDA the load pauses the device's running simulations (sim_registry.h). */

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -33,6 +34,12 @@ static inline const char *sim_test_device(int argc, char **argv) {
 }
 
 static inline bool sim_test_is_cpu(const char *spec) { return strncmp(spec, "cpu", 3) == 0; }
+/* A CPU block's threads: `fallback`, or RK_SIM_TEST_THREADS (96: the relay's
+ * block has the warps a GPU's has, and its applier runs on the CPU too). */
+static inline uint32_t sim_test_cpu_threads(uint32_t fallback) {
+    const char *t = getenv("RK_SIM_TEST_THREADS");
+    return t ? (uint32_t)atoi(t) : fallback;
+}
 
 /* A simulation for error tests: a step that counts, GET (a band's first
  * cell), SPIN (thread 0 runs an LCG for `rounds` rounds: a slow command),

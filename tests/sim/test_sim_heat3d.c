@@ -19,7 +19,7 @@ static bool no_graphs(void) { return cpu || webgpu; }
 
 static heat3d open_heat(rk_sim_pattern pattern, uint32_t blocks, int nx, int ny, int nz) {
     heat3d_config cfg = {.device = device, .pattern = pattern, .nx = nx, .ny = ny, .nz = nz, .alpha = 0.1f,
-                         .blocks = blocks, .threads = cpu ? 32 : 128};
+                         .blocks = blocks, .threads = cpu ? sim_test_cpu_threads(32) : 128};
     heat3d h;
     CHECK_OK(heat3d_create(&cfg, &h));
     return h;

@@ -110,13 +110,6 @@ static void check_front(rk_sim *sim, expect *q, int *head, int *count, run_resul
     (*count)--;
 }
 
-/* A CPU block's threads: 32, or RK_SIM_TEST_THREADS (64: the relay's
- * block has a second warp, as on a GPU, and applies with r->tid rotated). */
-static uint32_t cpu_threads(void) {
-    const char *t = getenv("RK_SIM_TEST_THREADS");
-    return t ? (uint32_t)atoi(t) : 32u;
-}
-
 static rk_sim *open_mix(rk_sim_pattern pattern, uint32_t blocks, int halo) {
     static const rk_sim_field fields[] = {{"a", RK_SIM_U32, 2 * CELLS}};
     static const rk_sim_scalar scalars[] = {{"mul", RK_SIM_U32, 3}, {"add", RK_SIM_U32, 1}};
@@ -128,7 +121,7 @@ static rk_sim *open_mix(rk_sim_pattern pattern, uint32_t blocks, int halo) {
     rk_sim_desc d = {.device = device, .pattern = pattern, .source = source, .source_name = "ordering.c",
                      .fields = fields, .field_count = 1, .scalars = scalars, .scalar_count = 2, .rows = ROWS,
                      .halo_rows = halo, .step = "mix_step", .commands = commands, .command_count = 3, .blocks = blocks,
-                     .threads = sim_test_is_cpu(device) ? cpu_threads() : 64};
+                     .threads = sim_test_is_cpu(device) ? sim_test_cpu_threads(32) : 64};
     rk_sim *sim = NULL;
     CHECK_OK(rk_sim_create(&d, &sim));
     return sim;

@@ -1,5 +1,5 @@
-/* The relay block as the wave showcase built it (RK_SIM_APPLIER, on): two
- * warps, two jobs, so that neither waits for the other.
+/* The relay block as the wave showcase built it: warps with one job each,
+ * so that none waits for another.
  *   warp 0 relays: it reads the host's ring over the bus, copies what it
  *          finds to the log at once (it decides nothing: the host has
  *          marked the commands warp 1 applies) and waits for the last
@@ -9,15 +9,15 @@
  *          row-wise writers: sim_exec.c, applier_takes), once the
  *          bands within halo of their rows have finished every command
  *          before them; it answers them, then releases their writes
- *          (board->released), which the bands near them wait for.
- * The other design (RK_SIM_APPLIER 0, sim_relay.c) has warp 0 decide for
- * each command whether its block applies it and hand it over; on the H100
- * that bookkeeping sat on the way of every command (docs/simulations.md,
- * session 21). Compiled after sim_relay.c (whose reads of the ring and the
- * log's stores both use) and before sim_bands.c, in the DSL. */
-#ifndef RK_SIM_APPLIER
-#define RK_SIM_APPLIER 1
-#endif
+ *          (board->released), which the bands near them wait for;
+ *   warp 2 watches the bands for warp 1 while it waits.
+ * A block of one warp (the CPU's default) only relays: the host marks
+ * nothing, the bands apply every command. A design in which warp 0 decided
+ * for each command whether its block applies it (sessions 18-20) was
+ * slower on the H100 -- that bookkeeping sat on the way of every command --
+ * and is gone (docs/simulations.md, sessions 21-22). Compiled after
+ * sim_relay.c (the ring's reads, the log's stores) and before sim_bands.c,
+ * in the DSL. */
 /* RK_SIM_APPLIER_NEAR 1: warp 1 waits for the bands near a command's rows
  * alone (rk_sim_applier_apply_); 0: with a look at every band. */
 #ifndef RK_SIM_APPLIER_NEAR
@@ -56,13 +56,19 @@ typedef struct rk_sim_applier_shared {
 #define RK_SIM_WATCH_STOP (~(uint64_t)0)
 
 /* Warp 0: copies commands seq, seq + 1, ... from the host's ring to the log
- * until the STOP command. When it reads is rk_sim_relay_'s rule: after a
- * step once at once, otherwise once the last command copied is answered
- * (rk_sim_await_answer_; its look at the bands is off: nothing here uses
- * it), with the staggered and follow-up reads of sim_relay.c; with an
- * applier (sh), to its mirror too. A log slot is written again once every
- * band and warp 1 (`readers`: its word after the bands') have read the
- * command it held. */
+ * until the STOP command; with an applier (sh), to its mirror too. A log
+ * slot is written again once every band and warp 1 (`readers`: its word
+ * after the bands') have read the command it held.
+ * When it reads: a host that waits for an answer writes its next command
+ * only once the answer has crossed the bus, and a read that gets there
+ * first finds nothing and holds the next one back a whole bus round trip (a
+ * warp has one read of host memory in flight). So before reading again it
+ * waits, from the L2, for the last command it copied to be answered
+ * (rk_sim_await_answer_) -- except after a step, whose answer is more than
+ * a round trip off: then it reads once at once, for commands a host that
+ * does not wait has sent right behind it. While it finds nothing it reads
+ * staggered (rk_sim_read_staggered_); after a read that found commands it
+ * leaves one more in flight (RK_SIM_FOLLOW_UP_READ). */
 RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_applier_shared *sh, uint32_t seq,
                                   int bands, int readers) {
     const int lane = lane_id(), part = lane / RK_SIM_WORDS, word = lane % RK_SIM_WORDS;
@@ -71,9 +77,8 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
     int read_again = 1;         /* read once more at once before waiting for the last command's answer */
     int last_step = 0;          /* the last command copied is a step */
     int pending = 0;            /* newer0/1: a read still in flight, of commands from pending_from on */
-    uint64_t newer0 = 0, newer1 = 0, newer_issued = 0, no_look = 0;
+    uint64_t newer0 = 0, newer1 = 0, newer_issued = 0;
     uint32_t pending_from = 0;
-    uint64_t look[RK_SIM_LOADS_AHEAD];
     for (;;) {
         uint64_t w0 = 0, w1 = 0, issued = 0;
         int n = 0;
@@ -84,14 +89,14 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
             issued = newer_issued;
             if (RK_SIM_STEP_READ_ONCE && n == 0) read_again = 0; /* that was the read at once after a step */
         }
-        if (n == 0 && awaited != 0u && !read_again) rk_sim_await_answer_(board, awaited, last_step, bands, 0u, &no_look, look);
+        if (n == 0 && awaited != 0u && !read_again) rk_sim_await_answer_(board, awaited, last_step);
         while (n == 0) {
             if (RK_SIM_TRACE) issued = rk_sim_now_();
             rk_sim_ring_read_(mb, seq, part, word, &w0, &w1);
             n = rk_sim_whole_commands_(w0, w1, part, seq);
             if (n) break;
             if (read_again && awaited != 0u) {
-                rk_sim_await_answer_(board, awaited, last_step, bands, 0u, &no_look, look); /* the read at once found nothing */
+                rk_sim_await_answer_(board, awaited, last_step); /* the read at once found nothing */
                 read_again = 0;
             } else if (RK_SIM_READ_STAGGER_NS > 0u) {
                 n = rk_sim_read_staggered_(mb, seq, part, word, &w0, &w1, &issued, &newer0, &newer1, &newer_issued);
@@ -111,7 +116,7 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
                 rk_sim_shared_store_(&sh->mirror[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w1);
             if (part < m) rk_sim_shared_store_(&sh->mirror[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w0);
         }
-        rk_sim_log_store_(board, seq, m, 0u, part, word, w0, w1);
+        rk_sim_log_store_(board, seq, m, part, word, w0, w1);
         if (RK_SIM_TRACE && word == RK_SIM_W_OP) {
             const uint64_t logged = rk_sim_now_();
             for (int i = 0; i < m; i++) {
@@ -129,7 +134,7 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
         if (op == RK_SIM_OP_STOP) return;
         last_step = op == RK_SIM_OP_STEP;
         read_again = last_step; /* a step's answer is more than a bus round trip off */
-        /* The follow-up read (rk_sim_relay_'s comment), but not when warp 1
+        /* The follow-up read, but not when warp 1
          * answers the last command: a read in flight holds up the loads
          * that watch for its answer's mark. */
         if (RK_SIM_KEEP_NEWER_READ && !pending &&
@@ -143,6 +148,25 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
         awaited = seq + (uint32_t)m - 1u;
         seq = awaited + 1u;
     }
+}
+
+/* Warp 1 (RK_SIM_APPLIER_NEAR 0), a lane per band, loads in flight at once: 1
+ * if every band has finished every tick up to `tick`, 2 if bands lo .. hi
+ * have (both: 3); an acquire after, if either. */
+RK_DEVICE int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo, int hi, uint64_t tick) {
+    int all = 1, range = 1;
+    for (int base = 0; base < bands; base += 32 * RK_SIM_LOADS_AHEAD) {
+        uint64_t v[RK_SIM_LOADS_AHEAD];
+        rk_sim_band_loads_(board, 0, base, bands - 1, v);
+        for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) {
+            const int b = base + 32 * k + lane_id(), done = v[k] >= tick;
+            all &= done;
+            if (b >= lo && b <= hi) range &= done;
+        }
+    }
+    const int past = (warp_all(all) ? 1 : 0) | (warp_all(range) ? 2 : 0);
+    if (past) rk_sim_fence_();
+    return past;
 }
 
 /* Warp 1: command seq (words in shared memory, a row-wise command marked

@@ -232,14 +232,11 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             if (!(words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY)) rk_sim_reach_rows_(b, e, halo, s->rows, &b, &e);
             int delegated = 0;
             if (b < re && e > rb) {
-                /* The relay block's applier (RK_SIM_APPLIER) or, with
-                 * RK_SIM_TAKE_LONE, the block may be waiting for this band
+                /* The relay block's applier may be waiting for this band
                  * to say it finished what came before (any band that
                  * waits has said everything it finished). */
-                if (RK_SIM_APPLIER || RK_SIM_TAKE_LONE) {
-                    sync_threads();
-                    if (tid == finisher) rk_sim_say_done_(board, band, tick, &said);
-                }
+                sync_threads();
+                if (tid == finisher) rk_sim_say_done_(board, band, tick, &said);
                 /* The mark says seq or a later command: the host may have
                  * sent a ring's length more once seq was answered, and the
                  * relay applied one in the same slot while this band lagged
@@ -247,12 +244,11 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                  * A command left to the bands is not answered before this
                  * band has applied it: its mark is seq's own. */
                 if (tid == 0) {
-                    const uint64_t *mark = RK_SIM_APPLIER ? &board->released[seq & (RK_SIM_SLOTS - 1u)]
-                                                          : &board->answered[seq & (RK_SIM_SLOTS - 1u)];
+                    const uint64_t *mark = &board->released[seq & (RK_SIM_SLOTS - 1u)];
                     uint64_t v = 0;
                     while ((int32_t)((uint32_t)(v = load_relaxed_u64(mark)) - seq) < 0) rk_sim_pause_();
                     rk_sim_fence_();
-                    batch.delegated = RK_SIM_APPLIER && (uint32_t)v == seq && (v >> 32) == RK_SIM_DELEGATED;
+                    batch.delegated = (uint32_t)v == seq && (v >> 32) == RK_SIM_DELEGATED;
                     if (batch.delegated) ((uint32_t *)batch.buffer[at - 1])[RK_SIM_W_OP] = op & ~RK_SIM_OP_RELAYED;
                 }
                 sync_threads();
@@ -376,10 +372,8 @@ RK_DEVICE void rk_sim_persistent_body_(const rk_sim_state *s, rk_sim_mailbox *mb
     const int bands = grid_dim_x() - (relay ? 1 : 0);
     if (block_idx_x() < bands) {
         rk_sim_band_loop_(s, mb, board, seq, tick, steps, bands, relay, halo);
-    } else if (RK_SIM_APPLIER) {
-        rk_sim_applier_block_(s, mb, board, seq, tick, steps, bands, halo);
     } else {
-        rk_sim_relay_block_(s, mb, board, seq, tick, steps, bands, halo);
+        rk_sim_applier_block_(s, mb, board, seq, tick, steps, bands, halo);
     }
 }
 

@@ -129,13 +129,13 @@ RK_DEVICE void rk_sim_fence_(void) {
 /* A word of shared memory that one warp writes and another polls (the
  * relay block's mirror and ticks, sim_applier.c): atomics at block scope,
  * which compute-sanitizer's racecheck takes for what they are; it reports
- * plain or relaxed loads and stores there as hazards. */
-#ifndef RK_SIM_SHARED_ATOMICS /* 0: relaxed loads and stores instead (a measuring aid) */
-#define RK_SIM_SHARED_ATOMICS 1
-#endif
+ * plain or relaxed loads and stores there as hazards. A load is a compare
+ * and swap that writes nothing new (0 for 0): a 64-bit OR or ADD of shared
+ * memory is a loop of them on sm_90, CAS and EXCH single instructions. The
+ * seed table measured the same with relaxed loads and stores (H200,
+ * session 22). */
 RK_DEVICE uint64_t rk_sim_shared_load_(uint64_t *p) {
 #if defined(__CUDACC_RTC__)
-    if (!RK_SIM_SHARED_ATOMICS) return load_relaxed_u64(p);
     uint64_t v;
     asm volatile("atom.relaxed.cta.shared.cas.b64 %0, [%1], 0, 0;" : "=l"(v) : "r"((unsigned)__cvta_generic_to_shared(p)) : "memory");
     return v;
@@ -145,10 +145,6 @@ RK_DEVICE uint64_t rk_sim_shared_load_(uint64_t *p) {
 }
 RK_DEVICE void rk_sim_shared_store_(uint64_t *p, uint64_t v) {
 #if defined(__CUDACC_RTC__)
-    if (!RK_SIM_SHARED_ATOMICS) {
-        store_relaxed_u64(p, v);
-        return;
-    }
     uint64_t old;
     asm volatile("atom.relaxed.cta.shared.exch.b64 %0, [%1], %2;" : "=l"(old) : "r"((unsigned)__cvta_generic_to_shared(p)), "l"(v) : "memory");
     (void)old;

@@ -38,12 +38,6 @@
 #ifndef RK_SIM_ANSWER_PAUSE_NS
 #define RK_SIM_ANSWER_PAUSE_NS 200u /* relay: after an answer, before it reads the host's ring again */
 #endif
-#ifndef RK_SIM_RELAY_INLINE
-#define RK_SIM_RELAY_INLINE 1     /* relay: applies a region command reaching at most this many bands itself; 0: never */
-#endif
-#ifndef RK_SIM_SELF_PAUSE_NS
-#define RK_SIM_SELF_PAUSE_NS 300u /* relay: after its own block's work, before it reads the host's ring again (sim_relay.c: RK_SIM_SELF_FROM_ANSWER times it from the answer instead) */
-#endif
 #ifndef RK_SIM_ANSWER_POLLS
 #define RK_SIM_ANSWER_POLLS 16    /* relay: looks at an answer's mark at most before reading the ring anyway */
 #endif
@@ -58,7 +52,7 @@ enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD
 #define RK_SIM_OP_GET_SCALAR 0x10003u /* ARG = index; the answer is its bits */
 #define RK_SIM_OP_SET_SCALAR 0x10004u /* ARG = index, payload word 0 = bits */
 #define RK_SIM_DELEGATED 1u /* in board->released's upper half: the applier left the command to the bands */
-#define RK_SIM_OP_RELAYED 0x40000000u /* in OP: the relay's block applies it (the host marks it, sim_applier.c; or the relay in the log's copy, sim_relay.c) */
+#define RK_SIM_OP_RELAYED 0x40000000u /* in OP: the relay's block applies it (the host marks it: sim_exec.c, sim_applier.c) */
 #define RK_SIM_ARG_QUERY 1u   /* ARG of a user command: its scope is RK_SIM_QUERY (it only reads) */
 #define RK_SIM_ARG_ROWWISE 2u /* ARG of a user command: its scope is RK_SIM_ROWWISE */
 #define RK_SIM_ARG_NEXT 4u    /* with RK_SIM_ARG_QUERY: its scope is RK_SIM_QUERY_NEXT */
