@@ -208,6 +208,78 @@ __global__ void device_scopes(uint64_t *dev, uint64_t *out, int mode, int reps) 
     report(out, sum, keep, reps, (mode >= 3 ? 32 : 0));
 }
 
+/* Part 6. Warp 0 of block 0 loads host lines A; `delay` ns later the
+ * second warp -- warp 1 of block 0 (blocks 1) or warp 0 of block 1 (blocks
+ * 2) -- loads host lines B, `offset` words on. out[0], out[1]: mean ns from
+ * the first load's issue to each value, on the first warp's clock (the
+ * global timer is one for the whole GPU). */
+__global__ void two_warps_host_loads(const uint64_t *host, uint64_t *out, int delay, int offset, int reps) {
+    __shared__ volatile uint64_t shared_t0;
+    __shared__ volatile int shared_round;
+    const int lane = threadIdx.x % 32;
+    const int second = gridDim.x > 1 ? blockIdx.x == 1 && threadIdx.x < 32 : threadIdx.x >= 32 && threadIdx.x < 64;
+    const int first = blockIdx.x == 0 && threadIdx.x < 32;
+    uint64_t *t0_word = out + 8, *round_word = out + 9, *back_word = out + 10;
+    uint64_t sum_first = 0, sum_second = 0, keep = 0;
+    if (threadIdx.x == 0) shared_round = -1;
+    __syncthreads();
+    for (int r = 0; r < reps; r++) {
+        if (first) {
+            const uint64_t t0 = now_ns();
+            if (lane == 0) {
+                if (gridDim.x > 1) {
+                    asm volatile("st.relaxed.gpu.u64 [%0], %1;" ::"l"(t0_word), "l"(t0) : "memory");
+                    asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(round_word), "l"((uint64_t)r + 1) : "memory");
+                } else {
+                    shared_t0 = t0;
+                    shared_round = r;
+                }
+            }
+            const uint64_t a = load_sys(host + lane);
+            keep += __shfl_sync(0xffffffffu, a, 0);
+            sum_first += now_ns() - t0;
+            /* the second warp's value, then a pause for every load to land */
+            if (gridDim.x > 1) {
+                uint64_t v;
+                do asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(back_word) : "memory");
+                while (v >> 32 != (uint64_t)r + 1);
+                sum_second += (v & 0xffffffffu);
+            }
+        } else if (second) {
+            uint64_t t0;
+            if (gridDim.x > 1) {
+                uint64_t v;
+                do asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(round_word) : "memory");
+                while (v != (uint64_t)r + 1);
+                asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(t0) : "l"(t0_word) : "memory");
+            } else {
+                while (shared_round != r) {
+                }
+                t0 = shared_t0;
+            }
+            uint64_t t;
+            do t = now_ns(); while (t - t0 < (uint64_t)delay);
+            const uint64_t b = load_sys(host + offset + lane);
+            keep += __shfl_sync(0xffffffffu, b, 0);
+            const uint64_t back = now_ns() - t0;
+            if (gridDim.x > 1) {
+                if (lane == 0)
+                    asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(back_word), "l"(((uint64_t)r + 1) << 32 | back) : "memory");
+            } else {
+                sum_second += back;
+            }
+        }
+        if (gridDim.x == 1) __syncthreads();
+        settle();
+    }
+    if (first && lane == 0) {
+        out[0] = sum_first / reps;
+        if (gridDim.x > 1) out[1] = sum_second / reps;
+        out[2] = keep;
+    }
+    if (gridDim.x == 1 && second && lane == 0) out[1] = sum_second / reps;
+}
+
 #define CHECK(call)                                                                            \
     do {                                                                                       \
         cudaError_t e_ = (call);                                                               \
@@ -230,7 +302,7 @@ int main(int argc, char **argv) {
     CHECK(cudaHostAlloc((void **)&host, 1 << 16, cudaHostAllocMapped));
     CHECK(cudaHostGetDevicePointer((void **)&host_dev, host, 0));
     CHECK(cudaMalloc((void **)&dev, 1 << 16));
-    CHECK(cudaMallocManaged((void **)&out, 64));
+    CHECK(cudaMallocManaged((void **)&out, 128)); /* part 6 uses words 8-10 to hand over between blocks */
     const int reps = 2000;
 
     printf("\n1. two warp-wide loads of host memory, the second `delay` ns after the first\n");
@@ -277,6 +349,17 @@ int main(int argc, char **argv) {
         device_scopes<<<1, 64>>>(dev + 1024, out, m, reps / 4);
         CHECK(cudaDeviceSynchronize());
         printf("%-52s %6llu ns\n", scopes[m], (unsigned long long)out[0]);
+    }
+    printf("\n6. two warps, each one load of its own host lines, the second `delay` ns after the first\n");
+    printf("%-34s %8s %14s %14s %12s\n", "second warp", "delay", "first back", "second back", "gap");
+    for (int blocks = 1; blocks <= 2; blocks++) {
+        for (int d : delays) {
+            out[9] = out[10] = 0;
+            two_warps_host_loads<<<blocks, blocks == 1 ? 64 : 32>>>(host_dev, out, d, 512, reps / 4);
+            CHECK(cudaDeviceSynchronize());
+            printf("%-34s %6d ns %11llu ns %11llu ns %9lld ns\n", blocks == 1 ? "warp 1 of the same block" : "warp 0 of another block", d,
+                   (unsigned long long)out[0], (unsigned long long)out[1], (long long)out[1] - (long long)out[0]);
+        }
     }
     return 0;
 }
