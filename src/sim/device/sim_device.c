@@ -126,6 +126,17 @@ RK_DEVICE void rk_sim_fence_(void) {
 #endif
 }
 
+/* A block's copy of the scalars (the whole block, tid its place in it; a barrier after): user
+ * code reads them in every step and command, and a read of device memory
+ * there is a dependent load on the command's path. Only a global command
+ * changes them, and every band copies them again after one. */
+RK_DEVICE void rk_sim_copy_scalars_(rk_sim_scalars *to, const rk_sim_scalars *from, int tid) {
+    const int words = (int)(sizeof(rk_sim_scalars) / sizeof(uint32_t));
+    for (int i = tid; i < words; i += block_dim_x())
+        ((uint32_t *)to)[i] = load_acquire_u32((const uint32_t *)from + i);
+    sync_threads();
+}
+
 /* A word of shared memory that one warp writes and another polls (the
  * relay block's mirror and ticks, sim_applier.c): atomics at block scope,
  * which compute-sanitizer's racecheck takes for what they are; it reports

@@ -58,17 +58,6 @@ RK_DEVICE void rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq, int
     }
 }
 
-/* A block's copy of the scalars (the whole block, tid its place in it; a barrier after): user
- * code reads them in every step and command, and a read of device memory
- * there is a dependent load on the command's path. Only a global command
- * changes them, and every band copies them again after one. */
-RK_DEVICE void rk_sim_copy_scalars_(rk_sim_scalars *to, const rk_sim_scalars *from, int tid) {
-    const int words = (int)(sizeof(rk_sim_scalars) / sizeof(uint32_t));
-    for (int i = tid; i < words; i += block_dim_x())
-        ((uint32_t *)to)[i] = load_acquire_u32((const uint32_t *)from + i);
-    sync_threads();
-}
-
 /* The relay's warp: one read of the host's ring, commands seq + part and
  * (16 words a command) seq + 2 + part, lane l word l % W (both loads in
  * flight at once). */
