@@ -41,9 +41,10 @@
 #define RK_SIM_APPLIER_WARP 1
 #endif
 
-/* What the relay block's warps share. The mirror: warp 0 stores each
- * command it copies to the log here too, where warp 1 polls for it -- a
- * load of shared memory, not a trip to the L2 and back (a slot is written
+/* What the relay block's warps share, every word through the block-scope
+ * atomics of sim_device.c (rk_sim_shared_load_, _store_). The mirror: warp
+ * 0 stores each command it copies to the log here too, where warp 1 polls
+ * for it -- shared memory, not a trip to the L2 and back (a slot is written
  * again when the log's is: warp 1's word of band_taken says what it has
  * read). want and past: warp 2, where the block has one, watches the bands
  * for warp 1 while it waits for its next command, so that one sent after
