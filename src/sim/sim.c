@@ -201,8 +201,6 @@ static rk_status create(rk_sim *sim, const rk_sim_desc *d) {
     TRY(choose_grid(sim, d, cpu));
     /* The relay spares the bands the bus to host memory; on the CPU that
      * memory is the device's. RK_SIM_RELAY=0/1 overrides (tests). */
-    const char *after = getenv("RK_SIM_ADVANCE_AFTER_WAIT"); /* the former behaviour, for a measurement */
-    sim->advance_after_wait = after && *after && strcmp(after, "0") != 0;
     const char *relay = getenv("RK_SIM_RELAY");
     sim->relay = relay && *relay ? strcmp(relay, "0") != 0 : !cpu;
     TRY(allocate_state(sim, d));

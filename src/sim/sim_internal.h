@@ -61,7 +61,6 @@ struct rk_sim {
     bool relay;              /* persistent: one block relays the host's ring to the others */
     bool applier;            /* persistent with a relay: its block's second warp applies small writers (sim_exec.c) */
     uint32_t least_rows;     /* rows / blocks: the fewest rows a band has */
-    bool advance_after_wait; /* $RK_SIM_ADVANCE_AFTER_WAIT=1: seen_done moved on after a wait, not during (sim_exec.c) */
     unsigned words;          /* words of a command the host writes (rk__sim_wire_words) */
     int halo;                /* rows beyond its own a step reads; 0 = any */
     uint64_t launches;
