@@ -121,12 +121,6 @@ static rk_status compile(rk_sim *sim, const rk_sim_desc *d) {
         return g;
     }
     rk_compile_options opts = {.defines = defines ? defines : d->defines, .define_count = define_count};
-    /* The relay block's applier (device/sim_applier.c) needs a second warp;
-     * RK_SIM_APPLIER_WARP=0 among the defines turns it off (a measuring aid). */
-    bool applier_off = false;
-    for (size_t i = 0; i < define_count; i++) applier_off |= strcmp(opts.defines[i], "RK_SIM_APPLIER_WARP=0") == 0;
-    sim->applier = sim->pattern == RK_SIM_PERSISTENT && sim->relay && sim->threads >= 64u &&
-                   sim->blocks < RK_SIM_MAX_BANDS && !applier_off; /* as rk_sim_applier_block_ decides */
     /* On CUDA the load pauses the device's running simulations (sim_registry.h). */
     rk_status s = rk_module_compile(sim->ctx, sim->source, &opts, &sim->module);
     free(env_text);
@@ -203,6 +197,12 @@ static rk_status create(rk_sim *sim, const rk_sim_desc *d) {
      * memory is the device's. RK_SIM_RELAY=0/1 overrides (tests). */
     const char *relay = getenv("RK_SIM_RELAY");
     sim->relay = relay && *relay ? strcmp(relay, "0") != 0 : !cpu;
+    /* The relay block's applier (device/sim_applier.c) needs a second warp;
+     * the kernel learns of it from its `relay` argument (sim_exec.c).
+     * RK_SIM_APPLIER_OFF=1 turns it off (a measuring aid). */
+    const char *applier_off = getenv("RK_SIM_APPLIER_OFF");
+    sim->applier = sim->pattern == RK_SIM_PERSISTENT && sim->relay && sim->threads >= 64u &&
+                   sim->blocks < RK_SIM_MAX_BANDS && !(applier_off && strcmp(applier_off, "1") == 0);
     TRY(allocate_state(sim, d));
     if (!webgpu) TRY(compile(sim, d)); /* WebGPU: transpiled and compiled by allocate_state */
     TRY_LIB(rk_stream_create(sim->ctx, &sim->stream), "creating a stream");

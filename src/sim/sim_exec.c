@@ -65,7 +65,7 @@ rk_status rk__sim_launch_persistent(rk_sim *sim) {
     args[n++] = RK_ARG_UINT(sim->first_seq);
     args[n++] = RK_ARG_ULONG(sim->ticks);
     args[n++] = RK_ARG_ULONG(sim->steps);
-    args[n++] = RK_ARG_INT(sim->relay ? 1 : 0);
+    args[n++] = RK_ARG_INT(sim->relay ? (sim->applier ? 2 : 1) : 0); /* sim_bands.c, rk_sim_persistent_body_ */
     args[n++] = RK_ARG_INT(sim->halo);
     rk_status s = launch(sim, sim->persistent_fn, sim->blocks + (sim->relay ? 1u : 0u), args, n, true);
     if (s != RK_OK) return s;

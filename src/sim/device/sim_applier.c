@@ -23,23 +23,6 @@
 #ifndef RK_SIM_APPLIER_NEAR
 #define RK_SIM_APPLIER_NEAR 1
 #endif
-/* RK_SIM_APPLIER_DELEGATE: what warp 1 does with a command whose bands it
- * has not seen past the commands before it (the step before it, still
- * running: the wave's mixed workload sends the next impulse as the bands
- * finish it). 0: waits for them and applies it; 1: leaves it to the bands
- * (board->released says so), which apply it as any region command when
- * they come to it, with no trip through warp 1 on their way -- measured
- * worse (H100, session 21: the wave's mixed workload with queries waited
- * 436-489 against 388-391 us, heat3d's 697-707 against 649-662 us); 2:
- * leaves every command to the bands (a test of that path). */
-#ifndef RK_SIM_APPLIER_DELEGATE
-#define RK_SIM_APPLIER_DELEGATE 0
-#endif
-/* RK_SIM_APPLIER_WARP 0: no applier (the host marks nothing, sim.c): warp
- * 0 relays alone, every command is the bands' (a measuring aid). */
-#ifndef RK_SIM_APPLIER_WARP
-#define RK_SIM_APPLIER_WARP 1
-#endif
 
 /* What the relay block's warps share, every word through the block-scope
  * atomics of sim_device.c (rk_sim_shared_load_, _store_). The mirror: warp
@@ -151,9 +134,9 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
     }
 }
 
-/* Warp 1 (RK_SIM_APPLIER_NEAR 0), a lane per band, loads in flight at once: 1
- * if every band has finished every tick up to `tick`, 2 if bands lo .. hi
- * have (both: 3); an acquire after, if either. */
+/* Warps 1 and 2, a lane per band, loads in flight at once: 1 if every band
+ * has finished every tick up to `tick`, 2 if bands lo .. hi have (lo > hi:
+ * never); an acquire after, if either. */
 RK_DEVICE int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo, int hi, uint64_t tick) {
     int all = 1, range = 1;
     for (int base = 0; base < bands; base += 32 * RK_SIM_LOADS_AHEAD) {
@@ -165,7 +148,7 @@ RK_DEVICE int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo, i
             if (b >= lo && b <= hi) range &= done;
         }
     }
-    const int past = (warp_all(all) ? 1 : 0) | (warp_all(range) ? 2 : 0);
+    const int past = (warp_all(all) ? 1 : 0) | (lo <= hi && warp_all(range) ? 2 : 0);
     if (past) rk_sim_fence_();
     return past;
 }
@@ -178,9 +161,8 @@ RK_DEVICE int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo, i
  * (*refresh), its handler in one call over all its rows by this warp alone
  * (r->threads 32), as sim.h allows a row-wise one; the answer lane 0's
  * value. The answer first, then the release of every lane's writes that
- * the bands near it wait for. Returns 1; 0 if it left the command to the
- * bands instead (RK_SIM_APPLIER_DELEGATE). */
-RK_DEVICE int rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_state *s, rk_sim_mailbox *mb,
+ * the bands near it wait for. */
+RK_DEVICE void rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_state *s, rk_sim_mailbox *mb,
                                      rk_sim_board *board, rk_sim_applier_shared *sh, const uint32_t *words,
                                      uint32_t seq, uint64_t steps, uint64_t busy, uint64_t *seen, int *refresh,
                                      int bands, int halo) {
@@ -190,10 +172,6 @@ RK_DEVICE int rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_stat
     if (*seen < busy && warp_all(rk_sim_shared_load_(&sh->past) >= busy)) {
         rk_sim_fence_(); /* warp 2 saw them, with an acquire: this one orders the cells after it */
         *seen = busy;
-    }
-    if (RK_SIM_APPLIER_DELEGATE == 2 || (RK_SIM_APPLIER_DELEGATE == 1 && *seen < busy)) {
-        if (lane == 0) store_relaxed_u64(&board->released[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)RK_SIM_DELEGATED << 32 | seq);
-        return 0;
     }
     if (*seen < busy) {
         int lo = 0, hi = 0, past = 0;
@@ -232,7 +210,6 @@ RK_DEVICE int rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_stat
         rk_sim_answer_(mb, board, seq, answer, 0);
         store_release_gpu_u64(&board->released[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
     }
-    return 1;
 }
 
 /* Warp 1: reads every command from the mirror of the log, in order, from
@@ -264,10 +241,8 @@ RK_DEVICE void rk_sim_applier_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_a
             const uint32_t *words = (const uint32_t *)buffer[i];
             const uint32_t op = words[RK_SIM_W_OP], arg = words[RK_SIM_W_ARG];
             if (op & RK_SIM_OP_RELAYED) {
-                const int applied = rk_sim_applier_apply_(local, s, mb, board, sh, words, seq, steps, busy, &seen,
-                                                          &refresh, bands, halo);
+                rk_sim_applier_apply_(local, s, mb, board, sh, words, seq, steps, busy, &seen, &refresh, bands, halo);
                 tick++;
-                if (!applied) busy = tick; /* the bands apply it */
                 continue;
             }
             if (op == RK_SIM_OP_STOP) {
@@ -294,27 +269,19 @@ RK_DEVICE void rk_sim_watcher_(const rk_sim_board *board, rk_sim_applier_shared 
         const uint64_t want = (uint64_t)(uint32_t)shfl_i32((int)(uint32_t)mine, 0) |
                               (uint64_t)(uint32_t)shfl_i32((int)(uint32_t)(mine >> 32), 0) << 32;
         if (want == RK_SIM_WATCH_STOP) return;
-        if (!warp_all(rk_sim_shared_load_(&sh->past) >= want)) {
-            int all = 1;
-            for (int base = 0; base < bands; base += 32 * RK_SIM_LOADS_AHEAD) {
-                uint64_t v[RK_SIM_LOADS_AHEAD];
-                rk_sim_band_loads_(board, 0, base, bands - 1, v);
-                for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) all &= v[k] >= want;
-            }
-            if (warp_all(all)) {
-                rk_sim_fence_();
-                if (lane_id() == 0) rk_sim_shared_store_(&sh->past, want);
-            }
-        }
+        if (!warp_all(rk_sim_shared_load_(&sh->past) >= want) && (rk_sim_bands_past_(board, bands, 0, -1, want) & 1) &&
+            lane_id() == 0)
+            rk_sim_shared_store_(&sh->past, want);
         rk_sim_pause_();
     }
 }
 
-/* The relay block in this design: warp 0 relays, warp 1 (where the block
- * has one and the bands are fewer than RK_SIM_MAX_BANDS: the host marks
- * commands for it only then) applies, any other warp has nothing to do. */
+/* The relay block in this design: warp 0 relays; with `applier` (the host
+ * decides, sim.c: a block of two warps or more and fewer bands than
+ * RK_SIM_MAX_BANDS, and only then marks commands for it) warp 1 applies
+ * and warp 2 watches; any other warp has nothing to do. */
 RK_DEVICE void rk_sim_applier_block_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
-                                     uint64_t tick, uint64_t steps, int bands, int halo) {
+                                     uint64_t tick, uint64_t steps, int bands, int halo, int applier) {
     RK_SHARED rk_sim_scalars scalars;
     RK_SHARED rk_sim_applier_shared sh;
     rk_sim_state local = *s;
@@ -330,7 +297,6 @@ RK_DEVICE void rk_sim_applier_block_(const rk_sim_state *s, rk_sim_mailbox *mb, 
     rk_sim_copy_scalars_(&scalars, s->scalars, thread_idx_x());
     /* Its word of band_taken is the one a band `bands` would have. */
     const int warp = thread_idx_x() / 32;
-    const int applier = RK_SIM_APPLIER_WARP && block_dim_x() > 32 && bands < RK_SIM_MAX_BANDS;
     if (warp == 0) rk_sim_relay_lean_(mb, board, applier ? &sh : 0, seq, bands, applier ? bands + 1 : bands);
     else if (warp == 1 && applier) rk_sim_applier_(mb, board, &sh, &local, s, seq, tick, steps, bands, halo);
     else if (warp == 2 && applier) rk_sim_watcher_(board, &sh, bands);

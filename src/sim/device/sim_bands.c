@@ -16,7 +16,6 @@ typedef struct rk_sim_batch {
     uint64_t near; /* a lower bound of the bands near this one's band_done, seen with the read (rk_sim_read_batch_); 0: not watched */
     int n;         /* commands read, 1 .. RK_SIM_BATCH */
     int early;     /* the place + 1 of a step whose query behind warp 0 answered at the read (rk_sim_answer_early_); 0: none */
-    int delegated; /* the relay block's applier left the command to the bands (sim_applier.c) */
 } rk_sim_batch;
 
 /* Warp 0 reads commands seq, seq + 1, ... from the log (lanes 0-15 the words
@@ -219,18 +218,14 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             if (band == (global ? 0 : rk_sim_band_of_row_((int)words[RK_SIM_W_BEGIN], bands, s->rows)))
                 rk_sim_stamp_(board, seq, RK_SIM_T_BAND, read_at);
         }
-        int relayed = 0; /* applied by the relay's block: nothing more to do here */
         if (op & RK_SIM_OP_RELAYED) {
             /* Applied by the relay's block, maybe after the commands behind
              * it went to the log: a band whose rows are within halo of the
              * command's (a query: whose rows it reads, which the band may
              * write next) waits for its mark, released after the block's
-             * writes; the others go on at once. The applier may leave it
-             * to the bands instead (delegated): then it is applied below as
-             * any region command. */
+             * writes; the others go on at once. */
             int b = (int)words[RK_SIM_W_BEGIN], e = (int)words[RK_SIM_W_END];
             if (!(words[RK_SIM_W_ARG] & RK_SIM_ARG_QUERY)) rk_sim_reach_rows_(b, e, halo, s->rows, &b, &e);
-            int delegated = 0;
             if (b < re && e > rb) {
                 /* The relay block's applier may be waiting for this band
                  * to say it finished what came before (any band that
@@ -240,28 +235,15 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                 /* The mark says seq or a later command: the host may have
                  * sent a ring's length more once seq was answered, and the
                  * relay applied one in the same slot while this band lagged
-                 * (its writes are released after seq's, by the same thread).
-                 * A command left to the bands is not answered before this
-                 * band has applied it: its mark is seq's own. */
+                 * (its writes are released after seq's, by the same thread). */
                 if (tid == 0) {
                     const uint64_t *mark = &board->released[seq & (RK_SIM_SLOTS - 1u)];
-                    uint64_t v = 0;
-                    while ((int32_t)((uint32_t)(v = load_relaxed_u64(mark)) - seq) < 0) rk_sim_pause_();
+                    while ((int32_t)((uint32_t)load_relaxed_u64(mark) - seq) < 0) rk_sim_pause_();
                     rk_sim_fence_();
-                    batch.delegated = (uint32_t)v == seq && (v >> 32) == RK_SIM_DELEGATED;
-                    if (batch.delegated) ((uint32_t *)batch.buffer[at - 1])[RK_SIM_W_OP] = op & ~RK_SIM_OP_RELAYED;
                 }
                 sync_threads();
-                delegated = batch.delegated;
             }
-            if (delegated) {
-                op &= ~RK_SIM_OP_RELAYED;
-            } else {
-                tick++;
-                relayed = 1;
-            }
-        }
-        if (relayed) {
+            tick++; /* applied by the relay's block: nothing more to do here */
         } else if (answered_ahead) {
             answered_ahead = 0; /* a query, answered with the step before it */
             tick++;
@@ -366,14 +348,15 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
     }
 }
 
-/* The persistent kernel: `relay` says whether the last block relays. */
+/* The persistent kernel: `relay` says whether the last block relays (1)
+ * and its second warp applies (2: sim_applier.c). */
 RK_DEVICE void rk_sim_persistent_body_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
                                        uint64_t tick, uint64_t steps, int relay, int halo) {
     const int bands = grid_dim_x() - (relay ? 1 : 0);
     if (block_idx_x() < bands) {
         rk_sim_band_loop_(s, mb, board, seq, tick, steps, bands, relay, halo);
     } else {
-        rk_sim_applier_block_(s, mb, board, seq, tick, steps, bands, halo);
+        rk_sim_applier_block_(s, mb, board, seq, tick, steps, bands, halo, relay == 2);
     }
 }
 

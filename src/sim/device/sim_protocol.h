@@ -51,7 +51,6 @@ enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD
 #define RK_SIM_OP_STOP 0x10002u       /* the persistent kernel returns */
 #define RK_SIM_OP_GET_SCALAR 0x10003u /* ARG = index; the answer is its bits */
 #define RK_SIM_OP_SET_SCALAR 0x10004u /* ARG = index, payload word 0 = bits */
-#define RK_SIM_DELEGATED 1u /* in board->released's upper half: the applier left the command to the bands */
 #define RK_SIM_OP_RELAYED 0x40000000u /* in OP: the relay's block applies it (the host marks it: sim_exec.c, sim_applier.c) */
 #define RK_SIM_ARG_QUERY 1u   /* ARG of a user command: its scope is RK_SIM_QUERY (it only reads) */
 #define RK_SIM_ARG_ROWWISE 2u /* ARG of a user command: its scope is RK_SIM_ROWWISE */
@@ -122,8 +121,7 @@ typedef struct rk_sim_board {
     int arrived[RK_SIM_SLOTS];
     int readers[RK_SIM_SLOTS];
     uint64_t trace[RK_SIM_TRACE_SLOTS][RK_SIM_T_WORDS];
-    uint64_t released[RK_SIM_SLOTS]; /* seq once the relay block's applier has released command seq's writes, or
-                                      * RK_SIM_DELEGATED << 32 | seq: it left seq to the bands (sim_applier.c) */
+    uint64_t released[RK_SIM_SLOTS]; /* seq once the relay block's applier has released command seq's writes */
 } rk_sim_board;
 
 /* Band b of `bands` owns rows RK_SIM_BAND_FIRST(b) up to the next band's
