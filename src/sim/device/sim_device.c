@@ -193,11 +193,15 @@ RK_DEVICE void rk_sim_answer_host_(rk_sim_mailbox *mb, uint32_t seq, uint64_t va
  * it answered on the board for the relay. */
 RK_DEVICE void rk_sim_answer_(rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq, uint64_t value, int strong) {
     RK_SIM_STAMP(board, seq, RK_SIM_T_ANSWER, rk_sim_now_());
-    /* The mark first: it only times the relay's next read of the host's
-     * ring (rk_sim_await_answer_), so nothing needs it after the host's
-     * words (no difference either way that an H100 call could see). */
-    store_relaxed_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
+    /* The host's words first, then the mark, which only times the relay's
+     * next read of the host's ring (rk_sim_await_answer_): as the former
+     * wave kernel had it. A mark seen before the host's words are on their
+     * way sent the relay's read to the host too early (H200, session 23:
+     * the wave's mixed workload with queries waited 359 against 365 us,
+     * four rounds each within 10 us; on the H100, session 13, no
+     * difference either way). */
     rk_sim_answer_host_(mb, seq, value, strong);
+    store_relaxed_u64(&board->answered[seq & (RK_SIM_SLOTS - 1u)], (uint64_t)seq);
 }
 
 /* Thread 0 of one of `parts` bands that applied command seq adds its answer;

@@ -85,17 +85,17 @@ RK_DEVICE int rk_sim_upto_stop_(uint64_t w0, uint64_t w1, int word, int n) {
     return upto;
 }
 
-/* The relay's warp, with lane l holding word l % W of command seq + l / W
- * in w0 and, for W = 16, of seq + 2 + l / 16 in w1 (W = RK_SIM_WORDS,
- * sim_protocol.h): how many commands from seq on are whole (every word
- * tagged with its number). One ballot a load and the count from its bits,
- * as the showcase's relay; a vote per command, as before, was a chain of
- * dependent warp-wide instructions on the way of every command (with the
- * one-store log copy below: the wave's inject applied 2.94 -> 2.82 us,
- * mixed with queries waited 448 -> 422 us, H100, session 19). A band still
- * counts its read of the log with a vote per command: with the ballot
- * there heat3d 64^3's step was 10.4 -> 13.5-14.8 us in three calls (not
- * understood). */
+/* The relay's warp (and a band's, reading the log), with lane l holding
+ * word l % W of command seq + l / W in w0 and, for W = 16, of seq + 2 + l /
+ * 16 in w1 (W = RK_SIM_WORDS, sim_protocol.h): how many commands from seq
+ * on are whole (every word tagged with its number). One ballot a load and
+ * the count from its bits, as the showcase's relay; a vote per command, as
+ * before, was a chain of dependent warp-wide instructions on the way of
+ * every command (with the one-store log copy below: the wave's inject
+ * applied 2.94 -> 2.82 us, mixed with queries waited 448 -> 422 us, H100,
+ * session 19). The bands took it in session 23 (the H100 of session 19
+ * had measured heat3d's step worse with it, not understood; the H200 now
+ * measures it better). */
 RK_DEVICE int rk_sim_whole_commands_(uint64_t w0, uint64_t w1, int part, uint32_t seq) {
     const unsigned full = (1u << RK_SIM_WORDS) - 1u; /* RK_SIM_WORDS is 8 or 16 */
     const unsigned b0 = warp_ballot((uint32_t)(w0 >> 32) == seq + (uint32_t)part);
