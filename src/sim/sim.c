@@ -199,10 +199,10 @@ static rk_status create(rk_sim *sim, const rk_sim_desc *d) {
     sim->relay = relay && *relay ? strcmp(relay, "0") != 0 : !cpu;
     /* The relay block's applier (device/sim_applier.c) needs a second warp;
      * the kernel learns of it from its `relay` argument (sim_exec.c).
-     * RK_SIM_APPLIER_OFF=1 turns it off (a measuring aid). */
+     * RK_SIM_APPLIER_OFF=1 (any value but 0, as RK_SIM_RELAY) turns it off (a measuring aid). */
     const char *applier_off = getenv("RK_SIM_APPLIER_OFF");
     sim->applier = sim->pattern == RK_SIM_PERSISTENT && sim->relay && sim->threads >= 64u &&
-                   sim->blocks < RK_SIM_MAX_BANDS && !(applier_off && strcmp(applier_off, "1") == 0);
+                   sim->blocks < RK_SIM_MAX_BANDS && !(applier_off && *applier_off && strcmp(applier_off, "0") != 0);
     TRY(allocate_state(sim, d));
     if (!webgpu) TRY(compile(sim, d)); /* WebGPU: transpiled and compiled by allocate_state */
     TRY_LIB(rk_stream_create(sim->ctx, &sim->stream), "creating a stream");

@@ -100,7 +100,8 @@ enum {
     RK_SIM_T_BAND,   /* the band that answers it (band 0 for a step or global command) read it from the log;
                       * for one the relay's block applies, the block started on it */
     RK_SIM_T_ANSWER, /* its answer's stores to the host were issued */
-    RK_SIM_T_DECIDING, /* the relay, with its read's commands, starts deciding who applies them */
+    RK_SIM_T_DECIDING, /* the relay block's applier has the command (sim_applier.c); for a query
+                        * answered ahead, what its band knew of its neighbours (sim_bands.c) */
     RK_SIM_T_MARK_SEEN, /* the relay, waiting before its next read, saw its answer's mark */
     RK_SIM_T_READ_BACK, /* the read the relay issued after copying it came back */
     /* A step's way through band RK_SIM_TRACE_BAND (sim_bands.c); each of its

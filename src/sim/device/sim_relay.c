@@ -121,8 +121,9 @@ RK_DEVICE void rk_sim_doze_(unsigned ns) {
 /* The relay's warp polls the host's ring with two reads issued
  * RK_SIM_READ_STAGGER_NS apart, until command seq is whole; returns the
  * commands found (w as for rk_sim_whole_commands_). 0: one read at a time.
- * Measured on the H100 (docs/simulations.md, session 11), with
- * RK_SIM_SELF_PAUSE_NS 300: the wave's inject applied 3.55 -> 2.69 us p50.
+ * Measured on the H100 (docs/simulations.md, session 11, with the former
+ * relay's 300 ns pause after its own work): the wave's inject applied
+ * 3.55 -> 2.69 us p50.
  * But the second read is not a stagger behind the first: a load of host
  * memory leaves only once an earlier one of the same lines is back (session
  * 19, scripts/device-host-reads.sh: issued 0-800 ns after, it came back
