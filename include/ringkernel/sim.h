@@ -149,10 +149,12 @@ typedef struct rk_sim_scalar {
  *                   (the same bits). One sent right behind a step of one
  *                   step is then answered as soon as its band has read
  *                   both, before the band steps: the wave showcase's
- *                   "answer ahead of the barrier". The early call may be
- *                   made by one warp alone (r->threads 32): the handler
- *                   uses no block barrier or shared memory. Otherwise
- *                   (r->ahead 0) it is an RK_SIM_QUERY. */
+ *                   "answer ahead of the barrier". Any call may be made
+ *                   by one warp alone (r->threads 32): the handler uses
+ *                   no block barrier or shared memory (a short one may be
+ *                   answered by a warp of the relay's block, as an impulse
+ *                   is applied). Otherwise (r->ahead 0) it is an
+ *                   RK_SIM_QUERY. */
 enum { RK_SIM_REGION = 0, RK_SIM_GLOBAL = 1, RK_SIM_QUERY = 2, RK_SIM_ROWWISE = 3, RK_SIM_QUERY_NEXT = 4 };
 
 typedef struct rk_sim_command {

@@ -203,6 +203,10 @@ static rk_status create(rk_sim *sim, const rk_sim_desc *d) {
     const char *applier_off = getenv("RK_SIM_APPLIER_OFF");
     sim->applier = sim->pattern == RK_SIM_PERSISTENT && sim->relay && sim->threads >= 64u &&
                    sim->blocks < RK_SIM_MAX_BANDS && !(applier_off && *applier_off && strcmp(applier_off, "0") != 0);
+    /* RK_SIM_APPLIER_QUERIES_OFF=1: the applier takes no query (the bands
+     * answer them, as before session 24; a measuring aid). */
+    const char *queries_off = getenv("RK_SIM_APPLIER_QUERIES_OFF");
+    sim->applier_queries = sim->applier && !(queries_off && *queries_off && strcmp(queries_off, "0") != 0);
     TRY(allocate_state(sim, d));
     if (!webgpu) TRY(compile(sim, d)); /* WebGPU: transpiled and compiled by allocate_state */
     TRY_LIB(rk_stream_create(sim->ctx, &sim->stream), "creating a stream");

@@ -2,8 +2,8 @@
  * written as tagged words into the ring in host-mapped memory either way;
  * the persistent kernel polls the ring, the traditional pattern launches
  * a kernel per command that reads its words there (the graph pattern
- * replays those launches: sim_graph.c). Completion is the kernels' done[]
- * word in all. */
+ * replays those launches: sim_graph.c). Completion is the done word of
+ * the kernels' reply in all. */
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,7 +60,7 @@ rk_status rk__sim_launch_persistent(rk_sim *sim) {
     rk_arg args[RK_SIM_MAX_FIELDS + 8];
     size_t n = 0;
     rk__sim_state_args(sim, args, &n);
-    sim->least_rows = (uint32_t)sim->rows / sim->blocks; /* the grid is settled now (applier_takes) */
+    sim->least_rows = (uint32_t)sim->rows / sim->blocks; /* the grid is settled now (applier_mark) */
     sim->first_seq = (uint32_t)(sim->sent + 1);
     sim->first_tick = sim->ticks;
     args[n++] = RK_ARG_UINT(sim->first_seq);
@@ -74,14 +74,13 @@ rk_status rk__sim_launch_persistent(rk_sim *sim) {
     return start_watcher(sim);
 }
 
-/* Command t has completed: its slot's done word carries t or a later
- * command, compared in the 32-bit space the kernels count in. */
-static bool reached(const uint64_t *words, rk_sim_ticket t) {
-    uint64_t d = __atomic_load_n(&words[t & (RK_SIM_SLOTS - 1u)], __ATOMIC_ACQUIRE);
-    return (int32_t)((uint32_t)d - (uint32_t)t) >= 0;
+/* Command t has completed: its slot's done word (sim_protocol.h, reply)
+ * carries the tag of t or a later command, compared in the 32-bit space
+ * the kernels count in. */
+static bool completed(const rk_sim *sim, rk_sim_ticket t) {
+    const uint64_t d = __atomic_load_n(&sim->mb->reply[t & (RK_SIM_SLOTS - 1u)][0], __ATOMIC_ACQUIRE);
+    return (int32_t)((uint32_t)(d >> 32) - (uint32_t)t) >= 0;
 }
-
-static bool completed(const rk_sim *sim, rk_sim_ticket t) { return reached(sim->mb->done, t); }
 
 /* Persistent: every block has read command t, too (sim_protocol.h, taken).
  * With a relay, a command completes only after the relay has copied it and
@@ -95,7 +94,8 @@ static bool slot_known_free(const rk_sim *sim, rk_sim_ticket t) {
 
 static bool slot_free(const rk_sim *sim, rk_sim_ticket t) {
     if (sim->pattern != RK_SIM_PERSISTENT || sim->relay) return completed(sim, t);
-    return completed(sim, t) && reached(sim->mb->taken, t);
+    const uint64_t taken = __atomic_load_n(&sim->mb->taken[t & (RK_SIM_SLOTS - 1u)], __ATOMIC_ACQUIRE);
+    return completed(sim, t) && (int32_t)((uint32_t)taken - (uint32_t)t) >= 0;
 }
 
 /* Why nothing can complete any more, or RK_OK. Persistent: the kernel's
@@ -131,32 +131,25 @@ static bool advance(rk_sim *sim) {
 
 void rk__sim_advance(rk_sim *sim) { (void)advance(sim); }
 
-/* The tagged answer words of command t, as last loaded, when both carry t's tag. */
-static bool answer_of(const uint64_t lo, const uint64_t hi, rk_sim_ticket t, uint64_t *answer) {
+/* Command t's answer, when both words of its reply carry t's tag. */
+static bool answer_now(const rk_sim *sim, rk_sim_ticket t, uint64_t *answer) {
+    const uint64_t *reply = sim->mb->reply[t & (RK_SIM_SLOTS - 1u)];
+    const uint64_t lo = __atomic_load_n(&reply[0], __ATOMIC_ACQUIRE), hi = __atomic_load_n(&reply[1], __ATOMIC_ACQUIRE);
     if ((uint32_t)(lo >> 32) != (uint32_t)t || (uint32_t)(hi >> 32) != (uint32_t)t) return false;
     *answer = (hi << 32) | (lo & 0xffffffffu);
     return true;
 }
 
 /* Waits until command t has completed (or, with for_slot, its slot is free).
- * With answer (not NULL), every look at done also loads t's answer words,
- * which the device writes just before done: the host then has them from
- * the same wait rather than after one more cache miss on its way back
- * (*got says so; RK_SIM_LOAD_ANSWER_EARLY 0: not). */
-#ifndef RK_SIM_LOAD_ANSWER_EARLY
-#define RK_SIM_LOAD_ANSWER_EARLY 1
-#endif
+ * With answer (not NULL), it takes t's answer at once when both its words
+ * have landed (*got says so): they share the done word's line. */
 static rk_status wait_for(rk_sim *sim, rk_sim_ticket t, bool for_slot, uint64_t *answer, bool *got) {
-    const uint64_t *words = sim->mb->answer[t & (RK_SIM_SLOTS - 1u)];
-    const bool early = RK_SIM_LOAD_ANSWER_EARLY && answer != NULL;
     if (!for_slot && t <= sim->seen_done) return RK_OK;
     if (for_slot && slot_known_free(sim, t)) return RK_OK;
     uint64_t since = rk__now_ns();
     for (unsigned i = 0;; i++) {
-        const uint64_t lo = early ? __atomic_load_n(&words[0], __ATOMIC_RELAXED) : 0;
-        const uint64_t hi = early ? __atomic_load_n(&words[1], __ATOMIC_RELAXED) : 0;
         if (for_slot ? slot_free(sim, t) : completed(sim, t)) {
-            if (early) *got = answer_of(lo, hi, t, answer);
+            if (answer) *got = answer_now(sim, t, answer);
             if (for_slot) advance(sim);
             else if (t == sim->seen_done + 1) sim->seen_done = t;
             return RK_OK;
@@ -206,15 +199,13 @@ rk_status rk__sim_wait_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer) {
     return rk__sim_read_answer(sim, t, answer);
 }
 
-/* The answer of a completed command: its two words were written before its
- * done word but with no release between (sim_protocol.h), so they may land
- * a moment after it; their tags say when both have. */
+/* The answer of a completed command: its reply's high word may land a
+ * moment after the done word (sim_protocol.h); their tags say when both
+ * have. */
 rk_status rk__sim_read_answer(rk_sim *sim, rk_sim_ticket t, uint64_t *answer) {
-    const uint64_t *words = sim->mb->answer[t & (RK_SIM_SLOTS - 1u)];
     const uint64_t since = rk__now_ns();
     for (unsigned i = 0;; i++) {
-        const uint64_t lo = __atomic_load_n(&words[0], __ATOMIC_ACQUIRE), hi = __atomic_load_n(&words[1], __ATOMIC_ACQUIRE);
-        if (answer_of(lo, hi, t, answer)) return RK_OK;
+        if (answer_now(sim, t, answer)) return RK_OK;
         if (i < SPIN_BEFORE_YIELD) {
             rk__cpu_relax();
             continue;
@@ -246,20 +237,38 @@ static rk_status launch_traditional(rk_sim *sim, uint32_t op, uint32_t begin, ui
 }
 
 /* Whether the relay block's applier (device/sim_applier.c) applies a
- * command, marked so in its OP word: a row-wise one reaching at most
- * RK_SIM_APPLIER_ROWWISE bands (an impulse), where the simulation has an
- * applier. Only row-wise: its handler may run on one warp (sim.h), where a
- * region command's may use block barriers. Decided here, where it costs
- * nothing, rather than by the relay's warp on the way of every command. */
+ * command (RK_SIM_OP_RELAYED in its OP word, or 0): one reaching at most
+ * RK_SIM_APPLIER_ROWWISE bands, where the simulation has an applier, if
+ * row-wise (an impulse), or an RK_SIM_QUERY_NEXT while the applier has
+ * nothing else to do. Only these: their handlers may run on one warp
+ * (sim.h), where a region command's or another query's may use block
+ * barriers. Decided here, where it costs nothing, rather than by the
+ * relay's warp on the way of every command. */
 #define RK_SIM_APPLIER_ROWWISE 4u
-static bool applier_takes(const rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg) {
-    if (!sim->applier || op >= RK_SIM_OP_STEP || end == 0u || !(arg & RK_SIM_ARG_ROWWISE)) return false;
+static bool reaches_few_bands(const rk_sim *sim, uint32_t begin, uint32_t end) {
     /* With every band at least rows / bands rows high, L rows meet at most
      * 1 + ceil((L - 1) / least) bands: a short command needs no division
      * (two of them cost the call about as much as the rest of it). */
     if (end - begin <= (RK_SIM_APPLIER_ROWWISE - 1u) * sim->least_rows + 1u) return true;
     const int lo = RK_SIM_BAND_OF_ROW(begin, sim->blocks, sim->rows), hi = RK_SIM_BAND_OF_ROW(end - 1u, sim->blocks, sim->rows);
     return (uint32_t)(hi - lo) < RK_SIM_APPLIER_ROWWISE;
+}
+
+static uint32_t applier_mark(const rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg) {
+    if (!sim->applier || op >= RK_SIM_OP_STEP || end == 0u) return 0u;
+    if (arg & RK_SIM_ARG_ROWWISE) return reaches_few_bands(sim, begin, end) ? RK_SIM_OP_RELAYED : 0u;
+    /* A query: the applier has it from shared memory at once, where its
+     * band reads it from the log (H200, session 24: the wave's mixed
+     * workload with each command waited 1079 -> 992 us). But only while the
+     * applier has nothing else to do: behind an impulse sent with it (the
+     * same workload with queries waited) it waited for the impulse, where
+     * its band answers it beside the applier (360 -> 483 us, measured with
+     * a first version that also answered it ahead of its step). */
+    const uint32_t next = RK_SIM_ARG_QUERY | RK_SIM_ARG_NEXT;
+    if (sim->applier_queries && (arg & next) == next &&
+        (sim->last_relayed <= sim->seen_done || completed(sim, sim->last_relayed)) && reaches_few_bands(sim, begin, end))
+        return RK_SIM_OP_RELAYED;
+    return 0u;
 }
 
 rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end, uint32_t arg, const void *payload,
@@ -275,7 +284,8 @@ rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end,
         if (s != RK_OK) return s;
     }
     uint32_t fields[RK_SIM_CMD_WORDS] = {0};
-    fields[RK_SIM_W_OP] = op | (applier_takes(sim, op, begin, end, arg) ? RK_SIM_OP_RELAYED : 0u);
+    const uint32_t mark = applier_mark(sim, op, begin, end, arg);
+    fields[RK_SIM_W_OP] = op | mark;
     fields[RK_SIM_W_BEGIN] = begin;
     fields[RK_SIM_W_END] = end;
     fields[RK_SIM_W_ARG] = arg;
@@ -284,6 +294,7 @@ rk_status rk__sim_submit(rk_sim *sim, uint32_t op, uint32_t begin, uint32_t end,
     for (unsigned w = 0; w < sim->words; w++) /* the words the kernels read (rk__sim_wire_words) */
         __atomic_store_n(&slot[w], (uint64_t)(uint32_t)t << 32 | fields[w], __ATOMIC_RELEASE);
     sim->sent = t;
+    if (mark) sim->last_relayed = t;
     uint64_t steps_before = sim->steps;
     if (op == RK_SIM_OP_STEP) sim->steps += arg;
     sim->ticks += op == RK_SIM_OP_STEP && arg > 0 ? arg : 1u;

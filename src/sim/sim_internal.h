@@ -61,6 +61,8 @@ struct rk_sim {
     bool relay;              /* persistent: one block relays the host's ring to the others */
     bool applier;            /* persistent with a relay: its block's second warp applies small writers (sim_exec.c) */
     uint32_t least_rows;     /* rows / blocks: the fewest rows a band has */
+    bool applier_queries;    /* with applier: it answers a short RK_SIM_QUERY_NEXT too, when idle (sim_exec.c) */
+    rk_sim_ticket last_relayed; /* the last command sent to the applier */
     unsigned words;          /* words of a command the host writes (rk__sim_wire_words) */
     int halo;                /* rows beyond its own a step reads; 0 = any */
     uint64_t launches;

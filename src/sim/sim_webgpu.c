@@ -178,10 +178,9 @@ static rk_status answer(rk_sim *sim) {
             const uint32_t *p = &wg->parts[((size_t)slot * sim->blocks + (size_t)b) * 2u];
             a += (uint64_t)p[1] << 32 | p[0];
         }
-        const uint64_t tag = (uint64_t)(uint32_t)t << 32; /* the mailbox's answer words (sim_protocol.h) */
-        sim->mb->answer[slot][0] = tag | (a & 0xffffffffu);
-        sim->mb->answer[slot][1] = tag | (a >> 32);
-        __atomic_store_n(&sim->mb->done[slot], (uint64_t)t, __ATOMIC_RELEASE);
+        const uint64_t tag = (uint64_t)(uint32_t)t << 32; /* the mailbox's reply words (sim_protocol.h) */
+        sim->mb->reply[slot][1] = tag | (a >> 32);
+        __atomic_store_n(&sim->mb->reply[slot][0], tag | (a & 0xffffffffu), __ATOMIC_RELEASE);
     }
     wg->answered = wg->launched;
     sim->seen_done = wg->answered;

@@ -1,8 +1,9 @@
 /* Ordering and sameness with integer arithmetic, so that every backend must
  * match the host model exactly (no float tolerance, CUDA included): a random
  * mix of 10,000 commands (region commands over random row ranges that span
- * bands, steps, global commands, scalars set and read, fields read and
- * written in the middle of the stream) against a host model, in every
+ * bands, steps, queries of the next step right behind them, global
+ * commands, scalars set and read, fields read and written in the middle of
+ * the stream) against a host model, in every
  * pattern and several grids; every run's answers, in order, and its final
  * state are the same bits as every other run's. argv[1]: the device. */
 #include <stdlib.h>
@@ -12,14 +13,16 @@
 static const char *device;
 
 enum { ROWS = 13, COLS = 4, CELLS = ROWS * COLS };
-enum { ADD = 1, SUM = 2, FLIP = 3 };
+enum { ADD = 1, SUM = 2, FLIP = 3, PEEK = 4 };
 
 /* Level (step & 1) of field a is current. A step: each cell becomes
  * cell * mul + (the cells above and below, edges clamped) + add, in
  * wrapping uint32. ADD adds v + row + add (the scalar a FLIP changes) to
  * column col of its rows and answers how many rows it touched (a sum over
  * bands); SUM answers the sum of column col over its rows (thread 0 of each
- * band adds its share in 64 bits); FLIP (global) xors every cell with v,
+ * band adds its share in 64 bits), and PEEK too, an RK_SIM_QUERY_NEXT: sent
+ * right behind a step, it may be answered ahead of it, from the levels the
+ * step reads, with the step's arithmetic; FLIP (global) xors every cell with v,
  * bumps add and answers cell 0. */
 static const char source[] =
     /* col past the first 16 bytes of payload: a command's last eight words
@@ -48,6 +51,18 @@ static const char source[] =
     "    uint64_t sum = 0;\n"
     "    if (r->tid == 0)\n"
     "        for (int row = r->row_begin; row < r->row_end; row++) sum += s->a[cur + row * 4 + (int)p->col];\n"
+    "    return sum;\n"
+    "}\n"
+    "RK_DEVICE uint64_t mix_peek(const rk_sim_state *s, const rk_sim_region *r, const col_args *p) {\n"
+    "    uint64_t sum = 0;\n"
+    "    if (r->tid != 0) return 0;\n"
+    "    if (!r->ahead) return mix_sum(s, r, p);\n"
+    "    const int cur = cur_at(s, r->step - 1u), last = s->rows - 1, col = (int)p->col;\n"
+    "    const uint32_t mul = s->scalars->mul, add = s->scalars->add;\n"
+    "    for (int row = r->row_begin; row < r->row_end; row++) {\n"
+    "        const int up = row > 0 ? row - 1 : 0, down = row < last ? row + 1 : last;\n"
+    "        sum += s->a[cur + row * 4 + col] * mul + s->a[cur + up * 4 + col] + s->a[cur + down * 4 + col] + add;\n"
+    "    }\n"
     "    return sum;\n"
     "}\n"
     "RK_DEVICE uint64_t mix_flip(const rk_sim_state *s, const rk_sim_region *r, const flip_args *p) {\n"
@@ -117,10 +132,11 @@ static rk_sim *open_mix(rk_sim_pattern pattern, uint32_t blocks, int halo) {
         {ADD, "mix_add", "add_args", 24, RK_SIM_ROWWISE},
         {SUM, "mix_sum", "col_args", 4, RK_SIM_QUERY},
         {FLIP, "mix_flip", "flip_args", 4, RK_SIM_GLOBAL},
+        {PEEK, "mix_peek", "col_args", 4, RK_SIM_QUERY_NEXT},
     };
     rk_sim_desc d = {.device = device, .pattern = pattern, .source = source, .source_name = "ordering.c",
                      .fields = fields, .field_count = 1, .scalars = scalars, .scalar_count = 2, .rows = ROWS,
-                     .halo_rows = halo, .step = "mix_step", .commands = commands, .command_count = 3, .blocks = blocks,
+                     .halo_rows = halo, .step = "mix_step", .commands = commands, .command_count = 4, .blocks = blocks,
                      .threads = sim_test_is_cpu(device) ? sim_test_cpu_threads(32) : 64};
     rk_sim *sim = NULL;
     CHECK_OK(rk_sim_create(&d, &sim));
@@ -153,6 +169,13 @@ static void random_mix(rk_sim_pattern pattern, uint32_t blocks, int halo, int co
             uint32_t n = rnd(4); /* 0 steps too */
             CHECK_OK(rk_sim_step(sim, n, &e.ticket));
             model_step(&m, n);
+            if (rnd(2)) { /* a query of the next step right behind it (answered ahead of a step of one) */
+                q[(head + count++) % (int)RK_SIM_RING_SLOTS] = e;
+                uint32_t col = rnd(COLS);
+                e.value = 0;
+                CHECK_OK(rk_sim_send(sim, PEEK, &col, sizeof col, first, rows, &e.ticket));
+                for (int row = first; row < first + rows; row++) e.value += model_cur(&m)[row * COLS + (int)col];
+            }
         } else if (kind < 930) {
             uint32_t v = rnd(0xffffffffu);
             CHECK_OK(rk_sim_send(sim, FLIP, &v, sizeof v, 0, 0, &e.ticket));

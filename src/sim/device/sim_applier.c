@@ -153,15 +153,16 @@ RK_DEVICE int rk_sim_bands_past_(const rk_sim_board *board, int bands, int lo, i
     return past;
 }
 
-/* Warp 1: command seq (words in shared memory, a row-wise command marked
- * RK_SIM_OP_RELAYED) after `steps` steps: once the bands within halo of
- * its rows have finished tick `busy` (the last command before it that the
- * bands apply; *seen: every band was seen past this tick, with an acquire
- * then), and with a fresh copy of the scalars after a global command
- * (*refresh), its handler in one call over all its rows by this warp alone
- * (r->threads 32), as sim.h allows a row-wise one; the answer lane 0's
- * value. The answer first, then the release of every lane's writes that
- * the bands near it wait for. */
+/* Warp 1: command seq (words in shared memory, marked RK_SIM_OP_RELAYED:
+ * a row-wise command or an RK_SIM_QUERY_NEXT) after `steps` steps: once
+ * the bands within halo of its rows have finished tick `busy` (the last
+ * command before it that the bands apply; *seen: every band was seen past
+ * this tick, with an acquire then), and with a fresh copy of the scalars
+ * after a global command (*refresh), its handler in one call over all its
+ * rows by this warp alone (r->threads 32), as sim.h allows either; the
+ * answer lane 0's value. The answer first, then the release of every
+ * lane's writes (or, for a query, its reads) that the bands near it wait
+ * for. */
 RK_DEVICE void rk_sim_applier_apply_(const rk_sim_state *local, const rk_sim_state *s, rk_sim_mailbox *mb,
                                      rk_sim_board *board, rk_sim_applier_shared *sh, const uint32_t *words,
                                      uint32_t seq, uint64_t steps, uint64_t busy, uint64_t *seen, int *refresh,

@@ -176,17 +176,25 @@ RK_DEVICE int rk_sim_count_in_(int *count, int amount) {
 #endif
 }
 
-/* The host's side of the answer to command seq: tagged words, no release
- * (sim_protocol.h says why); `strong`: a release at system scope first, for
- * the commands after which the host copies memory (a fence, a stop, a
- * global command). */
+/* The host's side of the answer to command seq: its reply's two tagged
+ * words (sim_protocol.h), no release (it says why); `strong`: a release at
+ * system scope, for the commands after which the host copies memory (a
+ * fence, a stop, a global command). On a GPU one 16-byte store, as the
+ * former wave kernel's one-word reply: the answer's words and a done word
+ * apart were three writes over the bus to two lines of the host's cache
+ * (the wave's mixed workload waited on every query's). Elsewhere the high
+ * word first, then the done word. */
 RK_DEVICE void rk_sim_answer_host_(rk_sim_mailbox *mb, uint32_t seq, uint64_t value, int strong) {
-    const uint32_t slot = seq & (RK_SIM_SLOTS - 1u);
-    const uint64_t tag = (uint64_t)seq << 32;
-    store_relaxed_u64(&mb->answer[slot][0], tag | (value & 0xffffffffu));
-    store_relaxed_u64(&mb->answer[slot][1], tag | (value >> 32));
-    if (strong) store_release_u64(&mb->done[slot], (uint64_t)seq);
-    else store_relaxed_u64(&mb->done[slot], (uint64_t)seq);
+    uint64_t *reply = mb->reply[seq & (RK_SIM_SLOTS - 1u)];
+    const uint64_t tag = (uint64_t)seq << 32, lo = tag | (value & 0xffffffffu), hi = tag | (value >> 32);
+#if defined(__CUDACC_RTC__)
+    if (strong) asm volatile("st.release.sys.v2.u64 [%0], {%1, %2};" ::"l"(reply), "l"(lo), "l"(hi) : "memory");
+    else asm volatile("st.relaxed.sys.v2.u64 [%0], {%1, %2};" ::"l"(reply), "l"(lo), "l"(hi) : "memory");
+#else
+    store_relaxed_u64(&reply[1], hi);
+    if (strong) store_release_u64(&reply[0], lo);
+    else store_relaxed_u64(&reply[0], lo);
+#endif
 }
 
 /* Answers command seq (thread 0 of the block that completes it), and marks

@@ -8,7 +8,7 @@
  * command word carries the command's number in its upper half and one
  * 32-bit field in its lower half and is written whole, so a reader knows a
  * word is current from its tag, with no flag to read first. One writer per
- * word: the host writes cmd[], the kernels answer[] and done[]. */
+ * word: the host writes cmd[], the kernels reply[] and taken[]. */
 #ifndef RK_SIM_PROTOCOL_H
 #define RK_SIM_PROTOCOL_H
 
@@ -57,11 +57,15 @@ enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD
 #define RK_SIM_ARG_NEXT 4u    /* with RK_SIM_ARG_QUERY: its scope is RK_SIM_QUERY_NEXT */
 /* BEGIN/END of a user command: its rows; END = 0 and BEGIN = 1 for a global one. */
 
-/* Host-mapped. done[seq % SLOTS] is seq once command seq has been applied;
- * answer[seq % SLOTS] its answer, as two tagged words (seq << 32 | the low,
- * then the high 32 bits), written before done but with no release between:
- * a system-scope release costs the answering thread over a microsecond, so
- * the host that has seen done reads the answer once both tags say seq.
+/* Host-mapped. reply[seq % SLOTS] is command seq's reply once it has been
+ * applied: two tagged words, seq << 32 | the answer's low 32 bits (the
+ * done word: its tag says the command completed), then seq << 32 | the
+ * high 32 bits, which a GPU writes with one 16-byte store -- one write over
+ * the bus and one line of the host's cache an answer, as the former wave
+ * kernel's one-word reply (three stores to two lines before: sim_device.c,
+ * rk_sim_answer_host_). No release before it (a system-scope release costs
+ * the answering thread over a microsecond), so a host that has seen the
+ * done word takes the answer once both tags say seq (sim_exec.c).
  * taken[seq % SLOTS] is seq once every band has read command seq, written
  * only without a relay (the CPU): a region command completes when the bands
  * it touches are done, maybe before the others have read it, and the host
@@ -70,8 +74,7 @@ enum { RK_SIM_W_OP, RK_SIM_W_BEGIN, RK_SIM_W_END, RK_SIM_W_ARG, RK_SIM_W_PAYLOAD
  * slot, and the relay writes nothing over the bus but the log's copy. */
 typedef struct rk_sim_mailbox {
     uint64_t cmd[RK_SIM_SLOTS][RK_SIM_CMD_WORDS];
-    uint64_t answer[RK_SIM_SLOTS][2];
-    uint64_t done[RK_SIM_SLOTS];
+    uint64_t reply[RK_SIM_SLOTS][2]; /* 16-byte aligned: cmd[] is a multiple of 16 bytes */
     uint64_t taken[RK_SIM_SLOTS];
 } rk_sim_mailbox;
 
