@@ -173,6 +173,13 @@ static rk_status start(rk_sim *sim, bool auto_blocks) {
     }
 }
 
+/* An on/off switch from the environment: any value but 0 is on; unset or
+ * empty, `unset`. */
+static bool env_switch(const char *name, bool unset) {
+    const char *v = getenv(name);
+    return v && *v ? strcmp(v, "0") != 0 : unset;
+}
+
 static rk_status create(rk_sim *sim, const rk_sim_desc *d) {
     const rk_backend *backend = NULL;
     uint32_t device = 0;
@@ -195,18 +202,15 @@ static rk_status create(rk_sim *sim, const rk_sim_desc *d) {
     TRY(choose_grid(sim, d, cpu));
     /* The relay spares the bands the bus to host memory; on the CPU that
      * memory is the device's. RK_SIM_RELAY=0/1 overrides (tests). */
-    const char *relay = getenv("RK_SIM_RELAY");
-    sim->relay = relay && *relay ? strcmp(relay, "0") != 0 : !cpu;
+    sim->relay = env_switch("RK_SIM_RELAY", !cpu);
     /* The relay block's applier (device/sim_applier.c) needs a second warp;
      * the kernel learns of it from its `relay` argument (sim_exec.c).
-     * RK_SIM_APPLIER_OFF=1 (any value but 0, as RK_SIM_RELAY) turns it off (a measuring aid). */
-    const char *applier_off = getenv("RK_SIM_APPLIER_OFF");
+     * RK_SIM_APPLIER_OFF=1 turns it off (a measuring aid). */
     sim->applier = sim->pattern == RK_SIM_PERSISTENT && sim->relay && sim->threads >= 64u &&
-                   sim->blocks < RK_SIM_MAX_BANDS && !(applier_off && *applier_off && strcmp(applier_off, "0") != 0);
+                   sim->blocks < RK_SIM_MAX_BANDS && !env_switch("RK_SIM_APPLIER_OFF", false);
     /* RK_SIM_APPLIER_QUERIES_OFF=1: the applier takes no query (the bands
      * answer them, as before session 24; a measuring aid). */
-    const char *queries_off = getenv("RK_SIM_APPLIER_QUERIES_OFF");
-    sim->applier_queries = sim->applier && !(queries_off && *queries_off && strcmp(queries_off, "0") != 0);
+    sim->applier_queries = sim->applier && !env_switch("RK_SIM_APPLIER_QUERIES_OFF", false);
     TRY(allocate_state(sim, d));
     if (!webgpu) TRY(compile(sim, d)); /* WebGPU: transpiled and compiled by allocate_state */
     TRY_LIB(rk_stream_create(sim->ctx, &sim->stream), "creating a stream");

@@ -74,12 +74,14 @@ rk_status rk__sim_launch_persistent(rk_sim *sim) {
     return start_watcher(sim);
 }
 
+/* A command number a kernel wrote, seq, is t's or a later one's: compared
+ * in the 32-bit space the kernels count in. */
+static bool at_or_past(uint32_t seq, rk_sim_ticket t) { return (int32_t)(seq - (uint32_t)t) >= 0; }
+
 /* Command t has completed: its slot's done word (sim_protocol.h, reply)
- * carries the tag of t or a later command, compared in the 32-bit space
- * the kernels count in. */
+ * carries the tag of t or a later command. */
 static bool completed(const rk_sim *sim, rk_sim_ticket t) {
-    const uint64_t d = __atomic_load_n(&sim->mb->reply[t & (RK_SIM_SLOTS - 1u)][0], __ATOMIC_ACQUIRE);
-    return (int32_t)((uint32_t)(d >> 32) - (uint32_t)t) >= 0;
+    return at_or_past((uint32_t)(__atomic_load_n(&sim->mb->reply[t & (RK_SIM_SLOTS - 1u)][0], __ATOMIC_ACQUIRE) >> 32), t);
 }
 
 /* Persistent: every block has read command t, too (sim_protocol.h, taken).
@@ -94,8 +96,7 @@ static bool slot_known_free(const rk_sim *sim, rk_sim_ticket t) {
 
 static bool slot_free(const rk_sim *sim, rk_sim_ticket t) {
     if (sim->pattern != RK_SIM_PERSISTENT || sim->relay) return completed(sim, t);
-    const uint64_t taken = __atomic_load_n(&sim->mb->taken[t & (RK_SIM_SLOTS - 1u)], __ATOMIC_ACQUIRE);
-    return completed(sim, t) && (int32_t)((uint32_t)taken - (uint32_t)t) >= 0;
+    return completed(sim, t) && at_or_past((uint32_t)__atomic_load_n(&sim->mb->taken[t & (RK_SIM_SLOTS - 1u)], __ATOMIC_ACQUIRE), t);
 }
 
 /* Why nothing can complete any more, or RK_OK. Persistent: the kernel's

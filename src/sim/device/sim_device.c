@@ -180,10 +180,10 @@ RK_DEVICE int rk_sim_count_in_(int *count, int amount) {
  * words (sim_protocol.h), no release (it says why); `strong`: a release at
  * system scope, for the commands after which the host copies memory (a
  * fence, a stop, a global command). On a GPU one 16-byte store, as the
- * former wave kernel's one-word reply: the answer's words and a done word
- * apart were three writes over the bus to two lines of the host's cache
- * (the wave's mixed workload waited on every query's). Elsewhere the high
- * word first, then the done word. */
+ * former wave kernel's one-word reply, where the answer's words and a done
+ * word apart were three writes over the bus to two lines of the host's
+ * cache: measured no different (H200, session 24), kept as the simpler
+ * protocol. Elsewhere the high word first, then the done word. */
 RK_DEVICE void rk_sim_answer_host_(rk_sim_mailbox *mb, uint32_t seq, uint64_t value, int strong) {
     uint64_t *reply = mb->reply[seq & (RK_SIM_SLOTS - 1u)];
     const uint64_t tag = (uint64_t)seq << 32, lo = tag | (value & 0xffffffffu), hi = tag | (value >> 32);
