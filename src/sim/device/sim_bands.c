@@ -29,8 +29,9 @@ RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batc
     const int tid = thread_idx_x();
     if (tid < 32) {
         const int part = tid / RK_SIM_WORDS, word = tid % RK_SIM_WORDS;
-        const uint64_t *first = &board->log[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
-        const uint64_t *second = &board->log[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
+        const int copy = band % RK_SIM_LOG_COPIES;
+        const uint64_t *first = &board->log[copy][(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
+        const uint64_t *second = &board->log[copy][(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
         const int watching = hi - lo < 32, b_near = lo + tid;
         for (;;) {
             const uint64_t w0 = load_relaxed_u64(first), w1 = RK_SIM_SECOND ? load_relaxed_u64(second) : 0u;

@@ -201,9 +201,11 @@ RK_DEVICE int rk_sim_pending_commands_(uint64_t v0, uint64_t v1, uint32_t from, 
  * read of the log (traced on the H100: half of the mixed workload's
  * queries, when each command had a store of its own in order). */
 RK_DEVICE void rk_sim_log_store_(rk_sim_board *board, uint32_t seq, int m, int part, int word, uint64_t w0, uint64_t w1) {
-    if (RK_SIM_SECOND && RK_SIM_PARTS + part < m)
-        store_relaxed_u64(&board->log[(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w1);
-    if (part < m) store_relaxed_u64(&board->log[(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w0);
+    for (int c = 0; c < RK_SIM_LOG_COPIES; c++) {
+        if (RK_SIM_SECOND && RK_SIM_PARTS + part < m)
+            store_relaxed_u64(&board->log[c][(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w1);
+        if (part < m) store_relaxed_u64(&board->log[c][(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w0);
+    }
 }
 #ifndef RK_SIM_FOLLOW_UP_READ
 #define RK_SIM_FOLLOW_UP_READ 2 /* 0: only a staggered read leaves a newer read for the next; 1: every read that found commands; 2 and 3: rk_sim_relay_lean_ */
