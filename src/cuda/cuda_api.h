@@ -116,6 +116,7 @@ enum {
     X(1, cuEventRecord, "cuEventRecord", (CUevent event, CUstream stream))                                  \
     X(1, cuEventQuery, "cuEventQuery", (CUevent event))                                                    \
     X(1, cuEventSynchronize, "cuEventSynchronize", (CUevent event))                                        \
+    X(1, cuStreamWaitEvent, "cuStreamWaitEvent", (CUstream stream, CUevent event, unsigned flags))         \
     X(1, cuModuleLoadDataEx, "cuModuleLoadDataEx",                                                         \
       (CUmodule * module, const void *image, unsigned n, int *options, void **values))                     \
     X(1, cuModuleUnload, "cuModuleUnload", (CUmodule module))                                              \

@@ -312,7 +312,20 @@ static void stream_destroy(rk_stream *base) {
         }
     }
     pthread_mutex_unlock(&ctx->lock);
-    if (rk__cuda_bind(ctx) == RK_OK) rk__cuda.cuStreamDestroy(st->stream);
+    if (rk__cuda_bind(ctx) == RK_OK) {
+        /* Work still queued on it completes by the next context synchronize
+         * (device.h), which no longer sees this stream: the default stream,
+         * which it does see, waits for that work. (Without this, the
+         * conformance suite's stream_order failed when other processes kept
+         * the GPU busy: H200, session 25.) */
+        CUevent done = NULL;
+        if (rk__cuda.cuEventCreate(&done, RK_CU_EVENT_DISABLE_TIMING) == RK_CUDA_SUCCESS) {
+            if (rk__cuda.cuEventRecord(done, st->stream) == RK_CUDA_SUCCESS)
+                rk__cuda.cuStreamWaitEvent(ctx->default_stream, done, 0);
+            rk__cuda.cuEventDestroy(done); /* released once it has completed */
+        }
+        rk__cuda.cuStreamDestroy(st->stream);
+    }
     free(st);
 }
 
