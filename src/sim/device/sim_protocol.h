@@ -120,7 +120,7 @@ enum {
 /* Copies of the log the relay writes (RK_SIM_LOG_COPIES, at most
  * RK_SIM_LOG_ROOM; one store each): band b reads copy b % RK_SIM_LOG_COPIES,
  * so that 16 bands poll a line of the L2 rather than all of them (H200,
- * session 25, 8 against 1: the wave's 1000 steps 18.14 -> 17.69 ms, heat3d
+ * session 25, 8 against 1: the wave's 10 000 steps 18.14 -> 17.69 ms, heat3d
  * 64^3's step 7.16 -> 7.07 us, the mixed workload with queries waited 361
  * -> 355 us). */
 #define RK_SIM_LOG_ROOM 8
