@@ -121,8 +121,8 @@ enum {
  * RK_SIM_LOG_ROOM; one store each): band b reads copy b % RK_SIM_LOG_COPIES,
  * so that 16 bands poll a line of the L2 rather than all of them (H200,
  * session 25, 8 against 1: the wave's 10 000 steps 18.14 -> 17.69 ms, heat3d
- * 64^3's step 7.16 -> 7.07 us, the mixed workload with queries waited 361
- * -> 355 us). */
+ * 64^3's step 7.16 -> 7.07 us; the mixed workload with queries waited moved
+ * within its runs' spread). */
 #define RK_SIM_LOG_ROOM 8
 #ifndef RK_SIM_LOG_COPIES
 #define RK_SIM_LOG_COPIES 8
