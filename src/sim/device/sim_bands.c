@@ -11,6 +11,13 @@
 #ifndef RK_SIM_BATCH
 #define RK_SIM_BATCH 4
 #endif
+/* Batches a band keeps, taken by turns: with two, warp 0 reads the next one
+ * while the block may still work on the last (as the wave's former kernel
+ * did), rather than after a barrier that waits for every warp, the one
+ * saying the band finished among them (a release). */
+#ifndef RK_SIM_READ_BUFFERS
+#define RK_SIM_READ_BUFFERS 2
+#endif
 typedef struct rk_sim_batch {
     uint64_t buffer[RK_SIM_BATCH][RK_SIM_CMD_WORDS / 2]; /* 8-byte aligned: a payload is a user's struct */
     uint64_t near; /* a lower bound of the bands near this one's band_done, seen with the read (rk_sim_read_batch_); 0: not watched */
@@ -169,7 +176,7 @@ RK_DEVICE void rk_sim_say_done_(rk_sim_board *board, int band, uint64_t tick, ui
  * waits has said everything it finished, so no two wait for each other. */
 RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_sim_board *board, uint32_t seq,
                                  uint64_t tick, uint64_t steps, int bands, int relay, int halo) {
-    RK_SHARED rk_sim_batch batch;
+    RK_SHARED rk_sim_batch batches[RK_SIM_READ_BUFFERS];
     RK_SHARED rk_sim_scalars scalars;
     rk_sim_state local = *s; /* what steps and region commands see: the scalars in shared memory */
     local.scalars = &scalars;
@@ -191,28 +198,36 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
     int answered_ahead = 0; /* the command after this one was answered with it */
     int at = 0, n = 0;      /* the next command's place in the batch; the batch's commands */
     uint64_t read_at = 0;   /* RK_SIM_TRACE: when the batch was read */
+    int turn = 0;           /* reads so far: batches[turn % RK_SIM_READ_BUFFERS] is the one in use */
     for (;; seq++) {
         if (at == n) {
             if (tid == finisher) rk_sim_say_done_(board, band, tick, &said);
-            sync_threads(); /* everyone is done with the last batch's words */
+            /* With two buffers, warp 0 fills the other one at once: every
+             * warp has passed the barrier after the last read, so is done
+             * with the batch before it. With one, everyone must be done
+             * with the last batch's words first. */
+            if (RK_SIM_READ_BUFFERS == 1) sync_threads();
+            turn++;
+            rk_sim_batch *const next = &batches[turn % RK_SIM_READ_BUFFERS];
             if (relay) {
-                rk_sim_read_batch_(board, seq, &batch, band, near_lo, near_hi, need, shared_tick);
-                if (RK_SIM_QUERY_AHEAD >= 3 && tid < 32) rk_sim_answer_early_(&local, mb, board, &batch, seq, rb, re, halo, need, steps);
+                rk_sim_read_batch_(board, seq, next, band, near_lo, near_hi, need, shared_tick);
+                if (RK_SIM_QUERY_AHEAD >= 3 && tid < 32) rk_sim_answer_early_(&local, mb, board, next, seq, rb, re, halo, need, steps);
                 sync_threads();
-                n = batch.n;
-                near = batch.near;
+                n = next->n;
+                near = next->near;
                 if (RK_SIM_TRACE) read_at = rk_sim_now_();
             } else {
-                if (tid == 0) batch.early = 0;
-                rk_sim_read_(mb, seq, (uint32_t *)batch.buffer[0], 1);
+                if (tid == 0) next->early = 0;
+                rk_sim_read_(mb, seq, (uint32_t *)next->buffer[0], 1);
                 if (tid == 0) rk_sim_taken_(mb, board, seq, bands);
                 n = 1;
                 near = 0;
             }
             at = 0;
         }
-        const uint32_t *words = (const uint32_t *)batch.buffer[at];
-        const uint32_t *after = at + 1 < n ? (const uint32_t *)batch.buffer[at + 1] : 0;
+        const rk_sim_batch *const batch = &batches[turn % RK_SIM_READ_BUFFERS];
+        const uint32_t *words = (const uint32_t *)batch->buffer[at];
+        const uint32_t *after = at + 1 < n ? (const uint32_t *)batch->buffer[at + 1] : 0;
         at++;
         uint32_t op = words[RK_SIM_W_OP];
         if (RK_SIM_TRACE && relay && tid == 0 && !(op & RK_SIM_OP_RELAYED)) {
@@ -271,7 +286,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
                      * before, and none writes what it reads before this
                      * band's step), then the step, once its reads are done
                      * -- unless warp 0 answered it at the read. */
-                    if (batch.early != at) {
+                    if (batch->early != at) {
                         rk_sim_region r = rk_sim_clip_(qb, qe, rb, re, steps + 1u);
                         r.ahead = 1;
                         const uint64_t a = rk_sim_dispatch_(&local, &r, after[RK_SIM_W_OP], &after[RK_SIM_W_PAYLOAD]);
