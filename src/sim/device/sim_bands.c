@@ -15,6 +15,9 @@
  * while the block may still work on the last (as the wave's former kernel
  * did), rather than after a barrier that waits for every warp, the one
  * saying the band finished among them (a release). */
+#ifndef RK_SIM_GATHER_WARP0
+#define RK_SIM_GATHER_WARP0 0
+#endif
 #ifndef RK_SIM_READ_BUFFERS
 #define RK_SIM_READ_BUFFERS 2
 #endif
@@ -194,6 +197,10 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
     /* Warp 1 says the band has finished a tick (a release, which waits for
      * the block's writes), so that thread 0 may answer meanwhile. */
     const int finisher = block_dim_x() > 32 ? 32 : 0;
+    /* Warp 2 counts the band in for a step's answer (an atomic, whose
+     * return the warp waits for), so that warp 0 reads the next batch at
+     * once, as the wave's former kernel did. RK_SIM_GATHER_WARP0 1: thread 0. */
+    const int gatherer = !RK_SIM_GATHER_WARP0 && block_dim_x() > 64 ? 64 : 0;
     uint64_t said = 0; /* the finisher: the last tick it said the band finished (the launch's, before the first read) */
     int answered_ahead = 0; /* the command after this one was answered with it */
     int at = 0, n = 0;      /* the next command's place in the batch; the batch's commands */
@@ -317,8 +324,8 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             }
             shared_tick = tick;
             need = tick;
-            if (tid == 0) rk_sim_gather_(mb, board, seq, bands, 0);
-            RK_SIM_BAND_STAMP(board, band, 0, seq, RK_SIM_T_B_GATHERED);
+            if (tid == gatherer) rk_sim_gather_(mb, board, seq, bands, 0);
+            RK_SIM_BAND_STAMP(board, band, gatherer, seq, RK_SIM_T_B_GATHERED);
         } else if (rk_sim_is_global_(words)) {
             tick++;
             if (tid == finisher) rk_sim_say_done_(board, band, tick - 1u, &said); /* before it waits */
