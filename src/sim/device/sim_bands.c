@@ -15,13 +15,18 @@
  * while the block may still work on the last (as the wave's former kernel
  * did), rather than after a barrier that waits for every warp, the one
  * saying the band finished among them (a release). H200, session 26: the
- * wave's mixed workload with queries waited 359 against 369 us with one,
- * heat3d 64^3's 613-619 against 628-634 us. */
-#ifndef RK_SIM_GATHER_WARP0
-#define RK_SIM_GATHER_WARP0 0
-#endif
+ * wave's mixed workload with queries waited 359 against 369 us with one
+ * (a measuring aid), heat3d 64^3's 613-619 against 628-634 us. */
 #ifndef RK_SIM_READ_BUFFERS
 #define RK_SIM_READ_BUFFERS 2
+#endif
+#if RK_SIM_READ_BUFFERS != 1 && RK_SIM_READ_BUFFERS != 2
+#error "RK_SIM_READ_BUFFERS must be 1 or 2"
+#endif
+/* 1: thread 0 counts a band in for a step's answer, not warp 2 (a measuring
+ * aid: rk_sim_band_loop_, gatherer). */
+#ifndef RK_SIM_GATHER_WARP0
+#define RK_SIM_GATHER_WARP0 0
 #endif
 typedef struct rk_sim_batch {
     uint64_t buffer[RK_SIM_BATCH][RK_SIM_CMD_WORDS / 2]; /* 8-byte aligned: a payload is a user's struct */
@@ -202,14 +207,13 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
     /* Warp 2 counts the band in for a step's answer (an atomic, whose
      * return the warp waits for), so that warp 0 reads the next batch at
      * once, as the wave's former kernel did (H200, session 26: heat3d
-     * 64^3's mixed workload 591-600 against 617-622 us). RK_SIM_GATHER_WARP0
-     * 1: thread 0, a measuring aid. */
+     * 64^3's mixed workload 591-600 against 617-622 us with thread 0). */
     const int gatherer = !RK_SIM_GATHER_WARP0 && block_dim_x() > 64 ? 64 : 0;
     uint64_t said = 0; /* the finisher: the last tick it said the band finished (the launch's, before the first read) */
     int answered_ahead = 0; /* the command after this one was answered with it */
     int at = 0, n = 0;      /* the next command's place in the batch; the batch's commands */
     uint64_t read_at = 0;   /* RK_SIM_TRACE: when the batch was read */
-    int turn = 0;           /* reads so far: batches[turn % RK_SIM_READ_BUFFERS] is the one in use */
+    int in_use = 0;         /* batches[in_use]: the batch being applied (the other, if any, is the next read's) */
     for (;; seq++) {
         if (at == n) {
             if (tid == finisher) rk_sim_say_done_(board, band, tick, &said);
@@ -218,8 +222,8 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
              * with the batch before it. With one, everyone must be done
              * with the last batch's words first. */
             if (RK_SIM_READ_BUFFERS == 1) sync_threads();
-            turn++;
-            rk_sim_batch *const next = &batches[turn % RK_SIM_READ_BUFFERS];
+            in_use = RK_SIM_READ_BUFFERS - 1 - in_use; /* the other buffer (the same with one) */
+            rk_sim_batch *const next = &batches[in_use];
             if (relay) {
                 rk_sim_read_batch_(board, seq, next, band, near_lo, near_hi, need, shared_tick);
                 if (RK_SIM_QUERY_AHEAD >= 3 && tid < 32) rk_sim_answer_early_(&local, mb, board, next, seq, rb, re, halo, need, steps);
@@ -236,7 +240,7 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
             }
             at = 0;
         }
-        const rk_sim_batch *const batch = &batches[turn % RK_SIM_READ_BUFFERS];
+        const rk_sim_batch *const batch = &batches[in_use];
         const uint32_t *words = (const uint32_t *)batch->buffer[at];
         const uint32_t *after = at + 1 < n ? (const uint32_t *)batch->buffer[at + 1] : 0;
         at++;
