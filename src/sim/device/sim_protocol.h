@@ -36,7 +36,10 @@
 #define RK_SIM_POLL_NS 32u        /* pause between two reads of the host's ring */
 #endif
 #ifndef RK_SIM_ANSWER_PAUSE_NS
-#define RK_SIM_ANSWER_PAUSE_NS 200u /* relay: after an answer, before it reads the host's ring again */
+#define RK_SIM_ANSWER_PAUSE_NS 200u /* relay, with RK_SIM_READ_AFTER_ANSWER_NS 0: after it saw an answer, before it reads the host's ring again */
+#endif
+#ifndef RK_SIM_READ_AFTER_ANSWER_NS
+#define RK_SIM_READ_AFTER_ANSWER_NS 450u /* relay: its next read this long after an answer left (sim_relay.c); 0: RK_SIM_ANSWER_PAUSE_NS after it saw the answer */
 #endif
 #ifndef RK_SIM_ANSWER_POLLS
 #define RK_SIM_ANSWER_POLLS 16    /* relay: looks at an answer's mark at most before reading the ring anyway */
@@ -84,8 +87,10 @@ typedef struct rk_sim_mailbox {
  * command band b has read from the log), where sim_device.c's RK_SIM_DONE
  * and RK_SIM_TAKEN place them. The bands of a command add their answers in acc[] and count
  * themselves in arrived[]; the last one answers and sets both back.
- * answered[seq % SLOTS] is seq once command seq is answered: the relay reads
- * it from the L2 to know when the host may write its next command.
+ * answered[seq % SLOTS] has seq in its low half once command seq is
+ * answered, and the answering thread's clock (low 32 bits) in its high
+ * half: the relay reads it from the L2 to know when the host may write its
+ * next command.
  * readers[]: without a relay, the blocks that have read a command from the
  * host's ring (the last one says taken). */
 #define RK_SIM_MAX_BANDS 1024

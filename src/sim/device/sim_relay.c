@@ -35,7 +35,15 @@ RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, ui
  * crossed the bus, and a read that gets there first finds nothing and holds
  * the next one back a whole bus round trip (a warp has one read of host
  * memory in flight). So it waits, from the L2, until command seq has been
- * answered, and a little longer, or RK_SIM_ANSWER_POLLS looks at most. */
+ * answered (or RK_SIM_ANSWER_POLLS looks at most), and then until
+ * RK_SIM_READ_AFTER_ANSWER_NS after the answer left, by the clock the
+ * answering thread put in the mark (sim_device.c, rk_sim_answer_). Timed
+ * from the mark's sight instead (RK_SIM_READ_AFTER_ANSWER_NS=0: a pause of
+ * RK_SIM_ANSWER_PAUSE_NS), the read left whenever this warp's loads came
+ * back, late behind its follow-up read of the host's ring still in flight:
+ * the wave's mixed workload with queries waited 333-343 against 347-354 us
+ * (H200, session 27; 350 ns: too early, 433 us; 400-550 ns alike). A
+ * step's answer keeps its own pause (RK_SIM_STEP_PAUSE_NS). */
 #ifndef RK_SIM_STEP_AWAITS
 #define RK_SIM_STEP_AWAITS 4 /* a step's answer: this many times RK_SIM_ANSWER_POLLS looks at most; 0: until it comes */
 #endif
@@ -49,8 +57,14 @@ RK_DEVICE void rk_sim_await_answer_(const rk_sim_board *board, uint32_t seq, int
     const int polls = !step ? RK_SIM_ANSWER_POLLS : RK_SIM_STEP_AWAITS > 0 ? RK_SIM_STEP_AWAITS * RK_SIM_ANSWER_POLLS : 0x7fffffff;
     const unsigned pause = step ? RK_SIM_STEP_PAUSE_NS : RK_SIM_ANSWER_PAUSE_NS;
     for (int i = 0; i < polls; i++) {
-        if (warp_all((uint32_t)load_relaxed_u64(mark) == seq)) {
+        const uint64_t m = load_relaxed_u64(mark);
+        if (warp_all((uint32_t)m == seq)) {
             if (RK_SIM_TRACE && lane_id() == 0) rk_sim_stamp_((rk_sim_board *)board, seq, RK_SIM_T_MARK_SEEN, rk_sim_now_());
+            if (RK_SIM_READ_AFTER_ANSWER_NS > 0u && !step) {
+                const int left = (int)(RK_SIM_READ_AFTER_ANSWER_NS - ((uint32_t)rk_sim_now_() - (uint32_t)(m >> 32)));
+                if (left > 0) rk_sim_nap_((unsigned)left);
+                return;
+            }
             rk_sim_nap_(pause);
             return;
         }
