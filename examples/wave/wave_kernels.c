@@ -1,7 +1,8 @@
 /* The wave's physics on the rk_sim API, in the ringkernel DSL: one source
  * for the CPU (system C compiler), CUDA (NVRTC) and WebGPU (transpiled to
- * WGSL). wave_sim.c puts wave_args.h in front of it; the library generates
- * rk_sim_state (the field u, the scalars nx, c2 and damping) around it.
+ * WGSL). wave_sim.c puts the grid's width in front of it as a constant
+ * (WAVE_NX), then wave_args.h; the library generates rk_sim_state (the
+ * field u, the scalars c2 and damping) around it.
  *
  * A 2-D wave u_tt = c^2 (u_xx + u_yy) - damping u_t on an nx * ny grid,
  * leapfrog in time (FDTD). Walls reflect (a neighbour outside the grid
@@ -18,7 +19,7 @@
 
 /* Where the time level of `step` starts in u. */
 RK_DEVICE int wave_level(const rk_sim_state *s, uint64_t step) {
-    return (int)(step & 1u) * s->scalars->nx * s->rows;
+    return (int)(step & 1u) * WAVE_NX * s->rows;
 }
 
 /* What the update of cell i reads: the cell in the level at cur, its value
@@ -74,7 +75,7 @@ RK_DEVICE float wave_cell(const rk_sim_state *s, int cur, int prev, int i, int n
 /* The step function: the band's rows, its threads taking every
  * r->threads-th cell. */
 RK_DEVICE void wave_advance(const rk_sim_state *s, const rk_sim_region *r) {
-    const int nx = s->scalars->nx;
+    const int nx = WAVE_NX;
     wave_cells(s, wave_level(s, r->step), wave_level(s, r->step + 1u), r->row_begin * nx + r->tid, r->threads,
                r->row_end * nx, nx, s->rows, s->scalars->c2, s->scalars->damping);
 }
@@ -99,7 +100,7 @@ RK_DEVICE int wave_bump_at(int nx, int row_begin, int row_end, int x0, int y0, f
  * compiler may not move a load above a store (they may alias), and each
  * wait is a trip to memory. */
 RK_DEVICE uint64_t wave_apply_impulse(const rk_sim_state *s, const rk_sim_region *r, const wave_cell_args *a) {
-    const int nx = s->scalars->nx, other = nx * s->rows, cells = WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH;
+    const int nx = WAVE_NX, other = nx * s->rows, cells = WAVE_BUMP_WIDTH * WAVE_BUMP_WIDTH;
     for (int k = r->tid; k < cells; k += 2 * r->threads) {
         const int k2 = k + r->threads;
         float v = 0.0f, v2 = 0.0f, now = 0.0f, then = 0.0f, now2 = 0.0f, then2 = 0.0f;
@@ -130,7 +131,7 @@ RK_DEVICE uint64_t wave_apply_impulse(const rk_sim_state *s, const rk_sim_region
  * makes it, from level r->step - 1 and the cell's own old value in level
  * r->step. */
 RK_DEVICE uint64_t wave_read_cell(const rk_sim_state *s, const rk_sim_region *r, const wave_cell_args *a) {
-    const int nx = s->scalars->nx, i = a->y * nx + a->x;
+    const int nx = WAVE_NX, i = a->y * nx + a->x;
     if (r->ahead)
         return rk_sim_answer_f32(wave_cell(s, wave_level(s, r->step - 1u), wave_level(s, r->step), i, nx, s->rows,
                                            s->scalars->c2, s->scalars->damping));

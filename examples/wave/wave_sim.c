@@ -2,7 +2,6 @@
  * facts about it (wave_sim.h). The commands are in wave_commands.c. */
 #include "wave_sim_internal.h"
 
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,15 +61,20 @@ int wave_pattern_parse(const char *name, wave_pattern *out) {
 
 /* ---- the description ------------------------------------------------------------ */
 
-static char *source;
-static pthread_once_t source_once = PTHREAD_ONCE_INIT;
-
-/* The payloads' header, then the kernels, each under its own name in the
- * compilers' messages. */
-static void assemble(void) {
-    size_t n = strlen(wave_args_source) + strlen(wave_kernels_source) + 64;
-    source = malloc(n); /* kept for the process's life: one small string */
-    if (source) snprintf(source, n, "%s\n#line 1 \"wave_kernels.c\"\n%s", wave_args_source, wave_kernels_source);
+/* The kernels' source for a grid nx cells wide: the width first, as a
+ * constant (WAVE_NX), then the payloads' header and the kernels, each under
+ * its own name in the compilers' messages. A constant width lets the
+ * compiler turn the cells' divisions by it and their addressing into
+ * shifts and immediates; read from a scalar, the wave's step was 4.33 us
+ * against 4.14, its 10 000 steps 18.1 against 16.1 ms (H200, session 27).
+ * NULL: out of memory. */
+static char *assemble(int nx) {
+    const size_t n = strlen(wave_args_source) + strlen(wave_kernels_source) + 96;
+    char *text = malloc(n);
+    if (text)
+        snprintf(text, n, "#define WAVE_NX %d\n#line 1 \"wave_args.h\"\n%s\n#line 1 \"wave_kernels.c\"\n%s", nx,
+                 wave_args_source, wave_kernels_source);
+    return text;
 }
 
 static const rk_sim_command commands[] = {
@@ -80,12 +84,16 @@ static const rk_sim_command commands[] = {
     {WAVE_SET_DAMPING, "wave_put_damping", "wave_value_args", sizeof(wave_value_args), RK_SIM_GLOBAL},
 };
 
-/* An rk_sim description and the tables it points to. */
+/* An rk_sim description and what it points to (free the source with
+ * release). */
 typedef struct wave_desc {
     rk_sim_desc desc;
     rk_sim_field field;
-    rk_sim_scalar scalars[3];
+    rk_sim_scalar scalars[2];
+    char *source;
 } wave_desc;
+
+static void release(wave_desc *d) { free(d->source); }
 
 /* The configuration with its defaults in: pattern, size and speed. */
 static wave_config with_defaults(const wave_config *cfg) {
@@ -112,22 +120,21 @@ static rk_status check_config(const wave_config *c) {
  * The persistent kernel's blocks on CUDA are 512 threads, as they were
  * when the wave had a kernel of its own (rk_sim bounds its registers). */
 static void describe(const wave_config *c, const char *backend, wave_desc *d) {
-    pthread_once(&source_once, assemble);
+    d->source = assemble(c->nx);
     d->field = (rk_sim_field){"u", RK_SIM_F32, 2 * (size_t)c->nx * (size_t)c->ny}; /* both time levels */
-    d->scalars[0] = (rk_sim_scalar){"nx", RK_SIM_I32, c->nx};
-    d->scalars[1] = (rk_sim_scalar){"c2", RK_SIM_F32, c->speed * c->speed}; /* the float product, as the step used */
-    d->scalars[2] = (rk_sim_scalar){"damping", RK_SIM_F32, c->damping};
+    d->scalars[0] = (rk_sim_scalar){"c2", RK_SIM_F32, c->speed * c->speed}; /* the float product, as the step used */
+    d->scalars[1] = (rk_sim_scalar){"damping", RK_SIM_F32, c->damping};
     uint32_t threads = c->threads;
     if (!threads && c->pattern == WAVE_PERSISTENT && strcmp(backend, "cuda") == 0) threads = CUDA_PERSISTENT_THREADS;
     d->desc = (rk_sim_desc){
         .device = c->device,
         .pattern = (rk_sim_pattern)(c->pattern - 1),
-        .source = source, /* NULL: out of memory */
-        .source_name = "wave_args.h",
+        .source = d->source,
+        .source_name = "wave_source",
         .fields = &d->field,
         .field_count = 1,
         .scalars = d->scalars,
-        .scalar_count = 3,
+        .scalar_count = 2,
         .rows = c->ny,
         .halo_rows = 1, /* a cell reads the rows above and below */
         .step = "wave_advance",
@@ -152,8 +159,10 @@ rk_status wave_generate_source(const wave_config *cfg, char **out) {
     else snprintf(backend, sizeof backend, "%.*s", (int)strcspn(c.device, ":"), c.device);
     wave_desc d;
     describe(&c, backend, &d);
-    if (!d.desc.source) return wave__fail(RK_OUT_OF_MEMORY, "wave: out of memory");
-    return wave__lib(rk_sim_generate_source(&d.desc, out), "wave: generating the source");
+    if (!d.source) return wave__fail(RK_OUT_OF_MEMORY, "wave: out of memory");
+    s = wave__lib(rk_sim_generate_source(&d.desc, out), "wave: generating the source");
+    release(&d);
+    return s;
 }
 
 /* ---- create and destroy ---------------------------------------------------------- */
@@ -168,13 +177,14 @@ rk_status wave_sim_create(const wave_config *cfg, wave_sim **out) {
     uint32_t index = 0;
     s = wave__lib(rk_select_device(c.device, &backend, &index), "wave: choosing the device");
     if (s != RK_OK) return s;
-    wave_desc d;
-    describe(&c, rk_backend_name(backend), &d);
-    if (!d.desc.source) return wave__fail(RK_OUT_OF_MEMORY, "wave: out of memory");
     wave_sim *sim = calloc(1, sizeof *sim);
     if (!sim) return wave__fail(RK_OUT_OF_MEMORY, "wave_sim_create: out of memory");
+    wave_desc d;
+    describe(&c, rk_backend_name(backend), &d);
     *sim = (wave_sim){.pattern = c.pattern, .nx = c.nx, .ny = c.ny, .speed = c.speed, .damping = c.damping};
-    s = wave__lib(rk_sim_create(&d.desc, &sim->sim), "wave: creating the simulation");
+    s = d.source ? wave__lib(rk_sim_create(&d.desc, &sim->sim), "wave: creating the simulation")
+                 : wave__fail(RK_OUT_OF_MEMORY, "wave: out of memory");
+    release(&d);
     if (s != RK_OK) {
         free(sim);
         return s;

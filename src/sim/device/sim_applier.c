@@ -115,15 +115,18 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
         }
         const uint64_t x = RK_SIM_LOAD_OF(m - 1) ? w1 : w0;
         const uint32_t op = (uint32_t)shfl_i32((int)(uint32_t)x, RK_SIM_PART_OF(m - 1) * RK_SIM_WORDS + RK_SIM_W_OP);
+        const uint32_t arg = (uint32_t)shfl_i32((int)(uint32_t)x, RK_SIM_PART_OF(m - 1) * RK_SIM_WORDS + RK_SIM_W_ARG);
         if (op == RK_SIM_OP_STOP) return;
         last_step = op == RK_SIM_OP_STEP;
         read_again = last_step; /* a step's answer is more than a bus round trip off */
-        /* The follow-up read, but not when warp 1
-         * answers the last command: a read in flight holds up the loads
-         * that watch for its answer's mark. */
+        /* The follow-up read (RK_SIM_FOLLOW_UP_READ, sim_relay.c), but
+         * not when warp 1 answers the last command or it is a query: a
+         * read in flight holds up the loads that watch for its answer's
+         * mark. */
         if (RK_SIM_KEEP_NEWER_READ && !pending &&
             (RK_SIM_FOLLOW_UP_READ == 1 || (RK_SIM_FOLLOW_UP_READ == 2 && !(op & RK_SIM_OP_RELAYED)) ||
-             (RK_SIM_FOLLOW_UP_READ == 3 && last_step))) {
+             (RK_SIM_FOLLOW_UP_READ == 3 && last_step) ||
+             (RK_SIM_FOLLOW_UP_READ == 4 && !(op & RK_SIM_OP_RELAYED) && (op >= RK_SIM_OP_STEP || !(arg & RK_SIM_ARG_QUERY))))) {
             newer_issued = RK_SIM_TRACE ? rk_sim_now_() : 0u;
             rk_sim_ring_read_(mb, seq, part, word, &newer0, &newer1);
             pending = 1;

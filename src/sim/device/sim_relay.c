@@ -221,8 +221,23 @@ RK_DEVICE void rk_sim_log_store_(rk_sim_board *board, uint32_t seq, int m, int p
         if (part < m) store_relaxed_u64(&board->log[c][(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word], w0);
     }
 }
+/* After a read that found commands, one more read of the host's ring at
+ * once (the follow-up read), for a host that sends without waiting:
+ *   0: none (only a staggered read leaves a newer read for the next);
+ *   1: after every such read;
+ *   2: unless warp 1 answers the last command read;
+ *   3: only after a step;
+ *   4: unless warp 1 answers the last command read or it is a query: a
+ *      host waits for a query's answer, so the read would find nothing,
+ *      and while in flight it held up this warp's look at the answer's
+ *      mark (traced, H200, session 28: the mark seen 0.83 -> 0.42 us after
+ *      the answer, the next command found 2.21 -> 1.86 us after it; the
+ *      wave's mixed workload with queries waited 337-339 against 348 us,
+ *      three calls).
+ * A host that sends queries without waiting has its next ones read once
+ * the last one is answered. */
 #ifndef RK_SIM_FOLLOW_UP_READ
-#define RK_SIM_FOLLOW_UP_READ 2 /* 0: only a staggered read leaves a newer read for the next; 1: every read that found commands; 2 and 3: rk_sim_relay_lean_ */
+#define RK_SIM_FOLLOW_UP_READ 4
 #endif
 #ifndef RK_SIM_STEP_READ_ONCE
 #define RK_SIM_STEP_READ_ONCE 1 /* 0: after a step, one more read of the host's ring besides the one in flight */
