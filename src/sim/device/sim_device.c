@@ -156,9 +156,8 @@ RK_DEVICE uint64_t rk_sim_shared_load_(uint64_t *p) {
 }
 RK_DEVICE void rk_sim_shared_store_(uint64_t *p, uint64_t v) {
 #if defined(__CUDACC_RTC__)
-    uint64_t old;
-    asm volatile("atom.relaxed.cta.shared.exch.b64 %0, [%1], %2;" : "=l"(old) : "r"((unsigned)__cvta_generic_to_shared(p)), "l"(v) : "memory");
-    (void)old;
+    uint64_t old = 0; /* read-write to the asm, so that NVRTC does not call it set and never used */
+    asm volatile("atom.relaxed.cta.shared.exch.b64 %0, [%1], %2;" : "+l"(old) : "r"((unsigned)__cvta_generic_to_shared(p)), "l"(v) : "memory");
 #else
     store_relaxed_u64(p, v);
 #endif
