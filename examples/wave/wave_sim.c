@@ -69,7 +69,7 @@ int wave_pattern_parse(const char *name, wave_pattern *out) {
  * against 4.14, its 10 000 steps 18.1 against 16.1 ms (H200, session 27).
  * NULL: out of memory. */
 static char *assemble(int nx) {
-    const size_t n = strlen(wave_args_source) + strlen(wave_kernels_source) + 96;
+    const size_t n = strlen(wave_args_source) + strlen(wave_kernels_source) + 96; /* + the three lines in front (< 80) */
     char *text = malloc(n);
     if (text)
         snprintf(text, n, "#define WAVE_NX %d\n#line 1 \"wave_args.h\"\n%s\n#line 1 \"wave_kernels.c\"\n%s", nx,
