@@ -218,6 +218,42 @@ static void random_mix(rk_sim_pattern pattern, uint32_t blocks, int halo, int co
     CHECK_OK(rk_sim_destroy(sim));
 }
 
+static uint32_t halo_bands(uint32_t gpu);
+
+/* A band that lags (band 1, built with RK_SIM_TEST_LAG: tests/sim/CMakeLists.txt)
+ * while the host keeps up to 60 commands in flight: queries of band 0's rows,
+ * which band 0 answers without band 1, and a step every 40 commands, so that
+ * the relay runs a ring's length ahead of band 1 and must not write a log
+ * slot again before every band has read it. Every answer against the model. */
+static void lagging_mix(run_result *res) {
+    const uint32_t bands = halo_bands(4);
+    rk_sim *sim = open_mix(RK_SIM_PERSISTENT, bands, 1);
+    const int band0_rows = (int)(ROWS / bands); /* RK_SIM_BAND_FIRST(1, bands, ROWS) */
+    model m = {.mul = 3, .add = 1};
+    expect q[RK_SIM_RING_SLOTS];
+    int head = 0, count = 0;
+    rng = 0x9e3779b97f4a7c15ull;
+    memset(res, 0, sizeof *res);
+    for (int i = 0; i < 3000; i++) {
+        expect e = {0};
+        if (i % 40 == 39) {
+            CHECK_OK(rk_sim_step(sim, 1, &e.ticket));
+            model_step(&m, 1);
+        } else {
+            const int first = (int)rnd((uint32_t)band0_rows), rows = (int)rnd((uint32_t)(band0_rows - first)) + 1;
+            const uint32_t col = rnd(COLS);
+            CHECK_OK(rk_sim_send(sim, SUM, &col, sizeof col, first, rows, &e.ticket));
+            for (int row = first; row < first + rows; row++) e.value += model_cur(&m)[row * COLS + (int)col];
+        }
+        q[(head + count++) % (int)RK_SIM_RING_SLOTS] = e;
+        while (count && e.ticket - q[head].ticket >= 60) check_front(sim, q, &head, &count, res);
+    }
+    while (count) check_front(sim, q, &head, &count, res);
+    CHECK_OK(rk_sim_read_field(sim, "a", 0, 2 * CELLS, res->final));
+    CHECK(memcmp(res->final[m.steps & 1u], model_cur(&m), sizeof m.a[0]) == 0);
+    CHECK_OK(rk_sim_destroy(sim));
+}
+
 /* Bands for the halo runs: 4 and 13 on a GPU; on the CPU a cooperative
  * grid gets a worker thread a block, so as many as RK_CPU_THREADS leaves
  * beside a relay block (RK_SIM_RELAY), at most 4 (2 without the variable). */
@@ -242,6 +278,12 @@ int main(int argc, char **argv) {
      * e.g. under compute-sanitizer's racecheck, which is slow enough on the
      * launch-per-command patterns to trip the 60 s wait. */
     const char *only = getenv("RK_SIM_TEST_PATTERN");
+    if (getenv("RK_SIM_TEST_LAGGING")) {
+        run_result lag = {0};
+        lagging_mix(&lag);
+        printf("persistent with band 1 lagging: %llu answers = the host model\n", (unsigned long long)lag.answers);
+        return 0;
+    }
     run_result first = {0}, res = {0};
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
         if (only && strcmp(only, rk_sim_pattern_name(runs[r].pattern)) != 0) continue;

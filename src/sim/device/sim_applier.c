@@ -53,6 +53,9 @@ typedef struct rk_sim_applier_shared {
  * does not wait has sent right behind it. While it finds nothing it reads
  * staggered (rk_sim_read_staggered_); after a read that found commands it
  * leaves one more in flight (RK_SIM_FOLLOW_UP_READ). */
+#ifndef RK_SIM_KNOWN_MARGIN
+#define RK_SIM_KNOWN_MARGIN 32 /* 0: the readers are looked at only where a copy needs it */
+#endif
 RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_sim_applier_shared *sh, uint32_t seq,
                                   int bands, int readers) {
     const int lane = lane_id(), part = lane / RK_SIM_WORDS, word = lane % RK_SIM_WORDS;
@@ -134,6 +137,15 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
         }
         awaited = seq + (uint32_t)m - 1u;
         seq = awaited + 1u;
+        /* About to wait for an answer: where fewer than RK_SIM_KNOWN_MARGIN
+         * log slots are known free, a look at the readers now, so that the
+         * check before a copy (above) does not wait on the way of a command
+         * (a round of loads every 64 commands: traced, H200, session 30, a
+         * query's way from the ring to the log 0.16 -> 0.6 us in 4 % of the
+         * mixed workload's triples). */
+        if (RK_SIM_KNOWN_MARGIN > 0 && !read_again && !pending &&
+            (int32_t)(known - (seq + (uint32_t)RK_SIM_KNOWN_MARGIN - RK_SIM_SLOTS)) < 0)
+            known = rk_sim_least_taken_(board, readers, known);
     }
 }
 

@@ -33,6 +33,8 @@ typedef struct rk_sim_batch {
     uint64_t near; /* a lower bound of the bands near this one's band_done, seen with the read (rk_sim_read_batch_); 0: not watched */
     int n;         /* commands read, 1 .. RK_SIM_BATCH */
     int early;     /* the place + 1 of a step whose query behind warp 0 answered at the read (rk_sim_answer_early_); 0: none */
+    uint64_t polled; /* RK_SIM_TRACE: when warp 0 began to poll the log for it (high half), ... */
+    uint64_t found;  /* RK_SIM_TRACE: when it found it */
 } rk_sim_batch;
 
 /* Warp 0 reads commands seq, seq + 1, ... from the log (lanes 0-15 the words
@@ -42,7 +44,7 @@ typedef struct rk_sim_batch {
  * the whole block has the batch. The band says it has read them (its
  * words are in shared memory now). */
 RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batch *b, int band, int lo, int hi,
-                                  uint64_t need, uint64_t shared_tick) {
+                                  uint64_t need, uint64_t shared_tick, uint64_t prev_found) {
     const int tid = thread_idx_x();
     if (tid < 32) {
         const int part = tid / RK_SIM_WORDS, word = tid % RK_SIM_WORDS;
@@ -50,7 +52,9 @@ RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batc
         const uint64_t *first = &board->log[copy][(seq + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
         const uint64_t *second = &board->log[copy][(seq + RK_SIM_PARTS + (uint32_t)part) & (RK_SIM_SLOTS - 1u)][word];
         const int watching = hi - lo < 32, b_near = lo + tid;
-        for (;;) {
+        const uint64_t polled = RK_SIM_TRACE ? rk_sim_now_() : 0u;
+        uint32_t looks = 0;
+        for (;; looks++) {
             const uint64_t w0 = load_relaxed_u64(first), w1 = RK_SIM_SECOND ? load_relaxed_u64(second) : 0u;
             /* Not the band's own word: it is past its own commands, and may not have said so yet. */
             const uint64_t d = watching && b_near <= hi && b_near != band ? load_acquire_gpu_u64(&RK_SIM_DONE(board, b_near))
@@ -74,6 +78,16 @@ RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batc
                     b->n = n;
                     b->near = watching ? least : 0u;
                     b->early = 0;
+                    if (RK_SIM_TRACE) {
+                        const uint64_t now = rk_sim_now_(), gap = (polled - prev_found) / 8u;
+                        b->found = now;
+                        if (band == RK_SIM_TRACE_BAND) { /* the first command's B_SAID and B_GATHERED: found, and polled since */
+                            rk_sim_stamp_(board, seq, RK_SIM_T_B_SAID, now);
+                            rk_sim_stamp_(board, seq, RK_SIM_T_B_GATHERED, polled);
+                        }
+                        b->polled = (polled & 0xffffffffu) << 32 | (gap < 0xffffu ? gap : 0xffffu) << 16 |
+                                    (looks < 0xffu ? looks : 0xffu) << 8 | (uint32_t)n << 4;
+                    }
                     store_relaxed_u64(&RK_SIM_TAKEN(board, band), (uint64_t)(seq + (uint32_t)n - 1u));
                 }
                 break;
@@ -126,7 +140,8 @@ RK_DEVICE void rk_sim_answer_early_(const rk_sim_state *s, rk_sim_mailbox *mb, r
                 return;
             /* Traced: what the band knew of its neighbours (their least tick above, the one it needs below). */
             if (RK_SIM_TRACE && lane_id() == 0)
-                rk_sim_stamp_(board, seq + (uint32_t)i + 1u, RK_SIM_T_DECIDING, near << 32 | (need & 0xffffffffu));
+                rk_sim_stamp_(board, seq + (uint32_t)i + 1u, RK_SIM_T_DECIDING,
+                              b->polled | (near >= need ? 1u : 0u));
             if (near < need) return;
             rk_sim_region r = rk_sim_clip_(qb, qe, rb, re, steps + 1u);
             r.threads = 32;
@@ -222,10 +237,19 @@ RK_DEVICE void rk_sim_band_loop_(const rk_sim_state *s, rk_sim_mailbox *mb, rk_s
              * with the batch before it. With one, everyone must be done
              * with the last batch's words first. */
             if (RK_SIM_READ_BUFFERS == 1) sync_threads();
+#ifdef RK_SIM_TEST_LAG
+            /* A test aid: band 1 lags, pausing RK_SIM_TEST_LAG times (a
+             * yield of its thread on the CPU) before each read of the log,
+             * so that the relay's reuse of log slots is put to the test
+             * (tests/sim/CMakeLists.txt). */
+            if (band == 1 && tid == 0)
+                for (int i = 0; i < RK_SIM_TEST_LAG; i++) sleep_ns(100);
+#endif
             in_use = RK_SIM_READ_BUFFERS - 1 - in_use; /* the other buffer (the same with one) */
             rk_sim_batch *const next = &batches[in_use];
             if (relay) {
-                rk_sim_read_batch_(board, seq, next, band, near_lo, near_hi, need, shared_tick);
+                rk_sim_read_batch_(board, seq, next, band, near_lo, near_hi, need, shared_tick,
+                                   RK_SIM_TRACE ? batches[RK_SIM_READ_BUFFERS - 1 - in_use].found : 0u);
                 if (RK_SIM_QUERY_AHEAD >= 3 && tid < 32) rk_sim_answer_early_(&local, mb, board, next, seq, rb, re, halo, need, steps);
                 sync_threads();
                 n = next->n;

@@ -109,7 +109,8 @@ enum {
                       * for one the relay's block applies, the block started on it */
     RK_SIM_T_ANSWER, /* its answer's stores to the host were issued */
     RK_SIM_T_DECIDING, /* the relay block's applier has the command (sim_applier.c); for a query
-                        * answered ahead, what its band knew of its neighbours (sim_bands.c) */
+                        * answered ahead, the low 32 bits of when its band began to poll the log for
+                        * it (upper half) and whether its neighbours were past the step before (sim_bands.c) */
     RK_SIM_T_MARK_SEEN, /* the relay, waiting before its next read, saw its answer's mark */
     RK_SIM_T_READ_BACK, /* the read the relay issued after copying it came back */
     /* A step's way through band RK_SIM_TRACE_BAND (sim_bands.c); each of its

@@ -7,27 +7,42 @@
  * docs/simulations.md says what each knob below measured. Compiled after
  * sim_device.c and before sim_applier.c and sim_bands.c, in the DSL. */
 
-/* The relay's warp: once every band has read command `oldest`, the last
- * command all of them have read (the slowest band's). */
-RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int bands, uint32_t oldest) {
+/* The relay's warp: how far past command `from` the slowest of the readers
+ * (the bands' words, then the relay block's applier's) has read, negative
+ * if it has not read it: one look at their words. */
+RK_DEVICE int rk_sim_readers_past_(const rk_sim_board *board, int readers, uint32_t from) {
+    int ahead = 0x7fffffff;
+    for (int base = 0; base < readers; base += 32 * RK_SIM_LOADS_AHEAD) {
+        uint64_t v[RK_SIM_LOADS_AHEAD];
+        rk_sim_band_loads_(board, 1, base, readers - 1, v);
+        for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) {
+            if (base + 32 * k + lane_id() >= readers) continue;
+            const int d = (int)((uint32_t)v[k] - from);
+            ahead = d < ahead ? d : ahead;
+        }
+    }
+    for (int k = 16; k > 0; k /= 2) {
+        const int other = shfl_xor_i32(ahead, k);
+        ahead = other < ahead ? other : ahead;
+    }
+    return ahead;
+}
+
+/* The relay's warp: once every reader has read command `oldest`, the last
+ * command all of them have read (the slowest one's). */
+RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int readers, uint32_t oldest) {
     for (;;) {
-        int ahead = 0x7fffffff; /* how far past oldest the slowest band is */
-        for (int base = 0; base < bands; base += 32 * RK_SIM_LOADS_AHEAD) {
-            uint64_t v[RK_SIM_LOADS_AHEAD];
-            rk_sim_band_loads_(board, 1, base, bands - 1, v);
-            for (int k = 0; k < RK_SIM_LOADS_AHEAD; k++) {
-                if (base + 32 * k + lane_id() >= bands) continue;
-                const int d = (int)((uint32_t)v[k] - oldest);
-                ahead = d < ahead ? d : ahead;
-            }
-        }
-        for (int k = 16; k > 0; k /= 2) {
-            const int other = shfl_xor_i32(ahead, k);
-            ahead = other < ahead ? other : ahead;
-        }
+        const int ahead = rk_sim_readers_past_(board, readers, oldest);
         if (ahead >= 0) return oldest + (uint32_t)ahead;
         rk_sim_pause_();
     }
+}
+
+/* The relay's warp: the last command every reader has read, or `known` if
+ * that is later -- one look, no wait. */
+RK_DEVICE uint32_t rk_sim_least_taken_(const rk_sim_board *board, int readers, uint32_t known) {
+    const int ahead = rk_sim_readers_past_(board, readers, known);
+    return ahead > 0 ? known + (uint32_t)ahead : known;
 }
 
 /* The relay's warp, after a read of the host's ring found nothing: a host
