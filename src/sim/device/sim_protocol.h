@@ -120,7 +120,9 @@ enum {
     RK_SIM_T_B_READY,    /* the band starts its rows: what it waited for is done */
     RK_SIM_T_B_STEPPED,  /* the band's rows are stepped (after the barrier) */
     RK_SIM_T_B_SAID,     /* its finisher has released that it finished the step */
-    RK_SIM_T_B_GATHERED, /* its gatherer (sim_bands.c) has counted the band in (rk_sim_gather_ returned) */
+    RK_SIM_T_B_GATHERED, /* its gatherer (sim_bands.c) has counted the band in (rk_sim_gather_ returned);
+                          * on the first command of a batch the band read, B_SAID and B_GATHERED are
+                          * when it found the batch and when it began to poll for it */
     RK_SIM_T_WORDS = 15
 };
 /* Copies of the log the relay writes (RK_SIM_LOG_COPIES, at most
