@@ -16,7 +16,7 @@ and the bus)."""
 import statistics
 import sys
 
-STAGES = [("bus read", "issue", "found"), ("to deciding", "found", "deciding"), ("to the log", "found", "logged"),
+STAGES = [("bus read", "issue", "found"), ("to deciding", "found", "applier"), ("to the log", "found", "logged"),
           ("log to band (or the relay's block)", "logged", "band"), ("band to answer", "band", "answer"),
           ("found to answer", "found", "answer"), ("answer to the relay seeing its mark", "answer", "mark_seen"),
           ("found to the relay's next read back", "found", "read_back"),
@@ -41,6 +41,32 @@ def quantiles(values):
     return statistics.median(values), values[min(len(values) - 1, int(0.9 * len(values)))]
 
 
+def signed32(x):
+    x &= 0xFFFFFFFF
+    return x - (1 << 32) if x >= 1 << 31 else x
+
+
+def early_answers(cmds):
+    """Queries a band answered at its read: their DECIDING word is packed
+    (sim_protocol.h): when the band began to poll for it (low 32 bits of the
+    clock), 8-ns units since its batch before was found, and whether its
+    neighbours were past the step before."""
+    polled, gaps, near = [], [], 0
+    for c in cmds:
+        d = c["deciding"]
+        if c["op"] & 0x40000000 or c["op"] >= 0x10000 or not d or (d >> 32) == (c["logged"] >> 32):
+            continue  # the applier's stamp is a whole clock value
+        polled.append(signed32((d >> 32) - c["logged"]) / 1000)
+        gaps.append(((d >> 16) & 0xFFFF) * 8 / 1000)
+        near += d & 1
+    if polled:
+        p50, p90 = quantiles(polled)
+        g50, g90 = quantiles(gaps)
+        print(f"    answered at the band's read, n={len(polled)}: the band's poll began {p50:.2f} ({p90:.2f}) us "
+              f"after the relay's copy; {g50:.2f} ({g90:.2f}) us after it found its batch before; "
+              f"neighbours past the step before: {near}")
+
+
 def main(path):
     runs, current = [], None
     with open(path) as f:
@@ -52,7 +78,8 @@ def main(path):
             v = [int(x) for x in line.split()] + [0] * 8  # older traces have 7 to 10 columns
             seq, op, issue, found, logged, band, answer, deciding, mark_seen, read_back = v[:10]
             current[seq] = dict(op=op, issue=issue, found=found, logged=logged, band=band, answer=answer,
-                                deciding=deciding, mark_seen=mark_seen, read_back=read_back)
+                                deciding=deciding, mark_seen=mark_seen, read_back=read_back,
+                                applier=deciding if op & 0x40000000 else 0)
             current[seq].update(zip(("b_read", "b_ready", "b_stepped", "b_said", "b_gathered"), v[10:15]))
     for title, cmds in runs:
         print(title, f"({len(cmds)} commands)")
@@ -67,6 +94,7 @@ def main(path):
                     p50, p90 = quantiles(d)
                     cells.append(f"{name} {p50:.2f} ({p90:.2f})")
             print(f"  {k:<28} n={len(cs):<5} " + "; ".join(cells))
+            early_answers(cs)
         turn, issued = [], []
         for seq, c in cmds.items():
             nxt = cmds.get(seq + 1)

@@ -218,7 +218,15 @@ static void random_mix(rk_sim_pattern pattern, uint32_t blocks, int halo, int co
     CHECK_OK(rk_sim_destroy(sim));
 }
 
-static uint32_t halo_bands(uint32_t gpu);
+/* Bands for the halo runs: 4 and 13 on a GPU; on the CPU a cooperative
+ * grid gets a worker thread a block, so as many as RK_CPU_THREADS leaves
+ * beside a relay block (RK_SIM_RELAY), at most 4 (2 without the variable). */
+static uint32_t halo_bands(uint32_t gpu) {
+    if (!sim_test_is_cpu(device)) return gpu;
+    const char *threads = getenv("RK_CPU_THREADS"), *relay = getenv("RK_SIM_RELAY");
+    int n = threads ? atoi(threads) - (relay && strcmp(relay, "0") != 0 ? 1 : 0) : 2;
+    return n < 1 ? 1u : n > 4 ? 4u : (uint32_t)n;
+}
 
 /* A band that lags (band 1, built with RK_SIM_TEST_LAG: tests/sim/CMakeLists.txt)
  * while the host keeps up to 60 commands in flight: queries of band 0's rows,
@@ -252,16 +260,6 @@ static void lagging_mix(run_result *res) {
     CHECK_OK(rk_sim_read_field(sim, "a", 0, 2 * CELLS, res->final));
     CHECK(memcmp(res->final[m.steps & 1u], model_cur(&m), sizeof m.a[0]) == 0);
     CHECK_OK(rk_sim_destroy(sim));
-}
-
-/* Bands for the halo runs: 4 and 13 on a GPU; on the CPU a cooperative
- * grid gets a worker thread a block, so as many as RK_CPU_THREADS leaves
- * beside a relay block (RK_SIM_RELAY), at most 4 (2 without the variable). */
-static uint32_t halo_bands(uint32_t gpu) {
-    if (!sim_test_is_cpu(device)) return gpu;
-    const char *threads = getenv("RK_CPU_THREADS"), *relay = getenv("RK_SIM_RELAY");
-    int n = threads ? atoi(threads) - (relay && strcmp(relay, "0") != 0 ? 1 : 0) : 2;
-    return n < 1 ? 1u : n > 4 ? 4u : (uint32_t)n;
 }
 
 int main(int argc, char **argv) {

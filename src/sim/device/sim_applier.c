@@ -96,7 +96,7 @@ RK_DEVICE void rk_sim_relay_lean_(rk_sim_mailbox *mb, rk_sim_board *board, rk_si
         }
         const uint64_t found = RK_SIM_TRACE ? rk_sim_now_() : 0u;
         const uint32_t last = seq + (uint32_t)n - 1u;
-        if ((int32_t)(known - (last - RK_SIM_SLOTS)) < 0) known = rk_sim_slowest_band_(board, readers, last - RK_SIM_SLOTS);
+        if ((int32_t)(known - (last - RK_SIM_SLOTS)) < 0) known = rk_sim_slowest_reader_(board, readers, last - RK_SIM_SLOTS);
         const int m = rk_sim_upto_stop_(w0, w1, word, n);
         if (sh) { /* warp 1's copy first: a store to shared memory waits for nothing */
             if (RK_SIM_SECOND && RK_SIM_PARTS + part < m)

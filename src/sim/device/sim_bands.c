@@ -33,7 +33,8 @@ typedef struct rk_sim_batch {
     uint64_t near; /* a lower bound of the bands near this one's band_done, seen with the read (rk_sim_read_batch_); 0: not watched */
     int n;         /* commands read, 1 .. RK_SIM_BATCH */
     int early;     /* the place + 1 of a step whose query behind warp 0 answered at the read (rk_sim_answer_early_); 0: none */
-    uint64_t polled; /* RK_SIM_TRACE: when warp 0 began to poll the log for it (high half), ... */
+    uint64_t polled; /* RK_SIM_TRACE: the low 32 bits of when warp 0 began to poll the log for it (high half),
+                      * 8 ns units since the batch before was found, looks, n (sim_protocol.h, DECIDING) */
     uint64_t found;  /* RK_SIM_TRACE: when it found it */
 } rk_sim_batch;
 
@@ -81,10 +82,6 @@ RK_DEVICE void rk_sim_read_batch_(rk_sim_board *board, uint32_t seq, rk_sim_batc
                     if (RK_SIM_TRACE) {
                         const uint64_t now = rk_sim_now_(), gap = (polled - prev_found) / 8u;
                         b->found = now;
-                        if (band == RK_SIM_TRACE_BAND) { /* the first command's B_SAID and B_GATHERED: found, and polled since */
-                            rk_sim_stamp_(board, seq, RK_SIM_T_B_SAID, now);
-                            rk_sim_stamp_(board, seq, RK_SIM_T_B_GATHERED, polled);
-                        }
                         b->polled = (polled & 0xffffffffu) << 32 | (gap < 0xffffu ? gap : 0xffffu) << 16 |
                                     (looks < 0xffu ? looks : 0xffu) << 8 | (uint32_t)n << 4;
                     }

@@ -109,8 +109,11 @@ enum {
                       * for one the relay's block applies, the block started on it */
     RK_SIM_T_ANSWER, /* its answer's stores to the host were issued */
     RK_SIM_T_DECIDING, /* the relay block's applier has the command (sim_applier.c); for a query
-                        * answered ahead, the low 32 bits of when its band began to poll the log for
-                        * it (upper half) and whether its neighbours were past the step before (sim_bands.c) */
+                        * answered ahead at its band's read, packed (sim_bands.c, rk_sim_batch.polled):
+                        * bits 63-32 the low 32 bits of when the band began to poll the log for it, 31-16
+                        * 8-ns units since the band found its batch before, 15-8 its looks at the
+                        * log, 7-4 the commands read, bit 0 whether its neighbours were past the step
+                        * before (scripts/sim-trace-summary.py decodes it) */
     RK_SIM_T_MARK_SEEN, /* the relay, waiting before its next read, saw its answer's mark */
     RK_SIM_T_READ_BACK, /* the read the relay issued after copying it came back */
     /* A step's way through band RK_SIM_TRACE_BAND (sim_bands.c); each of its
@@ -120,9 +123,7 @@ enum {
     RK_SIM_T_B_READY,    /* the band starts its rows: what it waited for is done */
     RK_SIM_T_B_STEPPED,  /* the band's rows are stepped (after the barrier) */
     RK_SIM_T_B_SAID,     /* its finisher has released that it finished the step */
-    RK_SIM_T_B_GATHERED, /* its gatherer (sim_bands.c) has counted the band in (rk_sim_gather_ returned);
-                          * on the first command of a batch the band read, B_SAID and B_GATHERED are
-                          * when it found the batch and when it began to poll for it */
+    RK_SIM_T_B_GATHERED, /* its gatherer (sim_bands.c) has counted the band in (rk_sim_gather_ returned) */
     RK_SIM_T_WORDS = 15
 };
 /* Copies of the log the relay writes (RK_SIM_LOG_COPIES, at most

@@ -30,7 +30,7 @@ RK_DEVICE int rk_sim_readers_past_(const rk_sim_board *board, int readers, uint3
 
 /* The relay's warp: once every reader has read command `oldest`, the last
  * command all of them have read (the slowest one's). */
-RK_DEVICE uint32_t rk_sim_slowest_band_(const rk_sim_board *board, int readers, uint32_t oldest) {
+RK_DEVICE uint32_t rk_sim_slowest_reader_(const rk_sim_board *board, int readers, uint32_t oldest) {
     for (;;) {
         const int ahead = rk_sim_readers_past_(board, readers, oldest);
         if (ahead >= 0) return oldest + (uint32_t)ahead;
