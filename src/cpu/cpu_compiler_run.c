@@ -5,7 +5,11 @@
  *
  * fork + execve rather than posix_spawn: setrlimit must run in the child. The
  * child only makes async-signal-safe calls; the program path, argv and
- * environment are prepared before the fork. */
+ * environment are prepared before the fork. The address-space limit comes
+ * last and only raw system calls follow it: a sanitizer's runtime wraps
+ * dup2, write, execve and _exit, and in a sanitized parent's child those
+ * wrappers may need memory the limit no longer allows (TSan then kills the
+ * child with "failed to allocate ... stack depot", seen in CI). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,6 +20,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,23 +67,27 @@ char *rk__find_program(const char *name) {
     return NULL;
 }
 
-/* The child: limits, a process group of its own (so a timeout kills cc1 too),
- * the working directory, the pipes; then exec. On failure, errno goes to err. */
+/* Reports errno to the parent through err and ends the child, by raw system
+ * calls (see the top of the file). */
+static _Noreturn void child_failed(int err) {
+    int e = errno;
+    (void)!syscall(SYS_write, err, &e, sizeof e);
+    for (;;) syscall(SYS_exit_group, 127);
+}
+
+/* The child: a process group of its own (so a timeout kills cc1 too), the
+ * working directory, the pipes, the limits; then exec. */
 static _Noreturn void child(const char *prog, char *const argv[], int workdir, int out, int err,
                             const rk__compile_limits *limits) {
     struct rlimit as = {(rlim_t)limits->memory_mb << 20, (rlim_t)limits->memory_mb << 20};
     struct rlimit cpu = {limits->seconds, limits->seconds + 5};
     int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (setpgid(0, 0) != 0 || setrlimit(RLIMIT_AS, &as) != 0 || setrlimit(RLIMIT_CPU, &cpu) != 0 ||
-        fchdir(workdir) != 0 || null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
-        int e = errno;
-        (void)!write(err, &e, sizeof e);
-        _exit(127);
-    }
-    execve(prog, argv, environ);
-    int e = errno;
-    (void)!write(err, &e, sizeof e);
-    _exit(127);
+    if (setpgid(0, 0) != 0 || setrlimit(RLIMIT_CPU, &cpu) != 0 || fchdir(workdir) != 0 || null < 0 ||
+        dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+        child_failed(err);
+    if (syscall(SYS_setrlimit, RLIMIT_AS, &as) != 0) child_failed(err);
+    syscall(SYS_execve, prog, argv, environ);
+    child_failed(err);
 }
 
 typedef struct captured {
