@@ -7,8 +7,8 @@
  * child only makes async-signal-safe calls; the program path, argv and
  * environment are prepared before the fork. The address-space limit comes
  * last and only raw system calls follow it: a sanitizer's runtime wraps
- * dup2, write, execve and _exit, and in a sanitized parent's child those
- * wrappers may need memory the limit no longer allows (TSan then kills the
+ * libc calls such as dup2, write and _exit, and in a sanitized parent's child
+ * those wrappers may need memory the limit no longer allows (TSan then kills the
  * child with "failed to allocate ... stack depot", seen in CI). */
 #include <errno.h>
 #include <fcntl.h>
